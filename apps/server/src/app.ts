@@ -1,0 +1,87 @@
+import { ApolloServer } from '@apollo/server';
+import fastifyApollo, { fastifyApolloDrainPlugin } from '@as-integrations/fastify';
+import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
+import { ServiceError, type Services } from '@svc/core';
+import type { ServerConfig } from './config.js';
+import type { GraphqlContext } from './graphql/context.js';
+import { buildGraphqlSchema, formatGraphqlError } from './graphql/schema.js';
+import { sendError } from './rest/errors.js';
+import { buildOpenApi } from './rest/openapi.js';
+import { checkSvcMode, MAX_BODY_BYTES, newRequestId, registerRoute } from './rest/pipeline.js';
+import type { RouteSpec } from './rest/route.js';
+import { catalogRoutes } from './rest/routes/catalog.routes.js';
+import { eventTypeRoutes } from './rest/routes/event-types.routes.js';
+import { tenantRoutes } from './rest/routes/tenants.routes.js';
+
+export const REST_PREFIX = '/v1';
+
+export function restRoutes(services: Services): RouteSpec[] {
+  return [...catalogRoutes(services), ...tenantRoutes(services), ...eventTypeRoutes(services)];
+}
+
+export interface BuiltApp {
+  app: FastifyInstance;
+  routes: RouteSpec[];
+}
+
+export async function buildApp(services: Services, config: ServerConfig, logger: FastifyBaseLogger): Promise<BuiltApp> {
+  const app = Fastify({
+    loggerInstance: logger,
+    genReqId: newRequestId,
+    requestIdHeader: false,
+    bodyLimit: MAX_BODY_BYTES,
+    routerOptions: { ignoreTrailingSlash: false },
+  });
+  app.addHook('onSend', async (request, reply) => {
+    reply.header('Request-Id', request.id);
+  });
+
+  app.get('/healthz', async () => ({ status: 'ok' }));
+  app.get('/readyz', async (_request, reply) => {
+    try {
+      await services.db.query('SELECT 1');
+      return { status: 'ready' };
+    } catch {
+      return reply.code(503).send({ status: 'unavailable' });
+    }
+  });
+
+  const routes = restRoutes(services);
+  const openApi = buildOpenApi(routes, `${config.publicBaseUrl}${REST_PREFIX}`);
+
+  await app.register(
+    async (rest) => {
+      // Bodies are kept as bytes: the pipeline parses them strictly (duplicate keys, exact text).
+      rest.removeAllContentTypeParsers();
+      rest.addContentTypeParser('*', { parseAs: 'buffer', bodyLimit: MAX_BODY_BYTES }, (request, body, done) => {
+        request.rawBody = body as Buffer;
+        done(null, undefined);
+      });
+      rest.addHook('onRequest', async (request) => {
+        checkSvcMode(request.headers['svc-mode']);
+      });
+      rest.setErrorHandler((error, request, reply) => sendError(request, reply, error));
+      rest.setNotFoundHandler((request, reply) => sendError(request, reply, new ServiceError('not_found', 'no such route')));
+      rest.get('/openapi.json', async () => openApi);
+      for (const route of routes) registerRoute(rest, route, { services, config });
+    },
+    { prefix: REST_PREFIX },
+  );
+
+  const apollo = new ApolloServer<GraphqlContext>({
+    schema: await buildGraphqlSchema(),
+    plugins: [fastifyApolloDrainPlugin(app)],
+    introspection: true,
+    formatError: (formatted, error) => formatGraphqlError(formatted, error, (err) => logger.error({ err }, 'graphql error')),
+  });
+  await apollo.start();
+  await app.register(fastifyApollo(apollo), {
+    path: '/graphql',
+    context: async (request) => {
+      checkSvcMode(request.headers['svc-mode']);
+      return { services, authorization: request.headers.authorization };
+    },
+  });
+  app.setNotFoundHandler((request, reply) => sendError(request, reply, new ServiceError('not_found', 'no such route')));
+  return { app, routes };
+}

@@ -1,0 +1,95 @@
+import { JsonSyntaxError } from '@svc/json';
+import {
+  formatUsd,
+  RATES,
+  RawJson,
+  ServiceError,
+  type Capabilities as CoreCapabilities,
+  type EventTypeEntity,
+  type Limits,
+  type TeamSettingsEntity,
+  type TenantEntity,
+} from '@svc/core';
+import type { Capabilities, EventType, Limit, Rates, Settings, Tenant } from './types.js';
+
+export function toTenant(entity: TenantEntity, etag: string): Tenant {
+  return {
+    id: entity.id,
+    externalId: entity.externalId,
+    name: entity.name,
+    metadata: entity.metadata,
+    status: entity.status,
+    version: entity.version,
+    etag,
+    createdAt: entity.createdAt,
+    updatedAt: entity.updatedAt,
+  };
+}
+
+export function toEventType(entity: EventTypeEntity, etag: string): EventType {
+  return {
+    id: entity.id,
+    name: entity.name,
+    description: entity.description,
+    example: entity.example,
+    archived: entity.archived,
+    version: entity.version,
+    etag,
+    createdAt: entity.createdAt,
+    updatedAt: entity.updatedAt,
+  };
+}
+
+export function toLimits(limits: Limits): Limit[] {
+  return Object.entries(limits).map(([name, limit]) => ({ name, ...limit }));
+}
+
+export function toSettings(entity: TeamSettingsEntity, etag: string, limits: Limits): Settings {
+  return {
+    configurationVersion: entity.configurationVersion,
+    approvedConfigurationVersion: entity.approvedConfigurationVersion,
+    payloadRetentionDays: entity.payloadRetentionDays,
+    responseBodyLogging: entity.responseBodyLogging,
+    responseRetentionDays: entity.responseRetentionDays,
+    etag,
+    limits: toLimits(limits),
+  };
+}
+
+export function toCapabilities(caps: CoreCapabilities): Capabilities {
+  return {
+    serviceId: caps.serviceId,
+    region: caps.region,
+    egressIpv4Cidrs: caps.egressIpv4Cidrs,
+    ipv6Delivery: caps.ipv6Delivery,
+    verificationKinds: [...caps.verificationKinds],
+    contentTypes: [...caps.contentTypes],
+    limits: toLimits(caps.limits),
+    rateVersion: caps.rateVersion,
+  };
+}
+
+export function toRates(): Rates {
+  return {
+    currency: RATES.currency,
+    version: RATES.version,
+    effectiveAt: RATES.effectiveAt,
+    meters: RATES.meters.map((m) => ({ id: m.id, unit: m.unit, unitBytes: m.unitBytes, unitPriceUsd: formatUsd(m.unitPriceMicros) })),
+  };
+}
+
+/** JSON text from a GraphQL string argument, checked like a REST body member; null stays null. */
+export function rawJsonArgument(text: string | null | undefined, field: string): RawJson | null | undefined {
+  if (text === undefined || text === null) return text;
+  try {
+    return RawJson.parse(text);
+  } catch (error) {
+    if (error instanceof JsonSyntaxError) throw new ServiceError('invalid_field', `${field} must be valid JSON`, { field });
+    throw error;
+  }
+}
+
+/** Drops undefined members so omitted GraphQL arguments stay omitted for the service. */
+export function defined<T extends Record<string, unknown>>(input: T): Partial<T> {
+  return Object.fromEntries(Object.entries(input).filter(([, value]) => value !== undefined)) as Partial<T>;
+}

@@ -1,0 +1,44 @@
+import 'reflect-metadata';
+import { GraphQLError, type GraphQLFormattedError } from 'graphql';
+import { buildSchema, type AuthChecker } from 'type-graphql';
+import { isServiceError, type Services } from '@svc/core';
+import type { GraphqlContext } from './context.js';
+import { EventTypeResolver, SettingsResolver, TenantResolver, ViewerResolver } from './resolvers.js';
+
+/** Every resolver declares @Authorized(); the checker authenticates the bearer key like the REST adapter. */
+const authChecker: AuthChecker<GraphqlContext> = async ({ context }) => {
+  context.actor ??= await context.services.auth.authenticate(context.authorization);
+  return true;
+};
+
+export function buildGraphqlSchema() {
+  return buildSchema({
+    resolvers: [ViewerResolver, TenantResolver, EventTypeResolver, SettingsResolver],
+    authChecker,
+    validate: false,
+  });
+}
+
+/** Errors carry extensions.code equal to the REST error code; unknown errors are opaque. */
+export function formatGraphqlError(formatted: GraphQLFormattedError, error: unknown, log: (err: unknown) => void): GraphQLFormattedError {
+  const original = error instanceof GraphQLError ? error.originalError : error;
+  if (isServiceError(original)) {
+    return {
+      message: original.message,
+      ...(formatted.path ? { path: formatted.path } : {}),
+      extensions: {
+        code: original.code,
+        ...(original.details.field !== undefined ? { field: original.details.field } : {}),
+        ...(original.details.resourceId !== undefined ? { resource_id: original.details.resourceId } : {}),
+      },
+    };
+  }
+  const code = formatted.extensions?.['code'];
+  if (original && !(original instanceof GraphQLError) && code !== 'GRAPHQL_VALIDATION_FAILED' && code !== 'BAD_USER_INPUT') {
+    log(original);
+    return { message: 'internal error', extensions: { code: 'internal_error' } };
+  }
+  return formatted;
+}
+
+export type { Services };

@@ -1,0 +1,26 @@
+import pino from 'pino';
+import { openCore, systemClock } from '@svc/core';
+import { readServerConfig } from './config.js';
+import { startServer } from './server.js';
+
+/** Production entry point: one server process against DATABASE_URL. */
+async function main(): Promise<void> {
+  const config = readServerConfig(process.env, 'production');
+  const logger = pino({ level: config.logLevel });
+  if (!config.databaseUrl) throw new Error('DATABASE_URL is required in production mode (npm start runs local mode)');
+  const core = await openCore({ databaseUrl: config.databaseUrl, clock: systemClock, limits: config.limits, serviceId: config.serviceId, region: config.region });
+  const server = await startServer(core.services, config, logger);
+  logger.info({ url: server.url }, 'server listening');
+  const stop = async () => {
+    await server.close();
+    await core.close();
+    process.exit(0);
+  };
+  process.once('SIGTERM', () => void stop());
+  process.once('SIGINT', () => void stop());
+}
+
+main().catch((error: unknown) => {
+  console.error(error);
+  process.exit(1);
+});

@@ -1,0 +1,158 @@
+import { randomBytes } from 'node:crypto';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { decodeUtf8Strict, JsonSyntaxError, parseStrict, toValue, type JsonNode } from '@svc/json';
+import {
+  BURSTS,
+  parseInput,
+  RawJson,
+  requestFingerprint,
+  requireIfMatch,
+  ServiceError,
+  validateIdempotencyKey,
+  type Actor,
+  type Services,
+} from '@svc/core';
+import type { ServerConfig } from '../config.js';
+import { plainValue, renderJson } from './render.js';
+import type { RouteResult, RouteSpec } from './route.js';
+
+export const MAX_BODY_BYTES = 1_048_576;
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    rawBody?: Buffer;
+  }
+}
+
+export function newRequestId(): string {
+  return `req_${randomBytes(12).toString('base64url')}`;
+}
+
+/** Svc-Mode: omitted or live; test gives 422 unsupported_mode; anything else 422 invalid_field. First check of all. */
+export function checkSvcMode(header: string | string[] | undefined): void {
+  if (header === undefined) return;
+  if (header === 'live') return;
+  if (header === 'test') throw new ServiceError('unsupported_mode', 'test mode is not supported; omit Svc-Mode or send live');
+  throw new ServiceError('invalid_field', 'Svc-Mode must be live', { field: 'Svc-Mode' });
+}
+
+function isJsonContentType(header: string | undefined): boolean {
+  if (!header) return false;
+  const [type, ...params] = header.split(';').map((part) => part.trim().toLowerCase());
+  if (type !== 'application/json') return false;
+  return params.every((p) => p === '' || /^charset="?utf-8"?$/.test(p));
+}
+
+/** Strict body parsing: JSON objects only, duplicate keys rejected, raw fields kept as their exact text. */
+export function parseBody(request: FastifyRequest, rawFields: readonly string[] = []): Record<string, unknown> {
+  const bytes = request.rawBody;
+  if (!bytes || bytes.length === 0) return {};
+  if (!isJsonContentType(request.headers['content-type']))
+    throw new ServiceError('unsupported_media_type', 'request bodies must be application/json');
+  let source: string;
+  let node: JsonNode;
+  try {
+    source = decodeUtf8Strict(bytes);
+    node = parseStrict(source);
+  } catch (error) {
+    if (error instanceof JsonSyntaxError)
+      throw new ServiceError(
+        'invalid_json',
+        error.reason === 'duplicate_key' ? 'the body has a duplicate key' : 'the body is not valid JSON',
+      );
+    throw error;
+  }
+  if (node.kind !== 'object') throw new ServiceError('invalid_json', 'the body must be a JSON object');
+  const body = toValue(node) as Record<string, unknown>;
+  for (const member of node.members) {
+    if (rawFields.includes(member.key)) body[member.key] = new RawJson(source.slice(member.value.start, member.value.end));
+  }
+  return body;
+}
+
+export interface PipelineDeps {
+  services: Services;
+  config: ServerConfig;
+}
+
+const BUCKETS = {
+  read: { name: 'read', rateLimit: 'read_requests_per_second', burst: BURSTS.read_requests_per_second },
+  config_write: { name: 'config_write', rateLimit: 'config_writes_per_second', burst: BURSTS.config_writes_per_second },
+} as const;
+
+export async function enforceRateLimit(deps: PipelineDeps, actor: Actor, rateClass: RouteSpec['rateClass']): Promise<void> {
+  if (rateClass === 'none') return;
+  const bucket = BUCKETS[rateClass];
+  await deps.services.rateLimits.take(actor.teamId, bucket.name, {
+    rate: deps.services.limits[bucket.rateLimit].value,
+    burst: bucket.burst,
+  });
+}
+
+function send(reply: FastifyReply, route: RouteSpec, deps: PipelineDeps, result: RouteResult, body: Buffer | null): FastifyReply {
+  reply.code(result.status);
+  for (const [name, value] of Object.entries(result.headers ?? {})) reply.header(name, value);
+  if (body === null) return reply.send();
+  if (deps.config.validateResponses) assertMatchesSchema(route, result);
+  return reply.type('application/json; charset=utf-8').send(body);
+}
+
+function assertMatchesSchema(route: RouteSpec, result: RouteResult): void {
+  const schema = route.responses[result.status];
+  if (schema === undefined) throw new Error(`${route.operationId}: status ${result.status} is not declared`);
+  if (schema === null) return;
+  const parsed = schema.safeParse(plainValue(result.body));
+  if (!parsed.success)
+    throw new Error(`${route.operationId}: response does not match its schema: ${JSON.stringify(parsed.error.issues[0])}`);
+}
+
+function encodeBody(result: RouteResult): Buffer | null {
+  return result.body === undefined ? null : Buffer.from(renderJson(result.body), 'utf8');
+}
+
+/** Registers one declared route with the common rules, in the order the spec and docs/api-choices.md give. */
+export function registerRoute(app: FastifyInstance, route: RouteSpec, deps: PipelineDeps): void {
+  app.route({
+    method: route.method,
+    url: route.path,
+    handler: async (request, reply) => {
+      const actor = await deps.services.auth.authenticate(request.headers.authorization);
+      await enforceRateLimit(deps, actor, route.rateClass);
+      const body = route.method === 'POST' || route.method === 'PATCH' ? parseBody(request, route.rawFields) : {};
+      const ifMatch = route.ifMatch ? requireIfMatch(request.headers['if-match']) : '';
+      const idempotencyKey = route.idempotent ? validateIdempotencyKey(request.headers['idempotency-key']) : null;
+      const input = route.input ? parseInput(route.input, body) : undefined;
+      const params = request.params as Record<string, string>;
+      const query = request.query as Record<string, unknown>;
+
+      if (idempotencyKey === null) {
+        const result = await route.handler({ ctx: { actor }, params, query, input, body, ifMatch });
+        return send(reply, route, deps, result, encodeBody(result));
+      }
+
+      const fingerprint = requestFingerprint(route.operationId, params, input ?? body);
+      const claim = await deps.services.idempotency.claim(actor, idempotencyKey, fingerprint);
+      if (claim.outcome === 'replay') {
+        reply.header('Idempotency-Replayed', 'true');
+        const { response } = claim;
+        return send(reply, route, { ...deps, config: { ...deps.config, validateResponses: false } }, { status: response.status, headers: response.headers }, response.body);
+      }
+      try {
+        const { result, encoded } = await deps.services.db.transaction(async (tx) => {
+          const result = await route.handler({ ctx: { actor, tx }, params, query, input, body, ifMatch });
+          const encoded = encodeBody(result);
+          await deps.services.idempotency.complete(tx, actor, idempotencyKey, {
+            status: result.status,
+            headers: result.headers ?? {},
+            body: encoded,
+          });
+          return { result, encoded };
+        });
+        return send(reply, route, deps, result, encoded);
+      } catch (error) {
+        await deps.services.idempotency.release(actor, idempotencyKey);
+        throw error;
+      }
+    },
+  });
+}

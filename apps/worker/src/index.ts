@@ -1,0 +1,1 @@
+export { startWorker, JOBS, type RunningWorker, type WorkerOptions } from './worker.js';

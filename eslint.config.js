@@ -1,0 +1,38 @@
+// @ts-check
+import js from '@eslint/js';
+import tseslint from 'typescript-eslint';
+
+export default tseslint.config(
+  { ignores: ['**/node_modules/**', '**/.next/**', '.data/**', 'test-results/**', 'playwright-report/**', 'apps/console/next-env.d.ts'] },
+  js.configs.recommended,
+  ...tseslint.configs.recommended,
+  {
+    files: ['**/*.ts', '**/*.tsx'],
+    languageOptions: { parserOptions: { projectService: true, tsconfigRootDir: import.meta.dirname } },
+    rules: {
+      '@typescript-eslint/no-floating-promises': 'error',
+      '@typescript-eslint/no-misused-promises': ['error', { checksVoidReturn: { attributes: false } }],
+      '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_' }],
+      '@typescript-eslint/no-explicit-any': 'error',
+      'no-console': ['error', { allow: ['warn', 'error'] }],
+    },
+  },
+  {
+    files: ['scripts/**/*.ts', 'e2e/**/*.ts'],
+    rules: { 'no-console': 'off' },
+  },
+  {
+    // Packages never import a transport (DESIGN.md: dependency direction).
+    files: ['packages/**/*.ts'],
+    rules: {
+      'no-restricted-imports': ['error', { patterns: ['fastify', 'fastify/*', 'graphql', '@apollo/*', 'type-graphql', 'next', 'next/*', '@svc/server', '@svc/worker'] }],
+    },
+  },
+  {
+    // The console talks to the GraphQL API only.
+    files: ['apps/console/**/*.ts', 'apps/console/**/*.tsx'],
+    rules: {
+      'no-restricted-imports': ['error', { patterns: ['@svc/core', '@svc/core/*', '@svc/db', '@svc/db/*', 'typeorm', 'pg'] }],
+    },
+  },
+);

@@ -1,0 +1,67 @@
+/** Every error code the API can answer, with its HTTP status. The compiler checks the map is complete. */
+export const ERROR_STATUS = {
+  invalid_json: 400,
+  unauthorized: 401,
+  billing_required: 402,
+  spending_limit: 402,
+  account_suspended: 403,
+  not_found: 404,
+  method_not_allowed: 405,
+  resource_in_use: 409,
+  quota_exceeded: 409,
+  invalid_state: 409,
+  idempotency_conflict: 409,
+  request_in_progress: 409,
+  payload_expired: 410,
+  revision_conflict: 412,
+  body_too_large: 413,
+  unsupported_media_type: 415,
+  invalid_field: 422,
+  unsupported_mode: 422,
+  invalid_cursor: 422,
+  unsafe_url: 422,
+  invalid_event_type: 422,
+  transform_failed: 422,
+  precondition_required: 428,
+  rate_limited: 429,
+  queue_full: 429,
+  internal_error: 500,
+  temporarily_unavailable: 503,
+} as const satisfies Record<string, number>;
+
+export type ErrorCode = keyof typeof ERROR_STATUS;
+
+export interface ServiceErrorDetails {
+  field?: string;
+  resourceId?: string;
+  /** Seconds, for 429 and request_in_progress. */
+  retryAfter?: number;
+  /** Current ETag, for revision_conflict. */
+  etag?: string;
+}
+
+/** The one error type every layer throws; transports render it from its code. */
+export class ServiceError extends Error {
+  readonly code: ErrorCode;
+  readonly details: ServiceErrorDetails;
+
+  constructor(code: ErrorCode, message: string, details: ServiceErrorDetails = {}) {
+    super(message);
+    this.name = 'ServiceError';
+    this.code = code;
+    this.details = details;
+  }
+
+  get status(): number {
+    return ERROR_STATUS[this.code];
+  }
+}
+
+export const invalidField = (field: string, message: string): ServiceError =>
+  new ServiceError('invalid_field', message, { field });
+
+export const notFound = (what: string): ServiceError => new ServiceError('not_found', `${what} not found`);
+
+export function isServiceError(error: unknown): error is ServiceError {
+  return error instanceof ServiceError;
+}

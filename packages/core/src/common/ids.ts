@@ -1,0 +1,56 @@
+import { randomBytes } from 'node:crypto';
+import type { Clock } from './clock.js';
+
+export const ID_PREFIXES = {
+  team: 'team_',
+  key: 'key_',
+  tenant: 'wdt_',
+  eventType: 'wdy_',
+  endpoint: 'wde_',
+  source: 'wds_',
+  message: 'wdm_',
+  delivery: 'wdd_',
+  attempt: 'wda_',
+  replay: 'wdr_',
+  operationalEvent: 'wdv_',
+  subscription: 'whe_',
+  subscriptionDelivery: 'whd_',
+  platformEvent: 'evt_',
+  environment: 'ffe_',
+  charge: 'chg_',
+} as const;
+
+export type IdKind = keyof typeof ID_PREFIXES;
+
+const CROCKFORD = '0123456789abcdefghjkmnpqrstvwxyz';
+
+function encodeBase32(bytes: Buffer): string {
+  let bits = 0;
+  let value = 0;
+  let out = '';
+  for (const byte of bytes) {
+    value = (value << 8) | byte;
+    bits += 8;
+    while (bits >= 5) {
+      out += CROCKFORD[(value >>> (bits - 5)) & 31];
+      bits -= 5;
+    }
+  }
+  if (bits > 0) out += CROCKFORD[(value << (5 - bits)) & 31];
+  return out;
+}
+
+/**
+ * Prefixed IDs that sort by creation time (48-bit milliseconds, then 80 random bits, in lowercase
+ * Crockford base32), so lists can page by ID alone.
+ */
+export function newId(kind: IdKind, clock: Clock): string {
+  const bytes = Buffer.alloc(16);
+  bytes.writeUIntBE(Math.max(0, clock.now().getTime()), 0, 6);
+  randomBytes(10).copy(bytes, 6);
+  return ID_PREFIXES[kind] + encodeBase32(bytes);
+}
+
+export function hasPrefix(id: string, kind: IdKind): boolean {
+  return id.startsWith(ID_PREFIXES[kind]) && /^[a-z_]+_[0-9a-z]{26}$/.test(id);
+}

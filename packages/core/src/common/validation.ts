@@ -1,0 +1,49 @@
+import { z } from 'zod';
+import { ServiceError } from './errors.js';
+
+/**
+ * Parses an input with its schema; the first problem becomes 422 invalid_field naming the field by its
+ * API name (a dotted path for nested fields).
+ */
+export function parseInput<S extends z.ZodType>(schema: S, raw: unknown): z.output<S> {
+  const result = schema.safeParse(raw);
+  if (result.success) return result.data;
+  const issue = result.error.issues[0];
+  if (!issue) throw new ServiceError('invalid_field', 'invalid request');
+  const base = issue.path.map(String).join('.');
+  if (issue.code === 'unrecognized_keys') {
+    const key = issue.keys[0] ?? '';
+    const field = base ? `${base}.${key}` : key;
+    throw new ServiceError('invalid_field', `unknown field ${field}`, { field });
+  }
+  const field = base || 'body';
+  const missing = issue.code === 'invalid_type' && issue.input === undefined;
+  throw new ServiceError('invalid_field', missing ? `${field} is required` : `${field}: ${issue.message}`, { field });
+}
+
+export function utf8Bytes(text: string): number {
+  return Buffer.byteLength(text, 'utf8');
+}
+
+/** A string of 1..max UTF-8 bytes. */
+export const boundedText = (min: number, max: number) =>
+  z.string().refine((s) => utf8Bytes(s) >= min && utf8Bytes(s) <= max, {
+    message: min > 0 ? `must be ${min} to ${max} UTF-8 bytes` : `must be at most ${max} UTF-8 bytes`,
+  });
+
+/** Metadata: a flat object of string values. The spec leaves its bounds to us (docs/api-choices.md). */
+export const METADATA_MAX_KEYS = 50;
+export const METADATA_MAX_KEY_BYTES = 64;
+export const METADATA_MAX_VALUE_BYTES = 512;
+export const metadataSchema = z
+  .record(z.string(), z.string())
+  .superRefine((value, ctx) => {
+    const keys = Object.keys(value);
+    if (keys.length > METADATA_MAX_KEYS) ctx.addIssue({ code: 'custom', message: `at most ${METADATA_MAX_KEYS} keys` });
+    for (const key of keys) {
+      if (utf8Bytes(key) < 1 || utf8Bytes(key) > METADATA_MAX_KEY_BYTES)
+        ctx.addIssue({ code: 'custom', message: `keys are 1 to ${METADATA_MAX_KEY_BYTES} bytes`, path: [key] });
+      else if (utf8Bytes(value[key] ?? '') > METADATA_MAX_VALUE_BYTES)
+        ctx.addIssue({ code: 'custom', message: `values are at most ${METADATA_MAX_VALUE_BYTES} bytes`, path: [key] });
+    }
+  });

@@ -1,0 +1,129 @@
+import type { DataSource, EntityManager } from 'typeorm';
+import type { Clock } from '../common/clock.js';
+import type { CallContext } from '../common/context.js';
+import { assertCurrent, etagFor } from '../common/etag.js';
+import { ServiceError, notFound } from '../common/errors.js';
+import { newId } from '../common/ids.js';
+import { decodeCursor, parseLimit, toPage, type ListScope, type Page } from '../common/paging.js';
+import { inTransaction, reader } from '../common/transaction.js';
+import { parseInput } from '../common/validation.js';
+import type { Limits } from '../catalog/limits.js';
+import { EventTypeEntity } from './event-type.entity.js';
+import { CreateEventTypeInput, ListEventTypesQuery, UpdateEventTypeInput } from './event-type.inputs.js';
+
+export class EventTypeService {
+  constructor(
+    private readonly db: DataSource,
+    private readonly clock: Clock,
+    private readonly limits: Limits,
+  ) {}
+
+  etag(eventType: EventTypeEntity): string {
+    return etagFor(eventType.id, eventType.version);
+  }
+
+  async createEventType(ctx: CallContext, raw: unknown): Promise<EventTypeEntity> {
+    const input = parseInput(CreateEventTypeInput, raw);
+    return inTransaction(this.db, ctx, async (tx) => {
+      await tx.query('SELECT 1 FROM teams WHERE id = $1 FOR UPDATE', [ctx.actor.teamId]);
+      const repo = tx.getRepository(EventTypeEntity);
+      const existing = await repo.findOneBy({ teamId: ctx.actor.teamId, name: input.name });
+      if (existing)
+        throw new ServiceError('resource_in_use', 'an event type with this name exists (archived ones included)', {
+          field: 'name',
+          resourceId: existing.id,
+        });
+      if ((await repo.countBy({ teamId: ctx.actor.teamId })) >= this.limits.max_event_types.value)
+        throw new ServiceError('quota_exceeded', `the team has reached its limit of ${this.limits.max_event_types.value} event types`);
+      const now = this.clock.now();
+      const eventType = repo.create({
+        id: newId('eventType', this.clock),
+        teamId: ctx.actor.teamId,
+        name: input.name,
+        description: input.description,
+        example: input.example?.text ?? null,
+        archived: false,
+        version: '1',
+        createdAt: now,
+        updatedAt: now,
+      });
+      await repo.insert(eventType);
+      return eventType;
+    });
+  }
+
+  async getEventType(ctx: CallContext, id: string): Promise<EventTypeEntity> {
+    const found = await reader(this.db, ctx).getRepository(EventTypeEntity).findOneBy({ id, teamId: ctx.actor.teamId });
+    if (!found) throw notFound('event type');
+    return found;
+  }
+
+  async listEventTypes(ctx: CallContext, raw: unknown): Promise<Page<EventTypeEntity>> {
+    const query = parseInput(ListEventTypesQuery, raw);
+    const limit = parseLimit(query.limit);
+    const scope: ListScope = { teamId: ctx.actor.teamId, list: 'event_types', filters: { name: query.name ?? null } };
+    const after = decodeCursor(scope, query.cursor);
+    const qb = reader(this.db, ctx)
+      .getRepository(EventTypeEntity)
+      .createQueryBuilder('e')
+      .where('e.team_id = :teamId', { teamId: ctx.actor.teamId })
+      .orderBy('e.id', 'ASC')
+      .limit(limit + 1);
+    if (query.name !== undefined) qb.andWhere('e.name = :name', { name: query.name });
+    if (after) qb.andWhere('e.id > :after', { after });
+    return toPage(scope, await qb.getMany(), limit, (row) => row);
+  }
+
+  async updateEventType(ctx: CallContext, id: string, ifMatch: string, raw: unknown): Promise<EventTypeEntity> {
+    const input = parseInput(UpdateEventTypeInput, raw);
+    return inTransaction(this.db, ctx, async (tx) => {
+      const eventType = await lockEventType(tx, ctx.actor.teamId, id);
+      assertCurrent(ifMatch, this.etag(eventType));
+      const next = {
+        description: input.description ?? eventType.description,
+        example: input.example === undefined ? eventType.example : (input.example?.text ?? null),
+        archived: input.archived === false ? false : eventType.archived,
+      };
+      if (next.description === eventType.description && next.example === eventType.example && next.archived === eventType.archived)
+        return eventType;
+      return this.saveChange(tx, eventType, next);
+    });
+  }
+
+  /** DELETE archives: new messages of the type are refused; archiving an archived type changes nothing. */
+  async archiveEventType(ctx: CallContext, id: string, ifMatch: string): Promise<EventTypeEntity> {
+    return inTransaction(this.db, ctx, async (tx) => {
+      const eventType = await lockEventType(tx, ctx.actor.teamId, id);
+      assertCurrent(ifMatch, this.etag(eventType));
+      if (eventType.archived) return eventType;
+      return this.saveChange(tx, eventType, { archived: true });
+    });
+  }
+
+  /** For admission: the type must exist in the catalog and be active, else 422 invalid_event_type. */
+  async requireActiveEventType(ctx: CallContext, name: string, field = 'event_type'): Promise<EventTypeEntity> {
+    const found = await reader(this.db, ctx).getRepository(EventTypeEntity).findOneBy({ teamId: ctx.actor.teamId, name });
+    if (!found || found.archived) throw new ServiceError('invalid_event_type', 'event type is not active in the catalog', { field });
+    return found;
+  }
+
+  private async saveChange(tx: EntityManager, eventType: EventTypeEntity, change: Partial<EventTypeEntity>): Promise<EventTypeEntity> {
+    Object.assign(eventType, change, {
+      version: (BigInt(eventType.version) + 1n).toString(),
+      updatedAt: this.clock.now(),
+    });
+    await tx.getRepository(EventTypeEntity).save(eventType);
+    return eventType;
+  }
+}
+
+async function lockEventType(tx: EntityManager, teamId: string, id: string): Promise<EventTypeEntity> {
+  const found = await tx
+    .getRepository(EventTypeEntity)
+    .createQueryBuilder('e')
+    .setLock('pessimistic_write')
+    .where('e.id = :id AND e.team_id = :teamId', { id, teamId })
+    .getOne();
+  if (!found) throw notFound('event type');
+  return found;
+}

@@ -1,0 +1,27 @@
+import 'reflect-metadata';
+
+export * from './common/errors.js';
+export * from './common/clock.js';
+export * from './common/ids.js';
+export * from './common/paging.js';
+export * from './common/etag.js';
+export * from './common/raw-json.js';
+export * from './common/validation.js';
+export type { Actor, CallContext } from './common/context.js';
+export * from './catalog/limits.js';
+export * from './catalog/catalog.js';
+export * from './teams/keys.js';
+export { TeamEntity } from './teams/team.entity.js';
+export { ApiKeyEntity } from './teams/api-key.entity.js';
+export { TeamService, type IssuedKey, type CreateKeyOptions } from './teams/team.service.js';
+export { TenantEntity, type TenantStatus } from './tenants/tenant.entity.js';
+export * from './tenants/tenant.inputs.js';
+export { EventTypeEntity } from './event-types/event-type.entity.js';
+export * from './event-types/event-type.inputs.js';
+export { TeamSettingsEntity } from './settings/settings.entity.js';
+export { UpdateSettingsInput } from './settings/settings.service.js';
+export * from './idempotency/idempotency.service.js';
+export * from './billing/billing.service.js';
+export { ENTITIES } from './entities.js';
+export { createServices, type Services, type CoreOptions } from './services.js';
+export { openCore, type OpenCoreOptions } from './boot.js';

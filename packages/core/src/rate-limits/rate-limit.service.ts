@@ -1,0 +1,38 @@
+import type { DataSource } from 'typeorm';
+import type { Clock } from '../common/clock.js';
+import { ServiceError } from '../common/errors.js';
+
+export interface BucketSpec {
+  /** Tokens added per second. */
+  rate: number;
+  burst: number;
+}
+
+/**
+ * Per-team token buckets kept in Postgres, so the limits hold across every server process.
+ * One statement refills and takes a token atomically.
+ */
+export class RateLimitService {
+  constructor(
+    private readonly db: DataSource,
+    private readonly clock: Clock,
+  ) {}
+
+  async take(teamId: string, bucket: string, spec: BucketSpec): Promise<void> {
+    const now = this.clock.now();
+    const rows: unknown[] = await this.db.query(
+      `INSERT INTO rate_limit_buckets AS b (team_id, bucket, tokens, updated_at)
+       VALUES ($1, $2, $3 - 1, $5)
+       ON CONFLICT (team_id, bucket) DO UPDATE
+         SET tokens = LEAST($3, b.tokens + GREATEST(0, EXTRACT(EPOCH FROM ($5 - b.updated_at))) * $4) - 1,
+             updated_at = GREATEST(b.updated_at, $5)
+         WHERE LEAST($3, b.tokens + GREATEST(0, EXTRACT(EPOCH FROM ($5 - b.updated_at))) * $4) >= 1
+       RETURNING 1`,
+      [teamId, bucket, spec.burst, spec.rate, now],
+    );
+    if (rows.length === 0)
+      throw new ServiceError('rate_limited', 'too many requests; retry after the time in Retry-After', {
+        retryAfter: Math.max(1, Math.ceil(1 / spec.rate)),
+      });
+  }
+}

@@ -1,0 +1,53 @@
+import type { DataSource } from 'typeorm';
+import { BillingService } from './billing/billing.service.js';
+import { capabilities, type Capabilities } from './catalog/catalog.js';
+import type { Limits } from './catalog/limits.js';
+import type { Clock } from './common/clock.js';
+import { EventTypeService } from './event-types/event-type.service.js';
+import { IdempotencyService } from './idempotency/idempotency.service.js';
+import { RateLimitService } from './rate-limits/rate-limit.service.js';
+import { SettingsService } from './settings/settings.service.js';
+import { AuthService } from './teams/auth.service.js';
+import { TeamService } from './teams/team.service.js';
+import { TenantService } from './tenants/tenant.service.js';
+
+export interface CoreOptions {
+  db: DataSource;
+  clock: Clock;
+  limits: Limits;
+  serviceId: string;
+  region: string;
+}
+
+export interface Services {
+  readonly db: DataSource;
+  readonly clock: Clock;
+  readonly limits: Limits;
+  readonly capabilities: Capabilities;
+  readonly auth: AuthService;
+  readonly teams: TeamService;
+  readonly tenants: TenantService;
+  readonly eventTypes: EventTypeService;
+  readonly settings: SettingsService;
+  readonly idempotency: IdempotencyService;
+  readonly rateLimits: RateLimitService;
+  readonly billing: BillingService;
+}
+
+export function createServices(options: CoreOptions): Services {
+  const { db, clock, limits } = options;
+  return {
+    db,
+    clock,
+    limits,
+    capabilities: capabilities(options.serviceId, options.region, limits),
+    auth: new AuthService(db),
+    teams: new TeamService(db, clock),
+    tenants: new TenantService(db, clock, limits),
+    eventTypes: new EventTypeService(db, clock, limits),
+    settings: new SettingsService(db, clock),
+    idempotency: new IdempotencyService(db, clock),
+    rateLimits: new RateLimitService(db, clock),
+    billing: new BillingService(clock),
+  };
+}

@@ -1,0 +1,104 @@
+import type { DataSource } from 'typeorm';
+import type { Clock } from '../common/clock.js';
+import { ServiceError, notFound } from '../common/errors.js';
+import { newId } from '../common/ids.js';
+import { ApiKeyEntity, type KeyKind } from './api-key.entity.js';
+import { generateKey, hashKey, isValidSecretKey } from './keys.js';
+import { TeamEntity } from './team.entity.js';
+
+export interface CreateKeyOptions {
+  kind?: KeyKind;
+  webhooksAllowed?: boolean;
+  spendingLimitMicros?: bigint | null;
+  /** Use this value instead of generating one (the local team's configured key). */
+  secret?: string;
+}
+
+export interface IssuedKey {
+  keyId: string;
+  /** Shown once: only its hash is stored. */
+  secret: string;
+}
+
+/** Teams and keys: administered by the operator of the installation (admin CLI), not by the public API. */
+export class TeamService {
+  constructor(
+    private readonly db: DataSource,
+    private readonly clock: Clock,
+  ) {}
+
+  async createTeam(name: string): Promise<TeamEntity> {
+    if (!name || name.length > 128) throw new ServiceError('invalid_field', 'name must be 1 to 128 characters', { field: 'name' });
+    const now = this.clock.now();
+    const team = this.db.getRepository(TeamEntity).create({
+      id: newId('team', this.clock),
+      name,
+      suspended: false,
+      webhooksSuspended: false,
+      hasPaymentCard: true,
+      createdAt: now,
+      updatedAt: now,
+    });
+    return this.db.getRepository(TeamEntity).save(team);
+  }
+
+  listTeams(): Promise<TeamEntity[]> {
+    return this.db.getRepository(TeamEntity).find({ order: { id: 'ASC' } });
+  }
+
+  async getTeam(teamId: string): Promise<TeamEntity> {
+    const team = await this.db.getRepository(TeamEntity).findOneBy({ id: teamId });
+    if (!team) throw notFound('team');
+    return team;
+  }
+
+  findTeamByName(name: string): Promise<TeamEntity | null> {
+    return this.db.getRepository(TeamEntity).findOne({ where: { name }, order: { id: 'ASC' } });
+  }
+
+  async createKey(teamId: string, options: CreateKeyOptions = {}): Promise<IssuedKey> {
+    await this.getTeam(teamId);
+    const kind = options.kind ?? 'secret';
+    if (options.secret !== undefined && !(kind === 'secret' && isValidSecretKey(options.secret)))
+      throw new ServiceError('invalid_field', 'not a valid svc_sk_ key', { field: 'secret' });
+    const limit = options.spendingLimitMicros;
+    if (limit !== undefined && limit !== null && limit < 0n)
+      throw new ServiceError('invalid_field', 'spending limit must not be negative', { field: 'spending_limit_usd' });
+    const secret = options.secret ?? generateKey(kind);
+    const key = this.db.getRepository(ApiKeyEntity).create({
+      id: newId('key', this.clock),
+      teamId,
+      kind,
+      secretSha256: hashKey(secret),
+      webhooksAllowed: options.webhooksAllowed ?? true,
+      spendingLimitMicros: limit === undefined || limit === null ? null : limit.toString(),
+      revokedAt: null,
+      createdAt: this.clock.now(),
+    });
+    await this.db.getRepository(ApiKeyEntity).save(key);
+    return { keyId: key.id, secret };
+  }
+
+  /** True when a key with exactly this secret exists and is usable (not revoked). */
+  async hasActiveKey(teamId: string, secret: string): Promise<boolean> {
+    const key = await this.db.getRepository(ApiKeyEntity).findOneBy({ secretSha256: hashKey(secret) });
+    return key !== null && key.teamId === teamId && key.revokedAt === null;
+  }
+
+  async revokeKey(keyId: string): Promise<void> {
+    const result = await this.db
+      .getRepository(ApiKeyEntity)
+      .update({ id: keyId }, { revokedAt: this.clock.now() });
+    if (!result.affected) throw notFound('key');
+  }
+
+  async setSuspension(teamId: string, suspension: { suspended: boolean; webhooksSuspended: boolean }): Promise<void> {
+    await this.getTeam(teamId);
+    await this.db.getRepository(TeamEntity).update({ id: teamId }, { ...suspension, updatedAt: this.clock.now() });
+  }
+
+  async setPaymentCard(teamId: string, hasPaymentCard: boolean): Promise<void> {
+    await this.getTeam(teamId);
+    await this.db.getRepository(TeamEntity).update({ id: teamId }, { hasPaymentCard, updatedAt: this.clock.now() });
+  }
+}

@@ -1,0 +1,13 @@
+export type { JsonNode, JsonMember, JsonObjectNode, JsonArrayNode, JsonContainerNode } from './node.js';
+export { isContainer } from './node.js';
+export { JsonSyntaxError } from './errors.js';
+export type { JsonSyntaxErrorReason } from './errors.js';
+export { parseStrict, DEFAULT_MAX_DEPTH } from './parse.js';
+export type { ParseOptions } from './parse.js';
+export { decodeUtf8Strict, byteLength } from './utf8.js';
+export { minify, rawText } from './minify.js';
+export { toValue } from './value.js';
+export { parsePointer, formatPointer, resolvePointer } from './pointer.js';
+export { compareJsonNumbers, isJsonNumber } from './decimal.js';
+export { jsonNodesEqual } from './equal.js';
+export { canonicalStringify } from './canonical.js';
