@@ -40,14 +40,28 @@ function encodeBase32(bytes: Buffer): string {
   return out;
 }
 
+let lastMs = -1;
+let lastRandom = 0n;
+const RANDOM_BITS = 80n;
+const RANDOM_MAX = (1n << RANDOM_BITS) - 1n;
+
 /**
- * Prefixed IDs that sort by creation time (48-bit milliseconds, then 80 random bits, in lowercase
- * Crockford base32), so lists can page by ID alone.
+ * Prefixed IDs that sort by creation time (48-bit milliseconds, then 80 random bits, in lowercase Crockford
+ * base32), so lists can page by ID alone. Within one millisecond (or a clock that stands still) the random
+ * part counts up, so IDs made by one process stay in creation order.
  */
 export function newId(kind: IdKind, clock: Clock): string {
+  let ms = Math.max(0, clock.now().getTime());
+  if (ms <= lastMs && lastRandom < RANDOM_MAX) {
+    ms = lastMs;
+    lastRandom += 1n;
+  } else {
+    lastRandom = BigInt('0x' + randomBytes(10).toString('hex')) >> 1n;
+  }
+  lastMs = ms;
   const bytes = Buffer.alloc(16);
-  bytes.writeUIntBE(Math.max(0, clock.now().getTime()), 0, 6);
-  randomBytes(10).copy(bytes, 6);
+  bytes.writeUIntBE(ms, 0, 6);
+  bytes.write(lastRandom.toString(16).padStart(20, '0'), 6, 'hex');
   return ID_PREFIXES[kind] + encodeBase32(bytes);
 }
 

@@ -1,4 +1,4 @@
-// fast-check generators shared by this package's property tests (not exported from index.ts).
+// Test support for this package (not exported from index.ts): fast-check generators and an exact value check.
 import fc from 'fast-check';
 
 /** A JSON text together with the JS value it denotes. */
@@ -141,15 +141,17 @@ export const jsonishText: fc.Arbitrary<string> = fc
   .array(fc.constantFrom(...jsonishFragments), { maxLength: 12 })
   .map((fragments) => fragments.join(''));
 
-/** A valid JSON text with one edit (insert a fragment, delete a character or replace one), often invalid. */
-export const mutatedJsonText: fc.Arbitrary<string> = fc
-  .tuple(jsonText, fc.nat(), fc.constantFrom(...jsonishFragments), fc.constantFrom('insert', 'delete', 'replace'))
-  .map(([{ text }, seed, fragment, edit]) => {
-    const at = seed % (text.length + 1);
-    if (edit === 'insert') return text.slice(0, at) + fragment + text.slice(at);
-    if (edit === 'delete') return text.slice(0, at) + text.slice(at + 1);
-    return text.slice(0, at) + fragment + text.slice(at + 1);
-  });
+/** The texts with one edit each (insert a fragment, delete a character or replace one): often invalid. */
+export function withOneEdit(texts: fc.Arbitrary<string>): fc.Arbitrary<string> {
+  return fc
+    .tuple(texts, fc.nat(), fc.constantFrom(...jsonishFragments), fc.constantFrom('insert', 'delete', 'replace'))
+    .map(([text, seed, fragment, edit]) => {
+      const at = seed % (text.length + 1);
+      if (edit === 'insert') return text.slice(0, at) + fragment + text.slice(at);
+      if (edit === 'delete') return text.slice(0, at) + text.slice(at + 1);
+      return text.slice(0, at) + fragment + text.slice(at + 1);
+    });
+}
 
 /** An object text where one key appears twice, spelled differently; `duplicateOffset` is where the second starts. */
 export interface DuplicateKeyText {
@@ -181,4 +183,26 @@ function buildDuplicateKeyText(members: Array<[JsonText, JsonText]>, key: string
     text += `${memberKey.text}${space}:${value.text}`;
   });
   return { text: text + space + '}', key, duplicateOffset: keyOffsets[1]! };
+}
+
+/**
+ * A description of a JSON-like JS value that tells apart everything a consumer could notice: -0 from 0, own
+ * "__proto__" keys from prototypes, null-prototype objects from plain ones, key order. (vitest's toStrictEqual
+ * cannot be used: it compares `.constructor`, which is an ordinary own key in JSON objects.)
+ */
+export function describeExactly(value: unknown): string {
+  if (typeof value === 'number') return Object.is(value, -0) ? '-0' : String(value);
+  if (value === null || typeof value !== 'object') return JSON.stringify(value) ?? `<${typeof value}>`;
+  if (Array.isArray(value)) {
+    const tag = Object.getPrototypeOf(value) === Array.prototype ? '' : '<exotic array>';
+    return `${tag}[${value.map(describeExactly).join(',')}]`;
+  }
+  const prototype: unknown = Object.getPrototypeOf(value);
+  const tag = prototype === Object.prototype ? '' : prototype === null ? '<null prototype>' : '<other prototype>';
+  const members = Reflect.ownKeys(value).map((key) => {
+    const descriptor = Object.getOwnPropertyDescriptor(value, key)!;
+    const flags = descriptor.enumerable && descriptor.writable && descriptor.configurable ? '' : '<odd property>';
+    return `${flags}${JSON.stringify(String(key))}:${describeExactly(descriptor.value)}`;
+  });
+  return `${tag}{${members.join(',')}}`;
 }
