@@ -1,0 +1,59 @@
+'use client';
+
+import type { ReactNode } from 'react';
+import Link from 'next/link';
+import { usePathname } from 'next/navigation';
+import { AppShell, Badge, Burger, Group, NavLink, Text, Title } from '@mantine/core';
+import { useDisclosure } from '@mantine/hooks';
+import { signOut } from './sign-out-action';
+
+const PAGES = [
+  { href: '/tenants', label: 'Tenants' },
+  { href: '/event-types', label: 'Event types' },
+  { href: '/settings', label: 'Settings' },
+] as const;
+
+export function ConsoleShell({ teamName, children }: { teamName: string; children: ReactNode }) {
+  const [opened, { toggle, close }] = useDisclosure(false);
+  const pathname = usePathname();
+  return (
+    <AppShell header={{ height: 56 }} navbar={{ width: 220, breakpoint: 'sm', collapsed: { mobile: !opened } }} padding="md">
+      <AppShell.Header>
+        <Group h="100%" px="md" justify="space-between">
+          <Group gap="sm">
+            <Burger opened={opened} onClick={toggle} hiddenFrom="sm" size="sm" aria-label="Toggle navigation" />
+            <Title order={4}>Webhook console</Title>
+          </Group>
+          <Group gap="xs">
+            <Text size="sm" c="dimmed">
+              Team
+            </Text>
+            <Badge variant="light" size="lg" data-testid="team-name">
+              {teamName}
+            </Badge>
+          </Group>
+        </Group>
+      </AppShell.Header>
+      <AppShell.Navbar p="xs" aria-label="Main navigation">
+        <AppShell.Section grow>
+          {PAGES.map((page) => (
+            <NavLink
+              key={page.href}
+              component={Link}
+              href={page.href}
+              label={page.label}
+              active={pathname === page.href || pathname.startsWith(`${page.href}/`)}
+              onClick={close}
+            />
+          ))}
+        </AppShell.Section>
+        <AppShell.Section>
+          <form action={signOut}>
+            <NavLink component="button" type="submit" label="Sign out" />
+          </form>
+        </AppShell.Section>
+      </AppShell.Navbar>
+      <AppShell.Main>{children}</AppShell.Main>
+    </AppShell>
+  );
+}

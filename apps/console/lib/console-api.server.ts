@@ -1,0 +1,34 @@
+import 'server-only';
+import { redirect } from 'next/navigation';
+import type { ActionResult } from './api-error';
+import { ApiFailure, graphql } from './graphql.server';
+import { requireKey } from './session.server';
+
+/** Where a rejected key sends the visitor; the sign-in page explains why. */
+const EXPIRED_SESSION = '/sign-in?expired=1';
+
+/** One GraphQL operation with the signed-in key. A key the API no longer accepts ends the session. */
+export async function consoleRequest<TData>(query: string, variables: Record<string, unknown> = {}): Promise<TData> {
+  const key = await requireKey();
+  try {
+    return await graphql<TData>(key, query, variables);
+  } catch (error) {
+    if (error instanceof ApiFailure && error.error.code === 'unauthorized') redirect(EXPIRED_SESSION);
+    throw error;
+  }
+}
+
+/** Runs a server action's API work; API errors become a result the form can show next to its fields. */
+export async function toActionResult<T>(work: () => Promise<T>): Promise<ActionResult<T>> {
+  try {
+    return { ok: true, data: await work() };
+  } catch (error) {
+    if (error instanceof ApiFailure) return { ok: false, error: error.error };
+    throw error;
+  }
+}
+
+/** Server actions are public endpoints: a malformed argument is answered like the API would. */
+export function invalidArgument(field: string, message: string): ActionResult<never> {
+  return { ok: false, error: { code: 'invalid_field', message, field } };
+}

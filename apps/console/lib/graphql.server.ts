@@ -1,0 +1,61 @@
+import 'server-only';
+import type { ApiError } from './api-error';
+import { consoleConfig } from './config.server';
+
+interface GraphqlErrorBody {
+  message?: unknown;
+  extensions?: { code?: unknown; field?: unknown };
+}
+
+interface GraphqlResponseBody<TData> {
+  data?: TData | null;
+  errors?: GraphqlErrorBody[];
+}
+
+/** A GraphQL call that failed; `error` is what forms and notifications show. */
+export class ApiFailure extends Error {
+  constructor(readonly error: ApiError) {
+    super(error.message);
+    this.name = 'ApiFailure';
+  }
+}
+
+/** Turns the first GraphQL error into `{ code, message, field }`; codes are the REST API's error codes. */
+export function toApiError(errors: readonly GraphqlErrorBody[] | undefined): ApiError {
+  const first = errors?.[0];
+  const code = first?.extensions?.code;
+  const field = first?.extensions?.field;
+  const message = first?.message;
+  return {
+    // Schema-level rejections (a string where an Int belongs) carry GraphQL's own codes; they are bad input.
+    code: typeof code === 'string' ? (code === 'BAD_USER_INPUT' || code === 'GRAPHQL_VALIDATION_FAILED' ? 'invalid_field' : code) : 'internal_error',
+    message: typeof message === 'string' && message !== '' ? message : 'The API answered with an error.',
+    field: typeof field === 'string' ? field : null,
+  };
+}
+
+/** Sends one GraphQL operation with the secret key and returns its data, or throws ApiFailure. */
+export async function graphql<TData>(key: string, query: string, variables: Record<string, unknown> = {}): Promise<TData> {
+  let response: Response;
+  try {
+    response = await fetch(consoleConfig.graphqlUrl, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', accept: 'application/json', authorization: `Bearer ${key}` },
+      body: JSON.stringify({ query, variables }),
+      cache: 'no-store',
+      signal: AbortSignal.timeout(consoleConfig.requestTimeoutMs),
+    });
+  } catch (cause) {
+    console.error('GraphQL API unreachable', cause);
+    throw new ApiFailure({ code: 'temporarily_unavailable', message: 'The API cannot be reached right now. Try again in a moment.', field: null });
+  }
+  let body: GraphqlResponseBody<TData>;
+  try {
+    body = (await response.json()) as GraphqlResponseBody<TData>;
+  } catch {
+    throw new ApiFailure({ code: 'internal_error', message: `The API answered ${response.status} without a GraphQL body.`, field: null });
+  }
+  if (body.errors?.length) throw new ApiFailure(toApiError(body.errors));
+  if (body.data == null) throw new ApiFailure({ code: 'internal_error', message: 'The API answered without data.', field: null });
+  return body.data;
+}

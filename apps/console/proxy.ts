@@ -1,0 +1,15 @@
+import { NextResponse, type NextRequest } from 'next/server';
+import { SESSION_COOKIE } from './lib/session-cookie';
+
+/**
+ * Without a session cookie every console page goes to the sign-in page. Whether the key in the cookie is
+ * still valid is decided by the API on each page's first request (see lib/console-api.server.ts).
+ */
+export function proxy(request: NextRequest) {
+  if (request.cookies.get(SESSION_COOKIE)?.value) return NextResponse.next();
+  return NextResponse.redirect(new URL('/sign-in', request.url));
+}
+
+export const config = {
+  matcher: ['/((?!sign-in|_next/|favicon.ico).*)'],
+};

@@ -1,0 +1,114 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { printSchema } from 'graphql';
+import { readFileSync } from 'node:fs';
+import { buildGraphqlSchema } from './schema.js';
+import { startHarness, type Harness } from '../testing/harness.js';
+
+let h: Harness;
+beforeAll(async () => {
+  h = await startHarness();
+});
+afterAll(async () => {
+  await h.close();
+});
+
+async function gql(query: string, variables: Record<string, unknown> = {}, key: string | null = h.team.key) {
+  const response = await fetch(`${h.rootUrl}/graphql`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', ...(key ? { authorization: `Bearer ${key}` } : {}) },
+    body: JSON.stringify({ query, variables }),
+  });
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any
+  return { status: response.status, body: (await response.json()) as any };
+}
+
+describe('GraphQL', () => {
+  it('authenticates with the same keys and answers unauthorized in extensions.code', async () => {
+    const anonymous = await gql('{ viewer { teamId } }', {}, null);
+    expect(anonymous.body.errors[0].extensions.code).toBe('unauthorized');
+    const signedIn = await gql('{ viewer { teamId teamName } }');
+    expect(signedIn.body.data.viewer).toEqual({ teamId: h.team.teamId, teamName: 'main' });
+  });
+
+  it('manages tenants through the same services, with REST error codes', async () => {
+    const created = await gql(
+      'mutation($input: CreateTenantInput!) { createTenant(input: $input) { id externalId name metadata status version etag } }',
+      { input: { externalId: 'gql-1', name: 'GraphQL', metadata: { plan: 'pro' } } },
+    );
+    const tenant = created.body.data.createTenant;
+    expect(tenant).toMatchObject({ externalId: 'gql-1', name: 'GraphQL', metadata: { plan: 'pro' }, status: 'active', version: '1' });
+    const rest = await h.request('GET', `/tenants/${tenant.id}`);
+    expect(rest.headers.get('etag')).toBe(tenant.etag);
+
+    const duplicate = await gql('mutation($input: CreateTenantInput!) { createTenant(input: $input) { id } }', {
+      input: { externalId: 'gql-1', name: 'Again' },
+    });
+    expect(duplicate.body.errors[0].extensions).toEqual({ code: 'resource_in_use', field: 'external_id', resource_id: tenant.id });
+
+    const invalid = await gql('mutation($input: CreateTenantInput!) { createTenant(input: $input) { id } }', {
+      input: { externalId: 'bad id', name: 'x' },
+    });
+    expect(invalid.body.errors[0].extensions).toMatchObject({ code: 'invalid_field', field: 'external_id' });
+
+    const updated = await gql('mutation($id: ID!, $etag: String!) { updateTenant(id: $id, etag: $etag, input: { name: "Renamed" }) { name version etag } }', {
+      id: tenant.id,
+      etag: tenant.etag,
+    });
+    expect(updated.body.data.updateTenant).toMatchObject({ name: 'Renamed', version: '2' });
+    const stale = await gql('mutation($id: ID!, $etag: String!) { deleteTenant(id: $id, etag: $etag) }', { id: tenant.id, etag: tenant.etag });
+    expect(stale.body.errors[0].extensions.code).toBe('revision_conflict');
+    const deleted = await gql('mutation($id: ID!, $etag: String!) { deleteTenant(id: $id, etag: $etag) }', {
+      id: tenant.id,
+      etag: updated.body.data.updateTenant.etag,
+    });
+    expect(deleted.body.data.deleteTenant).toBe(true);
+    const list = await gql('{ tenants(first: 10) { nodes { id status } nextCursor } }');
+    expect(list.body.data.tenants.nodes).toContainEqual({ id: tenant.id, status: 'deleted' });
+  });
+
+  it('keeps event type examples exactly as written and archives and unarchives', async () => {
+    const example = '{ "amount": 1.50 }';
+    const created = await gql('mutation($input: CreateEventTypeInput!) { createEventType(input: $input) { id example etag archived } }', {
+      input: { name: 'gql.paid', example },
+    });
+    const eventType = created.body.data.createEventType;
+    expect(eventType.example).toBe(example);
+    const rest = await h.request('GET', `/event_types/${eventType.id}`);
+    expect(rest.text).toContain('"example":{ "amount": 1.50 }');
+    const badJson = await gql('mutation($input: CreateEventTypeInput!) { createEventType(input: $input) { id } }', {
+      input: { name: 'gql.bad', example: '{"a":' },
+    });
+    expect(badJson.body.errors[0].extensions).toMatchObject({ code: 'invalid_field', field: 'example' });
+    const archived = await gql('mutation($id: ID!, $etag: String!) { archiveEventType(id: $id, etag: $etag) { archived etag } }', {
+      id: eventType.id,
+      etag: eventType.etag,
+    });
+    expect(archived.body.data.archiveEventType.archived).toBe(true);
+    const restored = await gql('mutation($id: ID!, $etag: String!) { unarchiveEventType(id: $id, etag: $etag) { archived } }', {
+      id: eventType.id,
+      etag: archived.body.data.archiveEventType.etag,
+    });
+    expect(restored.body.data.unarchiveEventType.archived).toBe(false);
+  });
+
+  it('reads and updates settings, capabilities and rates', async () => {
+    const settings = await gql('{ settings { etag payloadRetentionDays limits { name value unit measured } } capabilities { verificationKinds } rates { meters { id unitPriceUsd } } }');
+    expect(settings.body.data.settings.payloadRetentionDays).toBe(30);
+    expect(settings.body.data.settings.limits).toContainEqual({ name: 'dispatch_rate', value: 1000, unit: 'attempts per second', measured: false });
+    expect(settings.body.data.capabilities.verificationKinds).toHaveLength(8);
+    expect(settings.body.data.rates.meters[1]).toEqual({ id: 'webhooks.delivery_16k', unitPriceUsd: '0.00005' });
+    const updated = await gql('mutation($etag: String!) { updateSettings(etag: $etag, input: { responseBodyLogging: true }) { responseBodyLogging configurationVersion } }', {
+      etag: settings.body.data.settings.etag,
+    });
+    expect(updated.body.data.updateSettings).toEqual({ responseBodyLogging: true, configurationVersion: '2' });
+    const outOfRange = await gql('mutation { updateSettings(etag: "\\"wd:settings:2\\"", input: { responseRetentionDays: 9 }) { configurationVersion } }');
+    expect(outOfRange.body.errors[0].extensions).toMatchObject({ code: 'invalid_field', field: 'response_retention_days' });
+  });
+
+  it('never exposes a secret or key field, and docs/schema.graphql is the current schema', async () => {
+    const sdl = printSchema(await buildGraphqlSchema());
+    expect(sdl).not.toMatch(/secret|password|authorization|token/i);
+    const committed = readFileSync(new URL('../../../../docs/schema.graphql', import.meta.url), 'utf8');
+    expect(committed.trim()).toBe(sdl.trim());
+  });
+});
