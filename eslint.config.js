@@ -3,7 +3,16 @@ import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 
 export default tseslint.config(
-  { ignores: ['**/node_modules/**', '**/.next/**', '.data/**', 'test-results/**', 'playwright-report/**', 'apps/console/next-env.d.ts'] },
+  {
+    ignores: [
+      '**/node_modules/**',
+      '**/.next/**',
+      '.data/**',
+      'test-results/**',
+      'playwright-report/**',
+      'apps/console/next-env.d.ts',
+    ],
+  },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {
@@ -25,14 +34,32 @@ export default tseslint.config(
     // Packages never import a transport (DESIGN.md: dependency direction).
     files: ['packages/**/*.ts'],
     rules: {
-      'no-restricted-imports': ['error', { patterns: ['fastify', 'fastify/*', 'graphql', '@apollo/*', 'type-graphql', 'next', 'next/*', '@svc/server', '@svc/worker'] }],
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            'fastify',
+            'fastify/*',
+            'graphql',
+            '@apollo/*',
+            'type-graphql',
+            'next',
+            'next/*',
+            '@svc/server',
+            '@svc/worker',
+          ],
+        },
+      ],
     },
   },
   {
     // The console talks to the GraphQL API only.
     files: ['apps/console/**/*.ts', 'apps/console/**/*.tsx'],
     rules: {
-      'no-restricted-imports': ['error', { patterns: ['@svc/core', '@svc/core/*', '@svc/db', '@svc/db/*', 'typeorm', 'pg'] }],
+      'no-restricted-imports': [
+        'error',
+        { patterns: ['@svc/core', '@svc/core/*', '@svc/db', '@svc/db/*', 'typeorm', 'pg'] },
+      ],
     },
   },
 );

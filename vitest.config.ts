@@ -7,7 +7,12 @@ export default defineConfig({
   // type-graphql loads graphql's CommonJS build; resolve ours to the same file so there is one graphql realm.
   resolve: { alias: { graphql: require.resolve('graphql') } },
   test: {
-    include: ['packages/*/src/**/*.test.ts', 'apps/server/src/**/*.test.ts', 'apps/worker/src/**/*.test.ts', 'scripts/**/*.test.ts'],
+    include: [
+      'packages/*/src/**/*.test.ts',
+      'apps/server/src/**/*.test.ts',
+      'apps/worker/src/**/*.test.ts',
+      'scripts/**/*.test.ts',
+    ],
     globalSetup: ['./scripts/vitest-global-setup.ts'],
     testTimeout: 30_000,
     hookTimeout: 60_000,

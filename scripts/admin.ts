@@ -33,7 +33,14 @@ async function main(): Promise<void> {
   });
   const databaseUrl = process.env['DATABASE_URL'] || readRuntimeInfo(dataDir(process.env))?.databaseUrl;
   if (!databaseUrl) throw new UsageError('no database: start the service with `npm start` first, or set DATABASE_URL');
-  const core = await openCore({ databaseUrl, clock: systemClock, limits: DEFAULT_LIMITS, serviceId: 'svc-webhooks', region: 'local', poolSize: 2 });
+  const core = await openCore({
+    databaseUrl,
+    clock: systemClock,
+    limits: DEFAULT_LIMITS,
+    serviceId: 'svc-webhooks',
+    region: 'local',
+    poolSize: 2,
+  });
   const { teams } = core.services;
   try {
     const command = `${noun ?? ''} ${verb ?? ''}`;
@@ -46,8 +53,17 @@ async function main(): Promise<void> {
         output = (await teams.listTeams()).map((t) => ({ team_id: t.id, name: t.name }));
         break;
       case 'team suspend':
-        await teams.setSuspension(required(values.team, 'team'), values['webhooks-only'] ? { suspended: false, webhooksSuspended: true } : { suspended: true, webhooksSuspended: false });
-        output = { team_id: values.team, suspended: !values['webhooks-only'], webhooks_suspended: Boolean(values['webhooks-only']) };
+        await teams.setSuspension(
+          required(values.team, 'team'),
+          values['webhooks-only']
+            ? { suspended: false, webhooksSuspended: true }
+            : { suspended: true, webhooksSuspended: false },
+        );
+        output = {
+          team_id: values.team,
+          suspended: !values['webhooks-only'],
+          webhooks_suspended: Boolean(values['webhooks-only']),
+        };
         break;
       case 'team unsuspend':
         await teams.setSuspension(required(values.team, 'team'), { suspended: false, webhooksSuspended: false });
@@ -63,7 +79,8 @@ async function main(): Promise<void> {
       case 'key create': {
         const limitText = values['spending-limit-usd'];
         const limit = limitText === undefined ? null : parseUsd(limitText);
-        if (limitText !== undefined && limit === null) throw new UsageError('--spending-limit-usd must be a decimal USD amount');
+        if (limitText !== undefined && limit === null)
+          throw new UsageError('--spending-limit-usd must be a decimal USD amount');
         const issued = await teams.createKey(required(values.team, 'team'), {
           kind: values.publishable ? 'publishable' : 'secret',
           webhooksAllowed: !values['no-webhooks'],
@@ -86,7 +103,8 @@ async function main(): Promise<void> {
 }
 
 main().catch((error: unknown) => {
-  const message = error instanceof UsageError || isServiceError(error) || error instanceof TypeError ? error.message : String(error);
+  const message =
+    error instanceof UsageError || isServiceError(error) || error instanceof TypeError ? error.message : String(error);
   console.error(JSON.stringify({ error: message }));
   process.exit(error instanceof UsageError ? 2 : 1);
 });

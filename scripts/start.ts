@@ -21,7 +21,8 @@ async function ensureLocalTeam(services: Services, configuredKey: string | undef
     if (!isValidSecretKey(configuredKey)) {
       console.warn('SVC_LOCAL_SECRET_KEY is not a valid svc_sk_ key; ignoring it');
     } else {
-      if (!(await services.teams.hasActiveKey(team.id, configuredKey))) await services.teams.createKey(team.id, { secret: configuredKey });
+      if (!(await services.teams.hasActiveKey(team.id, configuredKey)))
+        await services.teams.createKey(team.id, { secret: configuredKey });
       return configuredKey;
     }
   }
@@ -37,7 +38,11 @@ function buildConsoleIfNeeded(consoleDir: string): void {
   if (existsSync(path.join(consoleDir, '.next/BUILD_ID')) && process.env['SVC_CONSOLE_REBUILD'] !== '1') return;
   console.log('Building the console (first start only)...');
   const { cmd, args } = consoleCommand();
-  const result = spawnSync(cmd, [...args, 'build'], { cwd: consoleDir, stdio: 'inherit', env: { ...process.env, NEXT_TELEMETRY_DISABLED: '1' } });
+  const result = spawnSync(cmd, [...args, 'build'], {
+    cwd: consoleDir,
+    stdio: 'inherit',
+    env: { ...process.env, NEXT_TELEMETRY_DISABLED: '1' },
+  });
   if (result.status !== 0) throw new Error('console build failed');
 }
 
@@ -59,7 +64,13 @@ async function main(): Promise<void> {
     await ensureDatabase(databaseUrl);
   }
 
-  const core = await openCore({ databaseUrl, clock: systemClock, limits: config.limits, serviceId: config.serviceId, region: config.region });
+  const core = await openCore({
+    databaseUrl,
+    clock: systemClock,
+    limits: config.limits,
+    serviceId: config.serviceId,
+    region: config.region,
+  });
   const newKey = await ensureLocalTeam(core.services, env['SVC_LOCAL_SECRET_KEY']);
   const server = await startServer(core.services, config, logger);
   const worker = await startWorker({ databaseUrl, services: core.services, logger });
@@ -72,7 +83,12 @@ async function main(): Promise<void> {
     consoleProcess = spawn(cmd, [...args, 'start', '-p', String(consolePort), '-H', '127.0.0.1'], {
       cwd: consoleDir,
       stdio: ['ignore', 'inherit', 'inherit'],
-      env: { ...env, SVC_API_URL: `http://127.0.0.1:${config.port}`, NEXT_TELEMETRY_DISABLED: '1', PORT: String(consolePort) },
+      env: {
+        ...env,
+        SVC_API_URL: `http://127.0.0.1:${config.port}`,
+        NEXT_TELEMETRY_DISABLED: '1',
+        PORT: String(consolePort),
+      },
     });
   }
 
@@ -86,9 +102,14 @@ async function main(): Promise<void> {
   console.log(`Console       ${consoleUrl}`);
   console.log(`Health        ${apiUrl}/healthz`);
   if (newKey) console.log(`Local team key (shown once, store it): ${newKey}`);
-  else console.log('Local team key: printed at first start (or set SVC_LOCAL_SECRET_KEY); `npm run admin -- key create --team <id>` makes another.');
+  else
+    console.log(
+      'Local team key: printed at first start (or set SVC_LOCAL_SECRET_KEY); `npm run admin -- key create --team <id>` makes another.',
+    );
   if (config.allowLoopbackReceivers)
-    console.warn('WARNING: local mode accepts loopback receivers (http or https, any port). Set SVC_ALLOW_LOOPBACK_RECEIVERS=0 to apply the production URL rules.');
+    console.warn(
+      'WARNING: local mode accepts loopback receivers (http or https, any port). Set SVC_ALLOW_LOOPBACK_RECEIVERS=0 to apply the production URL rules.',
+    );
   console.log('Ready.');
 
   let stopping = false;

@@ -27,8 +27,3 @@ export async function toActionResult<T>(work: () => Promise<T>): Promise<ActionR
     throw error;
   }
 }
-
-/** Server actions are public endpoints: a malformed argument is answered like the API would. */
-export function invalidArgument(field: string, message: string): ActionResult<never> {
-  return { ok: false, error: { code: 'invalid_field', message, field } };
-}

@@ -61,7 +61,9 @@ export async function buildApp(services: Services, config: ServerConfig, logger:
         checkSvcMode(request.headers['svc-mode']);
       });
       rest.setErrorHandler((error, request, reply) => sendError(request, reply, error));
-      rest.setNotFoundHandler((request, reply) => sendError(request, reply, new ServiceError('not_found', 'no such route')));
+      rest.setNotFoundHandler((request, reply) =>
+        sendError(request, reply, new ServiceError('not_found', 'no such route')),
+      );
       rest.get('/openapi.json', async () => openApi);
       for (const route of routes) registerRoute(rest, route, { services, config });
     },
@@ -72,7 +74,8 @@ export async function buildApp(services: Services, config: ServerConfig, logger:
     schema: await buildGraphqlSchema(),
     plugins: [fastifyApolloDrainPlugin(app)],
     introspection: true,
-    formatError: (formatted, error) => formatGraphqlError(formatted, error, (err) => logger.error({ err }, 'graphql error')),
+    formatError: (formatted, error) =>
+      formatGraphqlError(formatted, error, (err) => logger.error({ err }, 'graphql error')),
   });
   await apollo.start();
   await app.register(fastifyApollo(apollo), {

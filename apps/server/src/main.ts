@@ -8,7 +8,13 @@ async function main(): Promise<void> {
   const config = readServerConfig(process.env, 'production');
   const logger = pino({ level: config.logLevel });
   if (!config.databaseUrl) throw new Error('DATABASE_URL is required in production mode (npm start runs local mode)');
-  const core = await openCore({ databaseUrl: config.databaseUrl, clock: systemClock, limits: config.limits, serviceId: config.serviceId, region: config.region });
+  const core = await openCore({
+    databaseUrl: config.databaseUrl,
+    clock: systemClock,
+    limits: config.limits,
+    serviceId: config.serviceId,
+    region: config.region,
+  });
   const server = await startServer(core.services, config, logger);
   logger.info({ url: server.url }, 'server listening');
   const stop = async () => {

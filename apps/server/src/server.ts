@@ -8,7 +8,11 @@ export interface RunningServer {
   close(): Promise<void>;
 }
 
-export async function startServer(services: Services, config: ServerConfig, logger: FastifyBaseLogger): Promise<RunningServer> {
+export async function startServer(
+  services: Services,
+  config: ServerConfig,
+  logger: FastifyBaseLogger,
+): Promise<RunningServer> {
   const { app } = await buildApp(services, config, logger);
   const address = await app.listen({ port: config.port, host: config.host });
   return { url: address, close: () => app.close() };

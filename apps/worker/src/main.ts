@@ -7,7 +7,13 @@ async function main(): Promise<void> {
   const databaseUrl = process.env['DATABASE_URL'];
   const logger = pino({ level: process.env['LOG_LEVEL'] ?? 'info' });
   if (!databaseUrl) throw new Error('DATABASE_URL is required in production mode (npm start runs local mode)');
-  const core = await openCore({ databaseUrl, clock: systemClock, limits: DEFAULT_LIMITS, serviceId: 'svc-webhooks', region: process.env['SVC_REGION'] ?? 'local' });
+  const core = await openCore({
+    databaseUrl,
+    clock: systemClock,
+    limits: DEFAULT_LIMITS,
+    serviceId: 'svc-webhooks',
+    region: process.env['SVC_REGION'] ?? 'local',
+  });
   const worker = await startWorker({ databaseUrl, services: core.services, logger });
   logger.info('worker started');
   const stop = async () => {

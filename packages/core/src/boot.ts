@@ -18,6 +18,12 @@ export interface OpenCoreOptions {
 export async function openCore(options: OpenCoreOptions): Promise<{ services: Services; close(): Promise<void> }> {
   if (options.migrate !== false) await runMigrations(options.databaseUrl);
   const db = await openDataSource(options.databaseUrl, ENTITIES, options.poolSize);
-  const services = createServices({ db, clock: options.clock, limits: options.limits, serviceId: options.serviceId, region: options.region });
+  const services = createServices({
+    db,
+    clock: options.clock,
+    limits: options.limits,
+    serviceId: options.serviceId,
+    region: options.region,
+  });
   return { services, close: () => db.destroy() };
 }

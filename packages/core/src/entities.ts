@@ -5,4 +5,11 @@ import { TeamEntity } from './teams/team.entity.js';
 import { TenantEntity, TenantExternalIdClaimEntity } from './tenants/tenant.entity.js';
 
 /** Every entity TypeORM maps; the drift test compares each with its table. */
-export const ENTITIES = [TeamEntity, ApiKeyEntity, TenantEntity, TenantExternalIdClaimEntity, EventTypeEntity, TeamSettingsEntity];
+export const ENTITIES = [
+  TeamEntity,
+  ApiKeyEntity,
+  TenantEntity,
+  TenantExternalIdClaimEntity,
+  EventTypeEntity,
+  TeamSettingsEntity,
+];

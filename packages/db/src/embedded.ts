@@ -31,7 +31,14 @@ export async function startEmbeddedPostgres(options: EmbeddedOptions): Promise<E
     createPostgresUser: process.getuid?.() === 0,
     onLog: () => undefined,
     onError: () => undefined,
-    postgresFlags: ['-c', 'max_connections=300', '-c', 'listen_addresses=127.0.0.1', '-c', 'fsync=' + (options.persistent ? 'on' : 'off')],
+    postgresFlags: [
+      '-c',
+      'max_connections=300',
+      '-c',
+      'listen_addresses=127.0.0.1',
+      '-c',
+      'fsync=' + (options.persistent ? 'on' : 'off'),
+    ],
   });
   if (!existsSync(`${options.dataDir}/PG_VERSION`)) await server.initialise();
   await server.start();

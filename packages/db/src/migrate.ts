@@ -33,7 +33,9 @@ export async function runMigrations(databaseUrl: string, migrations = loadMigrat
     await client.query(
       'CREATE TABLE IF NOT EXISTS schema_migrations (id text PRIMARY KEY, applied_at timestamptz NOT NULL DEFAULT now())',
     );
-    const done = new Set((await client.query<{ id: string }>('SELECT id FROM schema_migrations')).rows.map((r) => r.id));
+    const done = new Set(
+      (await client.query<{ id: string }>('SELECT id FROM schema_migrations')).rows.map((r) => r.id),
+    );
     for (const migration of migrations) {
       if (done.has(migration.id)) continue;
       await client.query('BEGIN');

@@ -8,7 +8,8 @@ import { runMigrations } from './migrate.js';
  */
 export async function createTestDatabase(): Promise<{ url: string; drop(): Promise<void> }> {
   const admin = process.env['SVC_TEST_DATABASE_URL'];
-  if (!admin) throw new Error('SVC_TEST_DATABASE_URL is not set: run tests through vitest (its global set-up starts Postgres)');
+  if (!admin)
+    throw new Error('SVC_TEST_DATABASE_URL is not set: run tests through vitest (its global set-up starts Postgres)');
   const name = `test_${randomBytes(6).toString('hex')}`;
   const client = new pg.Client({ connectionString: admin });
   await client.connect();

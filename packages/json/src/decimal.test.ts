@@ -114,12 +114,18 @@ describe('compareJsonNumbers: properties', () => {
 
   it('agrees with the BigInt comparison on near neighbours (one unit apart in the last digit)', () => {
     fc.assert(
-      fc.property(exactDecimal, fc.integer({ min: -1, max: 1 }), spellingChoices, spellingChoices, (d, step, c1, c2) => {
-        const neighbour = (BigInt(d.digits) + BigInt(step)).toString().replace('-', '');
-        const a = spellDecimal(d.negative, d.digits, d.exponent, c1);
-        const b = spellDecimal(d.negative, neighbour, d.exponent, c2);
-        expect(compareJsonNumbers(a, b)).toBe(referenceCompare(a, b));
-      }),
+      fc.property(
+        exactDecimal,
+        fc.integer({ min: -1, max: 1 }),
+        spellingChoices,
+        spellingChoices,
+        (d, step, c1, c2) => {
+          const neighbour = (BigInt(d.digits) + BigInt(step)).toString().replace('-', '');
+          const a = spellDecimal(d.negative, d.digits, d.exponent, c1);
+          const b = spellDecimal(d.negative, neighbour, d.exponent, c2);
+          expect(compareJsonNumbers(a, b)).toBe(referenceCompare(a, b));
+        },
+      ),
       { numRuns: 2000 },
     );
   });

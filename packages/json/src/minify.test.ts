@@ -9,7 +9,10 @@ import { resolvePointer } from './pointer.js';
 
 /** Reference definition, independent of the implementation: drop JSON whitespace unless it is inside a string. */
 function removeWhitespaceOutsideStringsByRegex(text: string): string {
-  return text.replace(/("(?:[^"\\]|\\.)*")|[ \t\n\r]+/g, (_match, stringLiteral: string | undefined) => stringLiteral ?? '');
+  return text.replace(
+    /("(?:[^"\\]|\\.)*")|[ \t\n\r]+/g,
+    (_match, stringLiteral: string | undefined) => stringLiteral ?? '',
+  );
 }
 
 function withoutStringLiterals(text: string): string {

@@ -181,12 +181,13 @@ describe('parseStrict: speed', () => {
   }
 
   it('parses a 1 MiB document in well under 50 ms', () => {
-    const payloads: unknown[] = [];
-    let source = '';
-    while (source.length < 1024 * 1024) {
-      for (let i = 0; i < 100; i++) payloads.push(webhookPayload(payloads.length));
-      source = JSON.stringify(payloads);
+    const payloads: string[] = [];
+    let length = 0;
+    while (length < 1024 * 1024) {
+      payloads.push(JSON.stringify(webhookPayload(payloads.length)));
+      length += payloads.at(-1)!.length + 1;
     }
+    const source = `[${payloads.join(',')}]`;
     for (let warmUp = 0; warmUp < 3; warmUp++) parseStrict(source);
     // The fastest of several runs: the machine is shared, and one slow run says nothing about the parser.
     const timings = Array.from({ length: 5 }, () => {
@@ -223,20 +224,23 @@ describe('parseStrict: properties', () => {
 
   it('accepts exactly what JSON.parse accepts, apart from duplicate keys', () => {
     fc.assert(
-      fc.property(fc.oneof(jsonishText, withOneEdit(jsonTexts), duplicateKeyTexts, withOneEdit(duplicateKeyTexts)), (source) => {
-        const reference = tryJsonParse(source);
-        const strict = tryParseStrict(source);
-        if (strict.ok) {
-          expect(reference).toMatchObject({ ok: true });
-          expect(describeExactly(toValue(strict.node))).toBe(describeExactly(reference.ok && reference.value));
-        } else if (strict.reason === 'syntax') {
-          expect(reference).toEqual({ ok: false });
-        } else {
-          // A duplicate key may be reported before a later syntax error, so JSON.parse may go either way here.
-          expect(strict.reason).toBe('duplicate_key');
-        }
-      }),
-      { numRuns: 3000 },
+      fc.property(
+        fc.oneof(jsonishText, withOneEdit(jsonTexts), duplicateKeyTexts, withOneEdit(duplicateKeyTexts)),
+        (source) => {
+          const reference = tryJsonParse(source);
+          const strict = tryParseStrict(source);
+          if (strict.ok) {
+            expect(reference).toMatchObject({ ok: true });
+            expect(describeExactly(toValue(strict.node))).toBe(describeExactly(reference.ok && reference.value));
+          } else if (strict.reason === 'syntax') {
+            expect(reference).toEqual({ ok: false });
+          } else {
+            // A duplicate key may be reported before a later syntax error, so JSON.parse may go either way here.
+            expect(strict.reason).toBe('duplicate_key');
+          }
+        },
+      ),
+      { numRuns: 2000 },
     );
   });
 

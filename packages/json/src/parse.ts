@@ -17,6 +17,7 @@ const PLUS = 0x2b;
 const COMMA = 0x2c;
 const MINUS = 0x2d;
 const DOT = 0x2e;
+const SLASH = 0x2f;
 const DIGIT_0 = 0x30;
 const DIGIT_1 = 0x31;
 const DIGIT_9 = 0x39;
@@ -25,22 +26,27 @@ const UPPER_E = 0x45;
 const OPEN_BRACKET = 0x5b;
 const BACKSLASH = 0x5c;
 const CLOSE_BRACKET = 0x5d;
+const LOWER_B = 0x62;
 const LOWER_E = 0x65;
 const LOWER_F = 0x66;
 const LOWER_N = 0x6e;
+const LOWER_R = 0x72;
 const LOWER_T = 0x74;
 const LOWER_U = 0x75;
 const OPEN_BRACE = 0x7b;
 const CLOSE_BRACE = 0x7d;
 
+// Most objects are small: scanning their few keys is cheaper than allocating a Set for each of them.
+const SMALL_OBJECT_MEMBERS = 8;
+
 const SHORT_ESCAPES: Readonly<Record<number, string>> = {
   [QUOTE]: '"',
   [BACKSLASH]: '\\',
-  [0x2f]: '/',
-  [0x62]: '\b',
+  [SLASH]: '/',
+  [LOWER_B]: '\b',
   [LOWER_F]: '\f',
   [LOWER_N]: '\n',
-  [0x72]: '\r',
+  [LOWER_R]: '\r',
   [LOWER_T]: '\t',
 };
 
@@ -55,9 +61,6 @@ export function parseStrict(source: string, options: ParseOptions = {}): JsonNod
   }
   return new StrictParser(source, maxDepth).parseDocument();
 }
-
-// Most objects are small: scanning their few keys is cheaper than allocating a Set for each of them.
-const SMALL_OBJECT_MEMBERS = 8;
 
 function isJsonWhitespace(code: number): boolean {
   return code === SPACE || code === LF || code === CR || code === TAB;
@@ -79,7 +82,7 @@ function hexValue(code: number): number {
   return -1;
 }
 
-function describe(source: string, offset: number): string {
+function describeOffendingInput(source: string, offset: number): string {
   if (offset >= source.length) return 'Unexpected end of JSON input';
   return `Unexpected character ${JSON.stringify(source[offset])}`;
 }
@@ -308,6 +311,6 @@ class StrictParser {
 
   private failSyntax(offset: number): never {
     const clamped = Math.min(offset, this.source.length);
-    throw new JsonSyntaxError('syntax', clamped, describe(this.source, clamped));
+    throw new JsonSyntaxError('syntax', clamped, describeOffendingInput(this.source, clamped));
   }
 }

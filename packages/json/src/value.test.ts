@@ -5,7 +5,8 @@ import { toValue } from './value.js';
 
 describe('toValue', () => {
   it('builds the value JSON.parse builds, with numbers through Number(raw)', () => {
-    const source = '{"n":[0,-0,1.50,1e400,-1e400,1e-400,0.1000000000000000055511151231257827],"s":"\\u00e9","t":true,"z":null}';
+    const source =
+      '{"n":[0,-0,1.50,1e400,-1e400,1e-400,0.1000000000000000055511151231257827],"s":"\\u00e9","t":true,"z":null}';
     expect(describeExactly(toValue(parseStrict(source)))).toBe(describeExactly(JSON.parse(source)));
   });
 

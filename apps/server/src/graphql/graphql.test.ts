@@ -36,26 +36,42 @@ describe('GraphQL', () => {
       { input: { externalId: 'gql-1', name: 'GraphQL', metadata: { plan: 'pro' } } },
     );
     const tenant = created.body.data.createTenant;
-    expect(tenant).toMatchObject({ externalId: 'gql-1', name: 'GraphQL', metadata: { plan: 'pro' }, status: 'active', version: '1' });
+    expect(tenant).toMatchObject({
+      externalId: 'gql-1',
+      name: 'GraphQL',
+      metadata: { plan: 'pro' },
+      status: 'active',
+      version: '1',
+    });
     const rest = await h.request('GET', `/tenants/${tenant.id}`);
     expect(rest.headers.get('etag')).toBe(tenant.etag);
 
     const duplicate = await gql('mutation($input: CreateTenantInput!) { createTenant(input: $input) { id } }', {
       input: { externalId: 'gql-1', name: 'Again' },
     });
-    expect(duplicate.body.errors[0].extensions).toEqual({ code: 'resource_in_use', field: 'external_id', resource_id: tenant.id });
+    expect(duplicate.body.errors[0].extensions).toEqual({
+      code: 'resource_in_use',
+      field: 'external_id',
+      resource_id: tenant.id,
+    });
 
     const invalid = await gql('mutation($input: CreateTenantInput!) { createTenant(input: $input) { id } }', {
       input: { externalId: 'bad id', name: 'x' },
     });
     expect(invalid.body.errors[0].extensions).toMatchObject({ code: 'invalid_field', field: 'external_id' });
 
-    const updated = await gql('mutation($id: ID!, $etag: String!) { updateTenant(id: $id, etag: $etag, input: { name: "Renamed" }) { name version etag } }', {
+    const updated = await gql(
+      'mutation($id: ID!, $etag: String!) { updateTenant(id: $id, etag: $etag, input: { name: "Renamed" }) { name version etag } }',
+      {
+        id: tenant.id,
+        etag: tenant.etag,
+      },
+    );
+    expect(updated.body.data.updateTenant).toMatchObject({ name: 'Renamed', version: '2' });
+    const stale = await gql('mutation($id: ID!, $etag: String!) { deleteTenant(id: $id, etag: $etag) }', {
       id: tenant.id,
       etag: tenant.etag,
     });
-    expect(updated.body.data.updateTenant).toMatchObject({ name: 'Renamed', version: '2' });
-    const stale = await gql('mutation($id: ID!, $etag: String!) { deleteTenant(id: $id, etag: $etag) }', { id: tenant.id, etag: tenant.etag });
     expect(stale.body.errors[0].extensions.code).toBe('revision_conflict');
     const deleted = await gql('mutation($id: ID!, $etag: String!) { deleteTenant(id: $id, etag: $etag) }', {
       id: tenant.id,
@@ -68,9 +84,12 @@ describe('GraphQL', () => {
 
   it('keeps event type examples exactly as written and archives and unarchives', async () => {
     const example = '{ "amount": 1.50 }';
-    const created = await gql('mutation($input: CreateEventTypeInput!) { createEventType(input: $input) { id example etag archived } }', {
-      input: { name: 'gql.paid', example },
-    });
+    const created = await gql(
+      'mutation($input: CreateEventTypeInput!) { createEventType(input: $input) { id example etag archived } }',
+      {
+        input: { name: 'gql.paid', example },
+      },
+    );
     const eventType = created.body.data.createEventType;
     expect(eventType.example).toBe(example);
     const rest = await h.request('GET', `/event_types/${eventType.id}`);
@@ -79,30 +98,51 @@ describe('GraphQL', () => {
       input: { name: 'gql.bad', example: '{"a":' },
     });
     expect(badJson.body.errors[0].extensions).toMatchObject({ code: 'invalid_field', field: 'example' });
-    const archived = await gql('mutation($id: ID!, $etag: String!) { archiveEventType(id: $id, etag: $etag) { archived etag } }', {
-      id: eventType.id,
-      etag: eventType.etag,
-    });
+    const archived = await gql(
+      'mutation($id: ID!, $etag: String!) { archiveEventType(id: $id, etag: $etag) { archived etag } }',
+      {
+        id: eventType.id,
+        etag: eventType.etag,
+      },
+    );
     expect(archived.body.data.archiveEventType.archived).toBe(true);
-    const restored = await gql('mutation($id: ID!, $etag: String!) { unarchiveEventType(id: $id, etag: $etag) { archived } }', {
-      id: eventType.id,
-      etag: archived.body.data.archiveEventType.etag,
-    });
+    const restored = await gql(
+      'mutation($id: ID!, $etag: String!) { unarchiveEventType(id: $id, etag: $etag) { archived } }',
+      {
+        id: eventType.id,
+        etag: archived.body.data.archiveEventType.etag,
+      },
+    );
     expect(restored.body.data.unarchiveEventType.archived).toBe(false);
   });
 
   it('reads and updates settings, capabilities and rates', async () => {
-    const settings = await gql('{ settings { etag payloadRetentionDays limits { name value unit measured } } capabilities { verificationKinds } rates { meters { id unitPriceUsd } } }');
+    const settings = await gql(
+      '{ settings { etag payloadRetentionDays limits { name value unit measured } } capabilities { verificationKinds } rates { meters { id unitPriceUsd } } }',
+    );
     expect(settings.body.data.settings.payloadRetentionDays).toBe(30);
-    expect(settings.body.data.settings.limits).toContainEqual({ name: 'dispatch_rate', value: 1000, unit: 'attempts per second', measured: false });
+    expect(settings.body.data.settings.limits).toContainEqual({
+      name: 'dispatch_rate',
+      value: 1000,
+      unit: 'attempts per second',
+      measured: false,
+    });
     expect(settings.body.data.capabilities.verificationKinds).toHaveLength(8);
     expect(settings.body.data.rates.meters[1]).toEqual({ id: 'webhooks.delivery_16k', unitPriceUsd: '0.00005' });
-    const updated = await gql('mutation($etag: String!) { updateSettings(etag: $etag, input: { responseBodyLogging: true }) { responseBodyLogging configurationVersion } }', {
-      etag: settings.body.data.settings.etag,
-    });
+    const updated = await gql(
+      'mutation($etag: String!) { updateSettings(etag: $etag, input: { responseBodyLogging: true }) { responseBodyLogging configurationVersion } }',
+      {
+        etag: settings.body.data.settings.etag,
+      },
+    );
     expect(updated.body.data.updateSettings).toEqual({ responseBodyLogging: true, configurationVersion: '2' });
-    const outOfRange = await gql('mutation { updateSettings(etag: "\\"wd:settings:2\\"", input: { responseRetentionDays: 9 }) { configurationVersion } }');
-    expect(outOfRange.body.errors[0].extensions).toMatchObject({ code: 'invalid_field', field: 'response_retention_days' });
+    const outOfRange = await gql(
+      'mutation { updateSettings(etag: "\\"wd:settings:2\\"", input: { responseRetentionDays: 9 }) { configurationVersion } }',
+    );
+    expect(outOfRange.body.errors[0].extensions).toMatchObject({
+      code: 'invalid_field',
+      field: 'response_retention_days',
+    });
   });
 
   it('never exposes a secret or key field, and docs/schema.graphql is the current schema', async () => {

@@ -74,7 +74,12 @@ export function toRates(): Rates {
     currency: RATES.currency,
     version: RATES.version,
     effectiveAt: RATES.effectiveAt,
-    meters: RATES.meters.map((m) => ({ id: m.id, unit: m.unit, unitBytes: m.unitBytes, unitPriceUsd: formatUsd(m.unitPriceMicros) })),
+    meters: RATES.meters.map((m) => ({
+      id: m.id,
+      unit: m.unit,
+      unitBytes: m.unitBytes,
+      unitPriceUsd: formatUsd(m.unitPriceMicros),
+    })),
   };
 }
 
@@ -84,7 +89,8 @@ export function rawJsonArgument(text: string | null | undefined, field: string):
   try {
     return RawJson.parse(text);
   } catch (error) {
-    if (error instanceof JsonSyntaxError) throw new ServiceError('invalid_field', `${field} must be valid JSON`, { field });
+    if (error instanceof JsonSyntaxError)
+      throw new ServiceError('invalid_field', `${field} must be valid JSON`, { field });
     throw error;
   }
 }

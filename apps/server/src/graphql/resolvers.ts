@@ -50,7 +50,10 @@ export class TenantResolver {
     @Arg('externalId', () => String, { nullable: true }) externalId?: string,
   ): Promise<TenantConnection> {
     const { tenants } = context.services;
-    const page = await tenants.listTenants(callContext(context), defined({ limit: first, cursor: after, external_id: externalId }));
+    const page = await tenants.listTenants(
+      callContext(context),
+      defined({ limit: first, cursor: after, external_id: externalId }),
+    );
     return { nodes: page.data.map((t) => toTenant(t, tenants.etag(t))), nextCursor: page.nextCursor };
   }
 
@@ -63,7 +66,10 @@ export class TenantResolver {
 
   @Authorized()
   @Mutation(() => Tenant)
-  async createTenant(@Ctx() context: GraphqlContext, @Arg('input', () => CreateTenantInput) input: CreateTenantInput): Promise<Tenant> {
+  async createTenant(
+    @Ctx() context: GraphqlContext,
+    @Arg('input', () => CreateTenantInput) input: CreateTenantInput,
+  ): Promise<Tenant> {
     const { tenants } = context.services;
     const tenant = await tenants.createTenant(
       callContext(context),
@@ -133,7 +139,11 @@ export class EventTypeResolver {
     const { eventTypes } = context.services;
     const eventType = await eventTypes.createEventType(
       callContext(context),
-      defined({ name: input.name, description: input.description ?? undefined, example: rawJsonArgument(input.example, 'example') }),
+      defined({
+        name: input.name,
+        description: input.description ?? undefined,
+        example: rawJsonArgument(input.example, 'example'),
+      }),
     );
     return toEventType(eventType, eventTypes.etag(eventType));
   }

@@ -20,7 +20,11 @@ export function buildGraphqlSchema() {
 }
 
 /** Errors carry extensions.code equal to the REST error code; unknown errors are opaque. */
-export function formatGraphqlError(formatted: GraphQLFormattedError, error: unknown, log: (err: unknown) => void): GraphQLFormattedError {
+export function formatGraphqlError(
+  formatted: GraphQLFormattedError,
+  error: unknown,
+  log: (err: unknown) => void,
+): GraphQLFormattedError {
   const original = error instanceof GraphQLError ? error.originalError : error;
   if (isServiceError(original)) {
     return {
@@ -34,7 +38,12 @@ export function formatGraphqlError(formatted: GraphQLFormattedError, error: unkn
     };
   }
   const code = formatted.extensions?.['code'];
-  if (original && !(original instanceof GraphQLError) && code !== 'GRAPHQL_VALIDATION_FAILED' && code !== 'BAD_USER_INPUT') {
+  if (
+    original &&
+    !(original instanceof GraphQLError) &&
+    code !== 'GRAPHQL_VALIDATION_FAILED' &&
+    code !== 'BAD_USER_INPUT'
+  ) {
     log(original);
     return { message: 'internal error', extensions: { code: 'internal_error' } };
   }

@@ -10,7 +10,12 @@ afterAll(async () => {
 });
 
 async function createTenant(externalId: string, key?: string) {
-  const response = await post(h, '/tenants', { external_id: externalId, name: `Tenant ${externalId}` }, key ? { key } : {});
+  const response = await post(
+    h,
+    '/tenants',
+    { external_id: externalId, name: `Tenant ${externalId}` },
+    key ? { key } : {},
+  );
   expect(response.status).toBe(201);
   return response;
 }
@@ -22,7 +27,12 @@ describe('Svc-Mode is checked before anything else', () => {
     expect(response.json.error.code).toBe('unsupported_mode');
   });
   it('answers 422 invalid_field for any other value, before JSON and auth checks', async () => {
-    const response = await h.request('POST', '/tenants', { key: 'nope', headers: { 'svc-mode': 'LIVE', 'content-type': 'text/plain' }, body: '{', raw: true });
+    const response = await h.request('POST', '/tenants', {
+      key: 'nope',
+      headers: { 'svc-mode': 'LIVE', 'content-type': 'text/plain' },
+      body: '{',
+      raw: true,
+    });
     expect(response.status).toBe(422);
     expect(response.json.error).toMatchObject({ code: 'invalid_field', field: 'Svc-Mode' });
   });
@@ -79,7 +89,12 @@ describe('authentication', () => {
 
 describe('request bodies', () => {
   it('answers 415 for a body that is not application/json', async () => {
-    const response = await h.request('POST', '/tenants', { idempotencyKey: uniqueKey(), headers: { 'content-type': 'text/plain' }, body: '{"external_id":"a","name":"b"}', raw: true });
+    const response = await h.request('POST', '/tenants', {
+      idempotencyKey: uniqueKey(),
+      headers: { 'content-type': 'text/plain' },
+      body: '{"external_id":"a","name":"b"}',
+      raw: true,
+    });
     expect(response.status).toBe(415);
     expect(response.json.error.code).toBe('unsupported_media_type');
   });
@@ -107,7 +122,12 @@ describe('request bodies', () => {
     expect(response.json.error).toMatchObject({ code: 'invalid_field', field: 'colour' });
   });
   it('accepts application/json with a utf-8 charset', async () => {
-    const response = await post(h, '/tenants', { external_id: 'charset', name: 'n' }, { headers: { 'content-type': 'application/json; charset=utf-8' } });
+    const response = await post(
+      h,
+      '/tenants',
+      { external_id: 'charset', name: 'n' },
+      { headers: { 'content-type': 'application/json; charset=utf-8' } },
+    );
     expect(response.status).toBe(201);
   });
 });
@@ -117,15 +137,24 @@ describe('Idempotency-Key', () => {
     let response = await h.request('POST', '/tenants', { body: { external_id: 'k1', name: 'n' } });
     expect(response.status).toBe(422);
     expect(response.json.error).toMatchObject({ code: 'invalid_field', field: 'Idempotency-Key' });
-    response = await h.request('POST', '/tenants', { body: { external_id: 'k1', name: 'n' }, idempotencyKey: 'x'.repeat(129) });
+    response = await h.request('POST', '/tenants', {
+      body: { external_id: 'k1', name: 'n' },
+      idempotencyKey: 'x'.repeat(129),
+    });
     expect(response.json.error).toMatchObject({ code: 'invalid_field', field: 'Idempotency-Key' });
-    response = await h.request('POST', '/tenants', { body: { external_id: 'k1', name: 'n' }, headers: { 'idempotency-key': 'caf\u00e9' } });
+    response = await h.request('POST', '/tenants', {
+      body: { external_id: 'k1', name: 'n' },
+      headers: { 'idempotency-key': 'caf\u00e9' },
+    });
     expect(response.status).toBe(422);
   });
 
   it('replays the first response with Idempotency-Replayed: true, ignoring key order, whitespace and omitted defaults', async () => {
     const key = uniqueKey();
-    const first = await h.request('POST', '/tenants', { idempotencyKey: key, body: { external_id: 'idem-1', name: 'First' } });
+    const first = await h.request('POST', '/tenants', {
+      idempotencyKey: key,
+      body: { external_id: 'idem-1', name: 'First' },
+    });
     expect(first.status).toBe(201);
     expect(first.headers.get('idempotency-replayed')).toBeNull();
     const again = await h.request('POST', '/tenants', {
@@ -143,8 +172,13 @@ describe('Idempotency-Key', () => {
 
   it('answers 409 idempotency_conflict for a different request with the same key', async () => {
     const key = uniqueKey();
-    expect((await h.request('POST', '/tenants', { idempotencyKey: key, body: { external_id: 'idem-2', name: 'A' } })).status).toBe(201);
-    const response = await h.request('POST', '/tenants', { idempotencyKey: key, body: { external_id: 'idem-2', name: 'B' } });
+    expect(
+      (await h.request('POST', '/tenants', { idempotencyKey: key, body: { external_id: 'idem-2', name: 'A' } })).status,
+    ).toBe(201);
+    const response = await h.request('POST', '/tenants', {
+      idempotencyKey: key,
+      body: { external_id: 'idem-2', name: 'B' },
+    });
     expect(response.status).toBe(409);
     expect(response.json.error.code).toBe('idempotency_conflict');
     const otherRoute = await h.request('POST', '/event_types', { idempotencyKey: key, body: { name: 'idem.two' } });
@@ -153,10 +187,16 @@ describe('Idempotency-Key', () => {
 
   it('is not consumed by a failed validation or a failed request', async () => {
     const key = uniqueKey();
-    const invalid = await h.request('POST', '/tenants', { idempotencyKey: key, body: { external_id: 'bad id!', name: 'A' } });
+    const invalid = await h.request('POST', '/tenants', {
+      idempotencyKey: key,
+      body: { external_id: 'bad id!', name: 'A' },
+    });
     expect(invalid.status).toBe(422);
     await createTenant('idem-taken');
-    const conflict = await h.request('POST', '/tenants', { idempotencyKey: key, body: { external_id: 'idem-taken', name: 'A' } });
+    const conflict = await h.request('POST', '/tenants', {
+      idempotencyKey: key,
+      body: { external_id: 'idem-taken', name: 'A' },
+    });
     expect(conflict.status).toBe(409);
     expect(conflict.json.error.code).toBe('resource_in_use');
     const ok = await h.request('POST', '/tenants', { idempotencyKey: key, body: { external_id: 'idem-3', name: 'A' } });
@@ -167,8 +207,14 @@ describe('Idempotency-Key', () => {
   it('is scoped to the team', async () => {
     const key = uniqueKey();
     const other = await h.newTeam('other-idem');
-    expect((await h.request('POST', '/tenants', { idempotencyKey: key, body: { external_id: 'scoped', name: 'A' } })).status).toBe(201);
-    const response = await h.request('POST', '/tenants', { key: other.key, idempotencyKey: key, body: { external_id: 'scoped', name: 'A' } });
+    expect(
+      (await h.request('POST', '/tenants', { idempotencyKey: key, body: { external_id: 'scoped', name: 'A' } })).status,
+    ).toBe(201);
+    const response = await h.request('POST', '/tenants', {
+      key: other.key,
+      idempotencyKey: key,
+      body: { external_id: 'scoped', name: 'A' },
+    });
     expect(response.status).toBe(201);
     expect(response.headers.get('idempotency-replayed')).toBeNull();
   });
@@ -176,7 +222,9 @@ describe('Idempotency-Key', () => {
   it('executes exactly once under concurrent requests; the others see request_in_progress or the replay', async () => {
     const key = uniqueKey();
     const body = { external_id: 'concurrent', name: 'Concurrent' };
-    const responses = await Promise.all(Array.from({ length: 8 }, () => h.request('POST', '/tenants', { idempotencyKey: key, body })));
+    const responses = await Promise.all(
+      Array.from({ length: 8 }, () => h.request('POST', '/tenants', { idempotencyKey: key, body })),
+    );
     const created = responses.filter((r) => r.status === 201 && r.headers.get('idempotency-replayed') === null);
     expect(created).toHaveLength(1);
     for (const response of responses) {
@@ -220,10 +268,16 @@ describe('If-Match', () => {
       const missing = await h.request(method, `/tenants/${id}`, method === 'PATCH' ? { body: { name: 'x' } } : {});
       expect(missing.status).toBe(428);
       expect(missing.json.error.code).toBe('precondition_required');
-      const malformed = await h.request(method, `/tenants/${id}`, { ifMatch: 'wd:nope', ...(method === 'PATCH' ? { body: { name: 'x' } } : {}) });
+      const malformed = await h.request(method, `/tenants/${id}`, {
+        ifMatch: 'wd:nope',
+        ...(method === 'PATCH' ? { body: { name: 'x' } } : {}),
+      });
       expect(malformed.status).toBe(422);
       expect(malformed.json.error).toMatchObject({ code: 'invalid_field', field: 'If-Match' });
-      const weak = await h.request(method, `/tenants/${id}`, { ifMatch: `W/${etag}`, ...(method === 'PATCH' ? { body: { name: 'x' } } : {}) });
+      const weak = await h.request(method, `/tenants/${id}`, {
+        ifMatch: `W/${etag}`,
+        ...(method === 'PATCH' ? { body: { name: 'x' } } : {}),
+      });
       expect(weak.status).toBe(422);
     }
     const changed = await h.request('PATCH', `/tenants/${id}`, { ifMatch: etag, body: { name: 'Renamed' } });
@@ -244,12 +298,21 @@ describe('lists and cursors', () => {
   it('pages oldest first with limit 1-200 (default 50) and a cursor bound to team, list and filters', async () => {
     const team = await h.newTeam('paging');
     for (let i = 0; i < 55; i += 1)
-      await h.services.tenants.createTenant({ actor: team }, { external_id: `p-${String(i).padStart(2, '0')}`, name: `P ${i}` });
+      await h.services.tenants.createTenant(
+        { actor: team },
+        { external_id: `p-${String(i).padStart(2, '0')}`, name: `P ${i}` },
+      );
     const first = await h.request('GET', '/tenants', { key: team.key });
     expect(first.json.data).toHaveLength(50);
     expect(first.json.data[0].external_id).toBe('p-00');
     const second = await h.request('GET', `/tenants?cursor=${first.json.next_cursor}`, { key: team.key });
-    expect(second.json.data.map((t: { external_id: string }) => t.external_id)).toEqual(['p-50', 'p-51', 'p-52', 'p-53', 'p-54']);
+    expect(second.json.data.map((t: { external_id: string }) => t.external_id)).toEqual([
+      'p-50',
+      'p-51',
+      'p-52',
+      'p-53',
+      'p-54',
+    ]);
     expect(second.json.next_cursor).toBeNull();
     const small = await h.request('GET', '/tenants?limit=1', { key: team.key });
     expect(small.json.data).toHaveLength(1);
@@ -285,7 +348,9 @@ describe('tenancy', () => {
     const id = created.json.id as string;
     const etag = created.headers.get('etag')!;
     expect((await h.request('GET', `/tenants/${id}`, { key: other.key })).status).toBe(404);
-    expect((await h.request('PATCH', `/tenants/${id}`, { key: other.key, ifMatch: etag, body: { name: 'x' } })).status).toBe(404);
+    expect(
+      (await h.request('PATCH', `/tenants/${id}`, { key: other.key, ifMatch: etag, body: { name: 'x' } })).status,
+    ).toBe(404);
     const deleted = await h.request('DELETE', `/tenants/${id}`, { key: other.key, ifMatch: etag });
     expect(deleted.status).toBe(404);
     expect(deleted.json.error.code).toBe('not_found');

@@ -16,8 +16,10 @@ export function errorBody(error: ServiceError): string {
 export function toServiceError(error: unknown): ServiceError | null {
   if (isServiceError(error)) return error;
   const code = (error as FastifyError | undefined)?.code;
-  if (code === 'FST_ERR_CTP_BODY_TOO_LARGE') return new ServiceError('body_too_large', 'the request body is over 1 MiB');
-  if (code === 'FST_ERR_CTP_INVALID_MEDIA_TYPE') return new ServiceError('unsupported_media_type', 'request bodies must be application/json');
+  if (code === 'FST_ERR_CTP_BODY_TOO_LARGE')
+    return new ServiceError('body_too_large', 'the request body is over 1 MiB');
+  if (code === 'FST_ERR_CTP_INVALID_MEDIA_TYPE')
+    return new ServiceError('unsupported_media_type', 'request bodies must be application/json');
   if (code === 'FST_ERR_CTP_EMPTY_JSON_BODY' || code === 'FST_ERR_CTP_INVALID_CONTENT_LENGTH')
     return new ServiceError('invalid_json', 'the body is not valid JSON');
   return null;
@@ -27,9 +29,10 @@ export function sendError(request: FastifyRequest, reply: FastifyReply, error: u
   const known = toServiceError(error);
   if (!known) {
     request.log.error({ err: error }, 'unhandled error');
-    return reply.code(500).type('application/json; charset=utf-8').send(
-      JSON.stringify({ error: { code: 'internal_error', message: 'internal error' } }),
-    );
+    return reply
+      .code(500)
+      .type('application/json; charset=utf-8')
+      .send(JSON.stringify({ error: { code: 'internal_error', message: 'internal error' } }));
   }
   if (known.details.retryAfter !== undefined) reply.header('Retry-After', String(known.details.retryAfter));
   if (known.details.etag !== undefined) reply.header('ETag', known.details.etag);

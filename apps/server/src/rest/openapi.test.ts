@@ -16,7 +16,8 @@ describe('OpenAPI document', () => {
     expect(response.json.openapi).toBe('3.1.0');
     const described = new Set<string>();
     for (const [path, operations] of Object.entries(response.json.paths as Record<string, Record<string, unknown>>))
-      for (const method of Object.keys(operations)) described.add(`${method.toUpperCase()} /v1${path.replace(/\{(\w+)\}/g, ':$1')}`);
+      for (const method of Object.keys(operations))
+        described.add(`${method.toUpperCase()} /v1${path.replace(/\{(\w+)\}/g, ':$1')}`);
     const served = h.built.app
       .printRoutes({ commonPrefix: false })
       .split('\n')
@@ -29,11 +30,15 @@ describe('OpenAPI document', () => {
   it('declares request bodies, the Idempotency-Key and If-Match headers, and error responses', async () => {
     const { json } = await h.request('GET', '/openapi.json', { key: null });
     const create = json.paths['/tenants'].post;
-    expect(create.parameters).toContainEqual(expect.objectContaining({ name: 'Idempotency-Key', in: 'header', required: true }));
+    expect(create.parameters).toContainEqual(
+      expect.objectContaining({ name: 'Idempotency-Key', in: 'header', required: true }),
+    );
     expect(create.requestBody.content['application/json'].schema.required).toEqual(['external_id', 'name']);
     expect(create.requestBody.content['application/json'].schema.additionalProperties).toBe(false);
     expect(Object.keys(create.responses)).toEqual(expect.arrayContaining(['201', '401', '409', '422', '429']));
     const patch = json.paths['/tenants/{id}'].patch;
-    expect(patch.parameters).toContainEqual(expect.objectContaining({ name: 'If-Match', in: 'header', required: true }));
+    expect(patch.parameters).toContainEqual(
+      expect.objectContaining({ name: 'If-Match', in: 'header', required: true }),
+    );
   });
 });

@@ -3,9 +3,23 @@ import { SERVICE_VERSION } from '@svc/core';
 import type { RouteSpec } from './route.js';
 
 const STATUS_TEXT: Record<number, string> = {
-  200: 'OK', 201: 'Created', 202: 'Accepted', 204: 'No Content', 400: 'Bad Request', 401: 'Unauthorized', 402: 'Payment Required',
-  403: 'Forbidden', 404: 'Not Found', 409: 'Conflict', 410: 'Gone', 412: 'Precondition Failed', 413: 'Content Too Large',
-  415: 'Unsupported Media Type', 422: 'Unprocessable Content', 428: 'Precondition Required', 429: 'Too Many Requests',
+  200: 'OK',
+  201: 'Created',
+  202: 'Accepted',
+  204: 'No Content',
+  400: 'Bad Request',
+  401: 'Unauthorized',
+  402: 'Payment Required',
+  403: 'Forbidden',
+  404: 'Not Found',
+  409: 'Conflict',
+  410: 'Gone',
+  412: 'Precondition Failed',
+  413: 'Content Too Large',
+  415: 'Unsupported Media Type',
+  422: 'Unprocessable Content',
+  428: 'Precondition Required',
+  429: 'Too Many Requests',
   503: 'Service Unavailable',
 };
 
@@ -33,7 +47,12 @@ export function buildOpenApi(routes: readonly RouteSpec[], serverUrl: string): R
         parameters.push({ name, in: 'query', required: false, schema: jsonSchema(schema) });
     }
     if (route.idempotent)
-      parameters.push({ name: 'Idempotency-Key', in: 'header', required: true, schema: { type: 'string', minLength: 1, maxLength: 128 } });
+      parameters.push({
+        name: 'Idempotency-Key',
+        in: 'header',
+        required: true,
+        schema: { type: 'string', minLength: 1, maxLength: 128 },
+      });
     if (route.ifMatch) parameters.push({ name: 'If-Match', in: 'header', required: true, schema: { type: 'string' } });
     parameters.push({ name: 'Svc-Mode', in: 'header', required: false, schema: { type: 'string', enum: ['live'] } });
     const responses: Record<string, unknown> = {};
@@ -44,7 +63,12 @@ export function buildOpenApi(routes: readonly RouteSpec[], serverUrl: string): R
       responses[String(status)] =
         schema === null
           ? { description }
-          : { description, content: { 'application/json': { schema: schema ? jsonSchema(schema) : { $ref: '#/components/schemas/Error' } } } };
+          : {
+              description,
+              content: {
+                'application/json': { schema: schema ? jsonSchema(schema) : { $ref: '#/components/schemas/Error' } },
+              },
+            };
     }
     paths[path] ??= {};
     paths[path][route.method.toLowerCase()] = {
@@ -52,7 +76,9 @@ export function buildOpenApi(routes: readonly RouteSpec[], serverUrl: string): R
       summary: route.summary,
       security: [{ bearer: [] }],
       parameters,
-      ...(route.input ? { requestBody: { required: true, content: { 'application/json': { schema: jsonSchema(route.input) } } } } : {}),
+      ...(route.input
+        ? { requestBody: { required: true, content: { 'application/json': { schema: jsonSchema(route.input) } } } }
+        : {}),
       responses,
     };
   }
@@ -70,7 +96,12 @@ export function buildOpenApi(routes: readonly RouteSpec[], serverUrl: string): R
             error: {
               type: 'object',
               required: ['code', 'message'],
-              properties: { code: { type: 'string' }, message: { type: 'string' }, field: { type: 'string' }, resource_id: { type: 'string' } },
+              properties: {
+                code: { type: 'string' },
+                message: { type: 'string' },
+                field: { type: 'string' },
+                resource_id: { type: 'string' },
+              },
             },
           },
         },

@@ -32,7 +32,8 @@ export function newRequestId(): string {
 export function checkSvcMode(header: string | string[] | undefined): void {
   if (header === undefined) return;
   if (header === 'live') return;
-  if (header === 'test') throw new ServiceError('unsupported_mode', 'test mode is not supported; omit Svc-Mode or send live');
+  if (header === 'test')
+    throw new ServiceError('unsupported_mode', 'test mode is not supported; omit Svc-Mode or send live');
   throw new ServiceError('invalid_field', 'Svc-Mode must be live', { field: 'Svc-Mode' });
 }
 
@@ -65,7 +66,8 @@ export function parseBody(request: FastifyRequest, rawFields: readonly string[] 
   if (node.kind !== 'object') throw new ServiceError('invalid_json', 'the body must be a JSON object');
   const body = toValue(node) as Record<string, unknown>;
   for (const member of node.members) {
-    if (rawFields.includes(member.key)) body[member.key] = new RawJson(source.slice(member.value.start, member.value.end));
+    if (rawFields.includes(member.key))
+      body[member.key] = new RawJson(source.slice(member.value.start, member.value.end));
   }
   return body;
 }
@@ -80,7 +82,11 @@ const BUCKETS = {
   config_write: { name: 'config_write', rateLimit: 'config_writes_per_second', burst: BURSTS.config_writes_per_second },
 } as const;
 
-export async function enforceRateLimit(deps: PipelineDeps, actor: Actor, rateClass: RouteSpec['rateClass']): Promise<void> {
+export async function enforceRateLimit(
+  deps: PipelineDeps,
+  actor: Actor,
+  rateClass: RouteSpec['rateClass'],
+): Promise<void> {
   if (rateClass === 'none') return;
   const bucket = BUCKETS[rateClass];
   await deps.services.rateLimits.take(actor.teamId, bucket.name, {
@@ -89,7 +95,13 @@ export async function enforceRateLimit(deps: PipelineDeps, actor: Actor, rateCla
   });
 }
 
-function send(reply: FastifyReply, route: RouteSpec, deps: PipelineDeps, result: RouteResult, body: Buffer | null): FastifyReply {
+function send(
+  reply: FastifyReply,
+  route: RouteSpec,
+  deps: PipelineDeps,
+  result: RouteResult,
+  body: Buffer | null,
+): FastifyReply {
   reply.code(result.status);
   for (const [name, value] of Object.entries(result.headers ?? {})) reply.header(name, value);
   if (body === null) return reply.send();
@@ -103,7 +115,9 @@ function assertMatchesSchema(route: RouteSpec, result: RouteResult): void {
   if (schema === null) return;
   const parsed = schema.safeParse(plainValue(result.body));
   if (!parsed.success)
-    throw new Error(`${route.operationId}: response does not match its schema: ${JSON.stringify(parsed.error.issues[0])}`);
+    throw new Error(
+      `${route.operationId}: response does not match its schema: ${JSON.stringify(parsed.error.issues[0])}`,
+    );
 }
 
 function encodeBody(result: RouteResult): Buffer | null {
@@ -135,7 +149,13 @@ export function registerRoute(app: FastifyInstance, route: RouteSpec, deps: Pipe
       if (claim.outcome === 'replay') {
         reply.header('Idempotency-Replayed', 'true');
         const { response } = claim;
-        return send(reply, route, { ...deps, config: { ...deps.config, validateResponses: false } }, { status: response.status, headers: response.headers }, response.body);
+        return send(
+          reply,
+          route,
+          { ...deps, config: { ...deps.config, validateResponses: false } },
+          { status: response.status, headers: response.headers },
+          response.body,
+        );
       }
       try {
         const { result, encoded } = await deps.services.db.transaction(async (tx) => {

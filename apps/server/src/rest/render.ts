@@ -7,7 +7,8 @@ import { RawJson } from '@svc/core';
 export function renderJson(value: unknown): string {
   if (value instanceof RawJson) return value.text;
   if (value === null || value === undefined) return 'null';
-  if (Array.isArray(value)) return `[${value.map((item) => (item === undefined ? 'null' : renderJson(item))).join(',')}]`;
+  if (Array.isArray(value))
+    return `[${value.map((item) => (item === undefined ? 'null' : renderJson(item))).join(',')}]`;
   if (value instanceof Date) return JSON.stringify(value.toISOString());
   if (typeof value === 'object') {
     const parts: string[] = [];

@@ -49,20 +49,34 @@ describe('tenants', () => {
 
   it('accepts a 128-byte name and a 128-character external_id', async () => {
     const team = await h.newTeam('bounds');
-    const response = await post(h, '/tenants', { external_id: 'b'.repeat(128), name: 'é'.repeat(64) }, { key: team.key });
+    const response = await post(
+      h,
+      '/tenants',
+      { external_id: 'b'.repeat(128), name: 'é'.repeat(64) },
+      { key: team.key },
+    );
     expect(response.status).toBe(201);
   });
 
   it('patches name and replaces metadata in full; an unchanged request keeps the version', async () => {
     const created = await post(h, '/tenants', { external_id: 'patchy', name: 'P', metadata: { a: '1', b: '2' } });
     const id = created.json.id as string;
-    const patched = await h.request('PATCH', `/tenants/${id}`, { ifMatch: created.headers.get('etag')!, body: { metadata: { c: '3' } } });
+    const patched = await h.request('PATCH', `/tenants/${id}`, {
+      ifMatch: created.headers.get('etag')!,
+      body: { metadata: { c: '3' } },
+    });
     expect(patched.status).toBe(200);
     expect(patched.json).toMatchObject({ name: 'P', metadata: { c: '3' }, version: '2' });
-    const same = await h.request('PATCH', `/tenants/${id}`, { ifMatch: patched.headers.get('etag')!, body: { name: 'P', metadata: { c: '3' } } });
+    const same = await h.request('PATCH', `/tenants/${id}`, {
+      ifMatch: patched.headers.get('etag')!,
+      body: { name: 'P', metadata: { c: '3' } },
+    });
     expect(same.json.version).toBe('2');
     expect(same.headers.get('etag')).toBe(patched.headers.get('etag'));
-    const immutable = await h.request('PATCH', `/tenants/${id}`, { ifMatch: same.headers.get('etag')!, body: { external_id: 'other' } });
+    const immutable = await h.request('PATCH', `/tenants/${id}`, {
+      ifMatch: same.headers.get('etag')!,
+      body: { external_id: 'other' },
+    });
     expect(immutable.status).toBe(422);
     expect(immutable.json.error.field).toBe('external_id');
   });
@@ -71,14 +85,21 @@ describe('tenants', () => {
     const team = await h.newTeam('deleting');
     const created = await post(h, '/tenants', { external_id: 'gone', name: 'Gone' }, { key: team.key });
     const id = created.json.id as string;
-    const deleted = await h.request('DELETE', `/tenants/${id}`, { key: team.key, ifMatch: created.headers.get('etag')! });
+    const deleted = await h.request('DELETE', `/tenants/${id}`, {
+      key: team.key,
+      ifMatch: created.headers.get('etag')!,
+    });
     expect(deleted.status).toBe(204);
     expect(deleted.text).toBe('');
     const read = await h.request('GET', `/tenants/${id}`, { key: team.key });
     expect(read.json).toMatchObject({ status: 'deleted', version: '2' });
     const listed = await h.request('GET', '/tenants', { key: team.key });
     expect(listed.json.data.map((t: { id: string }) => t.id)).toContain(id);
-    const patch = await h.request('PATCH', `/tenants/${id}`, { key: team.key, ifMatch: read.headers.get('etag')!, body: { name: 'x' } });
+    const patch = await h.request('PATCH', `/tenants/${id}`, {
+      key: team.key,
+      ifMatch: read.headers.get('etag')!,
+      body: { name: 'x' },
+    });
     expect(patch.status).toBe(409);
     expect(patch.json.error.code).toBe('invalid_state');
     const again = await h.request('DELETE', `/tenants/${id}`, { key: team.key, ifMatch: read.headers.get('etag')! });
@@ -106,11 +127,15 @@ describe('tenants', () => {
   it('answers 409 quota_exceeded at the tenant limit; deleted tenants free their place', async () => {
     const team = await h.newTeam('quota');
     const made = [];
-    for (let i = 0; i < 3; i += 1) made.push(await post(h, '/tenants', { external_id: `q${i}`, name: 'Q' }, { key: team.key }));
+    for (let i = 0; i < 3; i += 1)
+      made.push(await post(h, '/tenants', { external_id: `q${i}`, name: 'Q' }, { key: team.key }));
     const over = await post(h, '/tenants', { external_id: 'q3', name: 'Q' }, { key: team.key });
     expect(over.status).toBe(409);
     expect(over.json.error.code).toBe('quota_exceeded');
-    await h.request('DELETE', `/tenants/${made[0]!.json.id}`, { key: team.key, ifMatch: made[0]!.headers.get('etag')! });
+    await h.request('DELETE', `/tenants/${made[0]!.json.id}`, {
+      key: team.key,
+      ifMatch: made[0]!.headers.get('etag')!,
+    });
     expect((await post(h, '/tenants', { external_id: 'q3', name: 'Q' }, { key: team.key })).status).toBe(201);
   });
 
@@ -126,10 +151,18 @@ describe('tenants', () => {
 describe('event types', () => {
   it('creates with defaults and keeps the example exactly as written', async () => {
     const team = await h.newTeam('catalog');
-    const raw = '{"name":"invoice.paid","example": {"amount" : 1.50, "big": 12345678901234567890, "e":"\\u00e9", "n": [1e3, -0.0]}}';
-    const created = await h.request('POST', '/event_types', { key: team.key, idempotencyKey: 'et-1', body: raw, raw: true });
+    const raw =
+      '{"name":"invoice.paid","example": {"amount" : 1.50, "big": 12345678901234567890, "e":"\\u00e9", "n": [1e3, -0.0]}}';
+    const created = await h.request('POST', '/event_types', {
+      key: team.key,
+      idempotencyKey: 'et-1',
+      body: raw,
+      raw: true,
+    });
     expect(created.status).toBe(201);
-    expect(created.text).toContain('"example":{"amount" : 1.50, "big": 12345678901234567890, "e":"\\u00e9", "n": [1e3, -0.0]}');
+    expect(created.text).toContain(
+      '"example":{"amount" : 1.50, "big": 12345678901234567890, "e":"\\u00e9", "n": [1e3, -0.0]}',
+    );
     expect(created.json).toMatchObject({ name: 'invoice.paid', description: '', archived: false, version: '1' });
     const read = await h.request('GET', `/event_types/${created.json.id}`, { key: team.key });
     expect(read.text).toBe(created.text);
@@ -155,13 +188,28 @@ describe('event types', () => {
 
   it('bounds description (4,096 bytes) and example (16 KiB)', async () => {
     const team = await h.newTeam('bounds-et');
-    expect((await post(h, '/event_types', { name: 'd.ok', description: 'x'.repeat(4096) }, { key: team.key })).status).toBe(201);
-    const longDescription = await post(h, '/event_types', { name: 'd.long', description: 'é'.repeat(2049) }, { key: team.key });
+    expect(
+      (await post(h, '/event_types', { name: 'd.ok', description: 'x'.repeat(4096) }, { key: team.key })).status,
+    ).toBe(201);
+    const longDescription = await post(
+      h,
+      '/event_types',
+      { name: 'd.long', description: 'é'.repeat(2049) },
+      { key: team.key },
+    );
     expect(longDescription.json.error).toMatchObject({ code: 'invalid_field', field: 'description' });
     const exactly16k = `{"name":"e.ok","example":"${'x'.repeat(16_384 - 2)}"}`;
-    expect((await h.request('POST', '/event_types', { key: team.key, idempotencyKey: 'e-ok', body: exactly16k, raw: true })).status).toBe(201);
+    expect(
+      (await h.request('POST', '/event_types', { key: team.key, idempotencyKey: 'e-ok', body: exactly16k, raw: true }))
+        .status,
+    ).toBe(201);
     const over = `{"name":"e.big","example":"${'x'.repeat(16_384 - 1)}"}`;
-    const tooBig = await h.request('POST', '/event_types', { key: team.key, idempotencyKey: 'e-big', body: over, raw: true });
+    const tooBig = await h.request('POST', '/event_types', {
+      key: team.key,
+      idempotencyKey: 'e-big',
+      body: over,
+      raw: true,
+    });
     expect(tooBig.json.error).toMatchObject({ code: 'invalid_field', field: 'example' });
   });
 
@@ -178,18 +226,34 @@ describe('event types', () => {
     const team = await h.newTeam('archive');
     const created = await post(h, '/event_types', { name: 'ship.sent', description: 'Sent' }, { key: team.key });
     const id = created.json.id as string;
-    const archived = await h.request('DELETE', `/event_types/${id}`, { key: team.key, ifMatch: created.headers.get('etag')! });
+    const archived = await h.request('DELETE', `/event_types/${id}`, {
+      key: team.key,
+      ifMatch: created.headers.get('etag')!,
+    });
     expect(archived.status).toBe(204);
     const read = await h.request('GET', `/event_types/${id}`, { key: team.key });
     expect(read.json).toMatchObject({ archived: true, version: '2' });
-    const twice = await h.request('DELETE', `/event_types/${id}`, { key: team.key, ifMatch: read.headers.get('etag')! });
+    const twice = await h.request('DELETE', `/event_types/${id}`, {
+      key: team.key,
+      ifMatch: read.headers.get('etag')!,
+    });
     expect(twice.status).toBe(204);
     expect((await h.request('GET', `/event_types/${id}`, { key: team.key })).json.version).toBe('2');
-    await expect(h.services.eventTypes.requireActiveEventType({ actor: team }, 'ship.sent')).rejects.toMatchObject({ code: 'invalid_event_type' });
-    const refuse = await h.request('PATCH', `/event_types/${id}`, { key: team.key, ifMatch: read.headers.get('etag')!, body: { archived: true } });
+    await expect(h.services.eventTypes.requireActiveEventType({ actor: team }, 'ship.sent')).rejects.toMatchObject({
+      code: 'invalid_event_type',
+    });
+    const refuse = await h.request('PATCH', `/event_types/${id}`, {
+      key: team.key,
+      ifMatch: read.headers.get('etag')!,
+      body: { archived: true },
+    });
     expect(refuse.status).toBe(422);
     expect(refuse.json.error.field).toBe('archived');
-    const restored = await h.request('PATCH', `/event_types/${id}`, { key: team.key, ifMatch: read.headers.get('etag')!, body: { archived: false } });
+    const restored = await h.request('PATCH', `/event_types/${id}`, {
+      key: team.key,
+      ifMatch: read.headers.get('etag')!,
+      body: { archived: false },
+    });
     expect(restored.json).toMatchObject({ archived: false, version: '3', description: 'Sent' });
     const listed = await h.request('GET', '/event_types?name=ship.sent', { key: team.key });
     expect(listed.json.data).toHaveLength(1);
@@ -207,17 +271,31 @@ describe('event types', () => {
     });
     expect(changed.status).toBe(200);
     expect(changed.text).toContain('"example":[ 1.0 ,2 ]');
-    const same = await h.request('PATCH', `/event_types/${id}`, { key: team.key, ifMatch: changed.headers.get('etag')!, body: '{"example":[ 1.0 ,2 ]}', raw: true });
+    const same = await h.request('PATCH', `/event_types/${id}`, {
+      key: team.key,
+      ifMatch: changed.headers.get('etag')!,
+      body: '{"example":[ 1.0 ,2 ]}',
+      raw: true,
+    });
     expect(same.json.version).toBe(changed.json.version);
-    const cleared = await h.request('PATCH', `/event_types/${id}`, { key: team.key, ifMatch: changed.headers.get('etag')!, body: { example: null } });
+    const cleared = await h.request('PATCH', `/event_types/${id}`, {
+      key: team.key,
+      ifMatch: changed.headers.get('etag')!,
+      body: { example: null },
+    });
     expect(cleared.json.example).toBeNull();
-    const rename = await h.request('PATCH', `/event_types/${id}`, { key: team.key, ifMatch: cleared.headers.get('etag')!, body: { name: 'c.d' } });
+    const rename = await h.request('PATCH', `/event_types/${id}`, {
+      key: team.key,
+      ifMatch: cleared.headers.get('etag')!,
+      body: { name: 'c.d' },
+    });
     expect(rename.json.error).toMatchObject({ code: 'invalid_field', field: 'name' });
   });
 
   it('answers 409 quota_exceeded at the event type limit (archived count)', async () => {
     const team = await h.newTeam('et-quota');
-    for (const name of ['q.a', 'q.b', 'q.c']) expect((await post(h, '/event_types', { name }, { key: team.key })).status).toBe(201);
+    for (const name of ['q.a', 'q.b', 'q.c'])
+      expect((await post(h, '/event_types', { name }, { key: team.key })).status).toBe(201);
     const over = await post(h, '/event_types', { name: 'q.d' }, { key: team.key });
     expect(over.status).toBe(409);
     expect(over.json.error.code).toBe('quota_exceeded');
@@ -237,12 +315,28 @@ describe('settings, capabilities and rates', () => {
     });
     expect(read.json.limits.max_body_bytes).toEqual({ value: 1048576, unit: 'bytes' });
     expect(read.headers.get('etag')).toBe('"wd:settings:1"');
-    const patched = await h.request('PATCH', '/settings', { key: team.key, ifMatch: '"wd:settings:1"', body: { payload_retention_days: 7 } });
-    expect(patched.json).toMatchObject({ configuration_version: '2', payload_retention_days: 7, response_retention_days: 7 });
+    const patched = await h.request('PATCH', '/settings', {
+      key: team.key,
+      ifMatch: '"wd:settings:1"',
+      body: { payload_retention_days: 7 },
+    });
+    expect(patched.json).toMatchObject({
+      configuration_version: '2',
+      payload_retention_days: 7,
+      response_retention_days: 7,
+    });
     expect(patched.headers.get('etag')).toBe('"wd:settings:2"');
-    const unchanged = await h.request('PATCH', '/settings', { key: team.key, ifMatch: '"wd:settings:2"', body: { payload_retention_days: 7 } });
+    const unchanged = await h.request('PATCH', '/settings', {
+      key: team.key,
+      ifMatch: '"wd:settings:2"',
+      body: { payload_retention_days: 7 },
+    });
     expect(unchanged.json.configuration_version).toBe('2');
-    const stale = await h.request('PATCH', '/settings', { key: team.key, ifMatch: '"wd:settings:1"', body: { response_body_logging: true } });
+    const stale = await h.request('PATCH', '/settings', {
+      key: team.key,
+      ifMatch: '"wd:settings:1"',
+      body: { response_body_logging: true },
+    });
     expect(stale.status).toBe(412);
     expect(stale.headers.get('etag')).toBe('"wd:settings:2"');
   });
@@ -270,7 +364,16 @@ describe('settings, capabilities and rates', () => {
     expect(limits.dispatch_rate).toEqual({ value: 1000, unit: 'attempts per second', measured: false });
     expect(limits.max_content_bytes).toEqual({ value: 10737418240, unit: 'bytes' });
     expect(limits.service_concurrency).toEqual({ value: 6, unit: 'requests' });
-    expect(response.json.verification_kinds).toEqual(['standard_webhooks', 'hmac', 'bearer', 'payments', 'codehost', 'commerce', 'chat', 'telephony']);
+    expect(response.json.verification_kinds).toEqual([
+      'standard_webhooks',
+      'hmac',
+      'bearer',
+      'payments',
+      'codehost',
+      'commerce',
+      'chat',
+      'telephony',
+    ]);
     expect(response.json).toMatchObject({ egress_ipv4_cidrs: [], ipv6_delivery: false, rate_version: '2026-10-08' });
   });
 

@@ -56,7 +56,15 @@ export async function startHarness(options: { limits?: Partial<Record<LimitName,
     ...readServerConfig({ PORT: '0', SVC_VALIDATE_RESPONSES: '1', LOG_LEVEL: 'silent' }, 'local'),
     limits: limitsWith(options.limits),
   };
-  const core = await openCore({ databaseUrl: database.url, clock, limits: config.limits, serviceId: 'svc-test', region: 'test', migrate: false, poolSize: 8 });
+  const core = await openCore({
+    databaseUrl: database.url,
+    clock,
+    limits: config.limits,
+    serviceId: 'svc-test',
+    region: 'test',
+    migrate: false,
+    poolSize: 8,
+  });
   const logger = pino({ level: process.env['TEST_LOG_LEVEL'] ?? 'silent' });
   const built = await buildApp(core.services, config, logger);
   const address = await built.app.listen({ port: 0, host: '127.0.0.1' });

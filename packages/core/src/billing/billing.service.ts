@@ -22,7 +22,10 @@ export function unitsFor(bytes: number, meter: Meter['id']): number {
 }
 
 export function priceMicros(items: readonly ChargeItem[]): bigint {
-  return items.reduce((sum, item) => sum + BigInt(item.units) * METERS.find((m) => m.id === item.meter)!.unitPriceMicros, 0n);
+  return items.reduce(
+    (sum, item) => sum + BigInt(item.units) * METERS.find((m) => m.id === item.meter)!.unitPriceMicros,
+    0n,
+  );
 }
 
 /**
@@ -60,14 +63,24 @@ export class BillingService {
       await tx.query(
         `INSERT INTO charges (id, team_id, key_id, meter, units, amount_micros, rate_version, resource_id, billing_month, created_at)
          VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)`,
-        [newId('charge', this.clock), payer.teamId, payer.keyId, item.meter, item.units, (BigInt(item.units) * unitPrice).toString(), RATE_VERSION, item.resourceId, month, now],
+        [
+          newId('charge', this.clock),
+          payer.teamId,
+          payer.keyId,
+          item.meter,
+          item.units,
+          (BigInt(item.units) * unitPrice).toString(),
+          RATE_VERSION,
+          item.resourceId,
+          month,
+          now,
+        ],
       );
     }
-    await tx.query(`UPDATE key_monthly_spend SET spent_micros = spent_micros + $3 WHERE key_id = $1 AND billing_month = $2`, [
-      payer.keyId,
-      month,
-      total.toString(),
-    ]);
+    await tx.query(
+      `UPDATE key_monthly_spend SET spent_micros = spent_micros + $3 WHERE key_id = $1 AND billing_month = $2`,
+      [payer.keyId, month, total.toString()],
+    );
     return total;
   }
 

@@ -72,6 +72,7 @@ export const BURSTS = {
 /** Limits with overrides (tests lower quotas to reach them quickly). */
 export function limitsWith(overrides: Partial<Record<LimitName, number>> = {}): Limits {
   const limits = { ...DEFAULT_LIMITS };
-  for (const [name, value] of Object.entries(overrides) as [LimitName, number][]) limits[name] = { ...limits[name], value };
+  for (const [name, value] of Object.entries(overrides) as [LimitName, number][])
+    limits[name] = { ...limits[name], value };
   return limits;
 }

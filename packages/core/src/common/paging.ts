@@ -25,7 +25,8 @@ export const MAX_LIMIT = 200;
 export function parseLimit(raw: unknown): number {
   if (raw === undefined || raw === null || raw === '') return DEFAULT_LIMIT;
   const text = typeof raw === 'number' ? String(raw) : raw;
-  if (typeof text !== 'string' || !/^[0-9]{1,3}$/.test(text)) throw invalidField('limit', 'limit must be an integer from 1 to 200');
+  if (typeof text !== 'string' || !/^[0-9]{1,3}$/.test(text))
+    throw invalidField('limit', 'limit must be an integer from 1 to 200');
   const limit = Number(text);
   if (limit < 1 || limit > MAX_LIMIT) throw invalidField('limit', 'limit must be an integer from 1 to 200');
   return limit;
@@ -60,7 +61,12 @@ export function decodeCursor(scope: ListScope, raw: unknown): string | null {
 }
 
 /** Builds a page from rows fetched with limit + 1 so the presence of a next page is known without counting. */
-export function toPage<R extends { id: string }, T>(scope: ListScope, rows: R[], limit: number, render: (row: R) => T): Page<T> {
+export function toPage<R extends { id: string }, T>(
+  scope: ListScope,
+  rows: R[],
+  limit: number,
+  render: (row: R) => T,
+): Page<T> {
   const more = rows.length > limit;
   const pageRows = more ? rows.slice(0, limit) : rows;
   const last = pageRows[pageRows.length - 1];

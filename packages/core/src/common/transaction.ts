@@ -2,7 +2,11 @@ import type { DataSource, EntityManager } from 'typeorm';
 import type { CallContext } from './context.js';
 
 /** Runs in the caller's transaction when there is one, else in a new one. */
-export function inTransaction<T>(db: DataSource, ctx: CallContext, work: (tx: EntityManager) => Promise<T>): Promise<T> {
+export function inTransaction<T>(
+  db: DataSource,
+  ctx: CallContext,
+  work: (tx: EntityManager) => Promise<T>,
+): Promise<T> {
   return ctx.tx ? work(ctx.tx) : db.transaction(work);
 }
 

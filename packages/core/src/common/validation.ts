@@ -35,15 +35,13 @@ export const boundedText = (min: number, max: number) =>
 export const METADATA_MAX_KEYS = 50;
 export const METADATA_MAX_KEY_BYTES = 64;
 export const METADATA_MAX_VALUE_BYTES = 512;
-export const metadataSchema = z
-  .record(z.string(), z.string())
-  .superRefine((value, ctx) => {
-    const keys = Object.keys(value);
-    if (keys.length > METADATA_MAX_KEYS) ctx.addIssue({ code: 'custom', message: `at most ${METADATA_MAX_KEYS} keys` });
-    for (const key of keys) {
-      if (utf8Bytes(key) < 1 || utf8Bytes(key) > METADATA_MAX_KEY_BYTES)
-        ctx.addIssue({ code: 'custom', message: `keys are 1 to ${METADATA_MAX_KEY_BYTES} bytes`, path: [key] });
-      else if (utf8Bytes(value[key] ?? '') > METADATA_MAX_VALUE_BYTES)
-        ctx.addIssue({ code: 'custom', message: `values are at most ${METADATA_MAX_VALUE_BYTES} bytes`, path: [key] });
-    }
-  });
+export const metadataSchema = z.record(z.string(), z.string()).superRefine((value, ctx) => {
+  const keys = Object.keys(value);
+  if (keys.length > METADATA_MAX_KEYS) ctx.addIssue({ code: 'custom', message: `at most ${METADATA_MAX_KEYS} keys` });
+  for (const key of keys) {
+    if (utf8Bytes(key) < 1 || utf8Bytes(key) > METADATA_MAX_KEY_BYTES)
+      ctx.addIssue({ code: 'custom', message: `keys are 1 to ${METADATA_MAX_KEY_BYTES} bytes`, path: [key] });
+    else if (utf8Bytes(value[key] ?? '') > METADATA_MAX_VALUE_BYTES)
+      ctx.addIssue({ code: 'custom', message: `values are at most ${METADATA_MAX_VALUE_BYTES} bytes`, path: [key] });
+  }
+});

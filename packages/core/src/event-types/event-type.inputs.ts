@@ -11,7 +11,10 @@ export const eventTypeName = z
   .string()
   .max(EVENT_TYPE_NAME_MAX)
   .regex(NAME_PATTERN, 'must be lowercase words (a-z, 0-9, _) separated by dots')
-  .refine((name) => !RESERVED_FIRST_WORDS.has(name.split('.')[0]!), 'names starting with webhooks. or svc. are reserved');
+  .refine(
+    (name) => !RESERVED_FIRST_WORDS.has(name.split('.')[0]!),
+    'names starting with webhooks. or svc. are reserved',
+  );
 
 /** The example arrives as its exact JSON text. */
 const example = z

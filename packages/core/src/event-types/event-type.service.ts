@@ -34,7 +34,10 @@ export class EventTypeService {
           resourceId: existing.id,
         });
       if ((await repo.countBy({ teamId: ctx.actor.teamId })) >= this.limits.max_event_types.value)
-        throw new ServiceError('quota_exceeded', `the team has reached its limit of ${this.limits.max_event_types.value} event types`);
+        throw new ServiceError(
+          'quota_exceeded',
+          `the team has reached its limit of ${this.limits.max_event_types.value} event types`,
+        );
       const now = this.clock.now();
       const eventType = repo.create({
         id: newId('eventType', this.clock),
@@ -84,7 +87,11 @@ export class EventTypeService {
         example: input.example === undefined ? eventType.example : (input.example?.text ?? null),
         archived: input.archived === false ? false : eventType.archived,
       };
-      if (next.description === eventType.description && next.example === eventType.example && next.archived === eventType.archived)
+      if (
+        next.description === eventType.description &&
+        next.example === eventType.example &&
+        next.archived === eventType.archived
+      )
         return eventType;
       return this.saveChange(tx, eventType, next);
     });
@@ -102,12 +109,19 @@ export class EventTypeService {
 
   /** For admission: the type must exist in the catalog and be active, else 422 invalid_event_type. */
   async requireActiveEventType(ctx: CallContext, name: string, field = 'event_type'): Promise<EventTypeEntity> {
-    const found = await reader(this.db, ctx).getRepository(EventTypeEntity).findOneBy({ teamId: ctx.actor.teamId, name });
-    if (!found || found.archived) throw new ServiceError('invalid_event_type', 'event type is not active in the catalog', { field });
+    const found = await reader(this.db, ctx)
+      .getRepository(EventTypeEntity)
+      .findOneBy({ teamId: ctx.actor.teamId, name });
+    if (!found || found.archived)
+      throw new ServiceError('invalid_event_type', 'event type is not active in the catalog', { field });
     return found;
   }
 
-  private async saveChange(tx: EntityManager, eventType: EventTypeEntity, change: Partial<EventTypeEntity>): Promise<EventTypeEntity> {
+  private async saveChange(
+    tx: EntityManager,
+    eventType: EventTypeEntity,
+    change: Partial<EventTypeEntity>,
+  ): Promise<EventTypeEntity> {
     Object.assign(eventType, change, {
       version: (BigInt(eventType.version) + 1n).toString(),
       updatedAt: this.clock.now(),

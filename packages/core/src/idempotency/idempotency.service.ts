@@ -71,7 +71,15 @@ export class IdempotencyService {
          WHERE idempotency_records.expires_at <= $6
             OR (idempotency_records.state = 'running' AND idempotency_records.locked_until <= $6)
        RETURNING 1`,
-      [actor.teamId, key, actor.keyId, fingerprint, addMs(now, CLAIM_LEASE_MS), now, addMs(now, IDEMPOTENCY_RETENTION_MS)],
+      [
+        actor.teamId,
+        key,
+        actor.keyId,
+        fingerprint,
+        addMs(now, CLAIM_LEASE_MS),
+        now,
+        addMs(now, IDEMPOTENCY_RETENTION_MS),
+      ],
     );
     if (taken.length > 0) return { outcome: 'claimed' };
     const rows: RecordRow[] = await this.db.query(
@@ -85,7 +93,9 @@ export class IdempotencyService {
     if (row.fingerprint !== fingerprint)
       throw new ServiceError('idempotency_conflict', 'this Idempotency-Key was used for a different request');
     if (row.state === 'running')
-      throw new ServiceError('request_in_progress', 'a request with this Idempotency-Key is still running', { retryAfter: 1 });
+      throw new ServiceError('request_in_progress', 'a request with this Idempotency-Key is still running', {
+        retryAfter: 1,
+      });
     return {
       outcome: 'replay',
       response: {
@@ -109,10 +119,10 @@ export class IdempotencyService {
 
   /** A request that failed does not consume its key. */
   async release(actor: Actor, key: string): Promise<void> {
-    await this.db.query(`DELETE FROM idempotency_records WHERE team_id = $1 AND idempotency_key = $2 AND state = 'running'`, [
-      actor.teamId,
-      key,
-    ]);
+    await this.db.query(
+      `DELETE FROM idempotency_records WHERE team_id = $1 AND idempotency_key = $2 AND state = 'running'`,
+      [actor.teamId, key],
+    );
   }
 
   /** Retention: deletes expired records in small batches so no long transaction is needed. */

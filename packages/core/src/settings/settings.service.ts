@@ -25,7 +25,10 @@ export class SettingsService {
 
   async getSettings(ctx: CallContext): Promise<TeamSettingsEntity> {
     const manager = reader(this.db, ctx);
-    return (await manager.getRepository(TeamSettingsEntity).findOneBy({ teamId: ctx.actor.teamId })) ?? this.createDefaults(manager, ctx.actor.teamId);
+    return (
+      (await manager.getRepository(TeamSettingsEntity).findOneBy({ teamId: ctx.actor.teamId })) ??
+      this.createDefaults(manager, ctx.actor.teamId)
+    );
   }
 
   /**
@@ -55,7 +58,11 @@ export class SettingsService {
       )
         return settings;
       const version = (BigInt(settings.configurationVersion) + 1n).toString();
-      Object.assign(settings, next, { configurationVersion: version, approvedConfigurationVersion: version, updatedAt: this.clock.now() });
+      Object.assign(settings, next, {
+        configurationVersion: version,
+        approvedConfigurationVersion: version,
+        updatedAt: this.clock.now(),
+      });
       await tx.getRepository(TeamSettingsEntity).save(settings);
       return settings;
     });

@@ -28,7 +28,8 @@ export class TeamService {
   ) {}
 
   async createTeam(name: string): Promise<TeamEntity> {
-    if (!name || name.length > 128) throw new ServiceError('invalid_field', 'name must be 1 to 128 characters', { field: 'name' });
+    if (!name || name.length > 128)
+      throw new ServiceError('invalid_field', 'name must be 1 to 128 characters', { field: 'name' });
     const now = this.clock.now();
     const team = this.db.getRepository(TeamEntity).create({
       id: newId('team', this.clock),
@@ -86,9 +87,7 @@ export class TeamService {
   }
 
   async revokeKey(keyId: string): Promise<void> {
-    const result = await this.db
-      .getRepository(ApiKeyEntity)
-      .update({ id: keyId }, { revokedAt: this.clock.now() });
+    const result = await this.db.getRepository(ApiKeyEntity).update({ id: keyId }, { revokedAt: this.clock.now() });
     if (!result.affected) throw notFound('key');
   }
 

@@ -30,7 +30,10 @@ export class TenantService {
       await lockTeam(tx, ctx.actor.teamId);
       const active = await tx.getRepository(TenantEntity).countBy({ teamId: ctx.actor.teamId, status: 'active' });
       if (active >= this.limits.max_tenants.value)
-        throw new ServiceError('quota_exceeded', `the team has reached its limit of ${this.limits.max_tenants.value} tenants`);
+        throw new ServiceError(
+          'quota_exceeded',
+          `the team has reached its limit of ${this.limits.max_tenants.value} tenants`,
+        );
       const now = this.clock.now();
       await this.releaseOrRefuseExternalId(tx, ctx.actor.teamId, input.external_id, now);
       const tenant = tx.getRepository(TenantEntity).create({
@@ -57,15 +60,24 @@ export class TenantService {
   }
 
   /** Answers 409 resource_in_use naming the tenant that holds or reserves the external_id; drops an expired claim. */
-  private async releaseOrRefuseExternalId(tx: EntityManager, teamId: string, externalId: string, now: Date): Promise<void> {
+  private async releaseOrRefuseExternalId(
+    tx: EntityManager,
+    teamId: string,
+    externalId: string,
+    now: Date,
+  ): Promise<void> {
     const claims = tx.getRepository(TenantExternalIdClaimEntity);
     const existing = await claims.findOneBy({ teamId, externalId });
     if (!existing) return;
     if (existing.reservedUntil === null || existing.reservedUntil > now)
-      throw new ServiceError('resource_in_use', 'a tenant with this external_id exists or was deleted less than 90 days ago', {
-        field: 'external_id',
-        resourceId: existing.tenantId,
-      });
+      throw new ServiceError(
+        'resource_in_use',
+        'a tenant with this external_id exists or was deleted less than 90 days ago',
+        {
+          field: 'external_id',
+          resourceId: existing.tenantId,
+        },
+      );
     await claims.delete({ teamId, externalId });
   }
 
@@ -78,7 +90,11 @@ export class TenantService {
   async listTenants(ctx: CallContext, raw: unknown): Promise<Page<TenantEntity>> {
     const query = parseInput(ListTenantsQuery, raw);
     const limit = parseLimit(query.limit);
-    const scope: ListScope = { teamId: ctx.actor.teamId, list: 'tenants', filters: { external_id: query.external_id ?? null } };
+    const scope: ListScope = {
+      teamId: ctx.actor.teamId,
+      list: 'tenants',
+      filters: { external_id: query.external_id ?? null },
+    };
     const after = decodeCursor(scope, query.cursor);
     const qb = reader(this.db, ctx)
       .getRepository(TenantEntity)
@@ -136,7 +152,8 @@ export class TenantService {
   /** For other services: the tenant, which must exist in the team and be active. */
   async requireActiveTenant(ctx: CallContext, id: string, field = 'tenant_id'): Promise<TenantEntity> {
     const tenant = await reader(this.db, ctx).getRepository(TenantEntity).findOneBy({ id, teamId: ctx.actor.teamId });
-    if (!tenant || tenant.status !== 'active') throw new ServiceError('invalid_field', 'tenant must be an active tenant', { field });
+    if (!tenant || tenant.status !== 'active')
+      throw new ServiceError('invalid_field', 'tenant must be an active tenant', { field });
     return tenant;
   }
 }

@@ -22,7 +22,12 @@ export const RatesShape = z.strictObject({
   version: z.string(),
   effective_at: timestamp,
   meters: z.array(
-    z.strictObject({ id: z.string(), unit: z.literal('unit'), unit_bytes: z.number().int(), unit_price_usd: z.string() }),
+    z.strictObject({
+      id: z.string(),
+      unit: z.literal('unit'),
+      unit_bytes: z.number().int(),
+      unit_price_usd: z.string(),
+    }),
   ),
 });
 
@@ -39,7 +44,9 @@ export function renderLimits(limits: Limits) {
   return Object.fromEntries(
     Object.entries(limits).map(([name, limit]) => [
       name,
-      limit.measured ? { value: limit.value, unit: limit.unit } : { value: limit.value, unit: limit.unit, measured: false },
+      limit.measured
+        ? { value: limit.value, unit: limit.unit }
+        : { value: limit.value, unit: limit.unit, measured: false },
     ]),
   );
 }
@@ -60,7 +67,12 @@ export function renderRates() {
     currency: RATES.currency,
     version: RATES.version,
     effective_at: RATES.effectiveAt.toISOString(),
-    meters: RATES.meters.map((m) => ({ id: m.id, unit: m.unit, unit_bytes: m.unitBytes, unit_price_usd: formatUsd(m.unitPriceMicros) })),
+    meters: RATES.meters.map((m) => ({
+      id: m.id,
+      unit: m.unit,
+      unit_bytes: m.unitBytes,
+      unit_price_usd: formatUsd(m.unitPriceMicros),
+    })),
   };
 }
 
@@ -113,7 +125,11 @@ export function catalogRoutes(services: Services): RouteSpec[] {
       responses: { 200: SettingsShape },
       async handler({ ctx }) {
         const settings = await services.settings.getSettings(ctx);
-        return { status: 200, body: renderSettings(settings, services.limits), headers: { ETag: services.settings.etag(settings) } };
+        return {
+          status: 200,
+          body: renderSettings(settings, services.limits),
+          headers: { ETag: services.settings.etag(settings) },
+        };
       },
     }),
     defineRoute({
@@ -128,7 +144,11 @@ export function catalogRoutes(services: Services): RouteSpec[] {
       responses: { 200: SettingsShape, 412: ErrorShape, 422: ErrorShape, 428: ErrorShape },
       async handler({ ctx, ifMatch, input }) {
         const settings = await services.settings.updateSettings(ctx, ifMatch, input);
-        return { status: 200, body: renderSettings(settings, services.limits), headers: { ETag: services.settings.etag(settings) } };
+        return {
+          status: 200,
+          body: renderSettings(settings, services.limits),
+          headers: { ETag: services.settings.etag(settings) },
+        };
       },
     }),
   ];

@@ -82,7 +82,14 @@ export function tenantRoutes(services: Services): RouteSpec[] {
       rateClass: 'config_write',
       ifMatch: true,
       input: UpdateTenantInput,
-      responses: { 200: TenantShape, 404: ErrorShape, 409: ErrorShape, 412: ErrorShape, 422: ErrorShape, 428: ErrorShape },
+      responses: {
+        200: TenantShape,
+        404: ErrorShape,
+        409: ErrorShape,
+        412: ErrorShape,
+        422: ErrorShape,
+        428: ErrorShape,
+      },
       async handler({ ctx, params, ifMatch, input }) {
         const tenant = await tenants.updateTenant(ctx, params['id']!, ifMatch, input);
         return { status: 200, body: renderTenant(tenant), headers: withEtag(tenant) };

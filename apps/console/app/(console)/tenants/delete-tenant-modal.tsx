@@ -1,0 +1,48 @@
+'use client';
+
+import { useTransition } from 'react';
+import { useRouter } from 'next/navigation';
+import { Button, Group, Modal, Stack, Text } from '@mantine/core';
+import { notifyApiError, notifySuccess } from '@/lib/notify';
+import { deleteTenantAction } from './actions';
+import type { Tenant } from './tenant.types';
+
+interface DeleteTenantModalProps {
+  tenant: Tenant | null;
+  onClose: () => void;
+}
+
+export function DeleteTenantModal({ tenant, onClose }: DeleteTenantModalProps) {
+  const router = useRouter();
+  const [pending, startTransition] = useTransition();
+
+  const confirm = () => {
+    if (!tenant) return;
+    startTransition(async () => {
+      const result = await deleteTenantAction(tenant.id, tenant.etag);
+      if (result.ok) notifySuccess(`Tenant ${tenant.name} deleted.`);
+      else notifyApiError(result.error);
+      onClose();
+      router.refresh();
+    });
+  };
+
+  return (
+    <Modal opened={tenant !== null} onClose={onClose} title="Delete tenant">
+      <Stack>
+        <Text>
+          Delete <b>{tenant?.name}</b> ({tenant?.externalId})? Its endpoints stop receiving webhooks. The external ID stays
+          reserved for 90 days.
+        </Text>
+        <Group justify="flex-end">
+          <Button variant="default" onClick={onClose} disabled={pending}>
+            Cancel
+          </Button>
+          <Button color="red" onClick={confirm} loading={pending}>
+            Delete tenant
+          </Button>
+        </Group>
+      </Stack>
+    </Modal>
+  );
+}

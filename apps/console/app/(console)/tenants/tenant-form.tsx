@@ -1,0 +1,85 @@
+'use client';
+
+import { useState, useTransition, type FormEvent } from 'react';
+import { useRouter } from 'next/navigation';
+import { Button, Group, Stack, TextInput } from '@mantine/core';
+import { fieldMessage, isFormLevel, type ActionResult, type ApiError } from '@/lib/api-error';
+import { notifyApiError, notifySuccess } from '@/lib/notify';
+import { createTenantAction, updateTenantAction } from './actions';
+import { MetadataEditor } from './metadata-editor';
+import { newRow, toMetadata, toRows } from './metadata-rows';
+import type { Tenant } from './tenant.types';
+
+const FIELDS = ['external_id', 'name', 'metadata'] as const;
+
+interface TenantFormProps {
+  /** The tenant to edit; without one the form creates a tenant. */
+  tenant?: Tenant;
+  onDone: () => void;
+}
+
+export function TenantForm({ tenant, onDone }: TenantFormProps) {
+  const router = useRouter();
+  const [externalId, setExternalId] = useState(tenant?.externalId ?? '');
+  const [name, setName] = useState(tenant?.name ?? '');
+  const [rows, setRows] = useState(() => (tenant ? toRows(tenant.metadata) : [newRow()]));
+  const [error, setError] = useState<ApiError | null>(null);
+  const [pending, startTransition] = useTransition();
+
+  const submit = (event: FormEvent<HTMLFormElement>) => {
+    event.preventDefault();
+    const metadata = toMetadata(rows);
+    if (!metadata.ok) {
+      setError({ code: 'invalid_field', message: metadata.message, field: 'metadata' });
+      return;
+    }
+    startTransition(async () => {
+      const result: ActionResult<Tenant> = tenant
+        ? await updateTenantAction(tenant.id, tenant.etag, { name, metadata: metadata.metadata })
+        : await createTenantAction({ externalId, name, metadata: metadata.metadata });
+      if (!result.ok) {
+        setError(result.error);
+        if (isFormLevel(result.error, FIELDS)) notifyApiError(result.error);
+        if (result.error.code === 'revision_conflict') router.refresh();
+        return;
+      }
+      notifySuccess(tenant ? `Tenant ${result.data.name} saved.` : `Tenant ${result.data.name} created.`);
+      onDone();
+      router.refresh();
+    });
+  };
+
+  return (
+    <form onSubmit={submit} noValidate>
+      <Stack>
+        <TextInput
+          label="External ID"
+          description={tenant ? 'Fixed once the tenant exists' : 'Your own ID for this customer: letters, digits, _ . : -'}
+          value={externalId}
+          onChange={(event) => setExternalId(event.currentTarget.value)}
+          disabled={tenant !== undefined}
+          error={fieldMessage(error, 'external_id')}
+          required
+          data-autofocus={tenant ? undefined : true}
+        />
+        <TextInput
+          label="Name"
+          value={name}
+          onChange={(event) => setName(event.currentTarget.value)}
+          error={fieldMessage(error, 'name')}
+          required
+          data-autofocus={tenant ? true : undefined}
+        />
+        <MetadataEditor rows={rows} onChange={setRows} error={fieldMessage(error, 'metadata')} />
+        <Group justify="flex-end">
+          <Button variant="default" onClick={onDone} disabled={pending}>
+            Cancel
+          </Button>
+          <Button type="submit" loading={pending}>
+            {tenant ? 'Save' : 'Create tenant'}
+          </Button>
+        </Group>
+      </Stack>
+    </form>
+  );
+}

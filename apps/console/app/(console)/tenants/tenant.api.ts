@@ -1,0 +1,37 @@
+import 'server-only';
+import { consoleRequest } from '@/lib/console-api.server';
+import { TENANTS_PAGE_SIZE, type CreateTenantInput, type Tenant, type TenantInput, type TenantPage } from './tenant.types';
+
+const TENANT_FIELDS = 'id externalId name metadata status etag createdAt';
+
+export async function listTenants(args: { after: string | null; externalId: string | null }): Promise<TenantPage> {
+  const data = await consoleRequest<{ tenants: TenantPage }>(
+    `query Tenants($first: Int, $after: String, $externalId: String) {
+      tenants(first: $first, after: $after, externalId: $externalId) { nodes { ${TENANT_FIELDS} } nextCursor }
+    }`,
+    { first: TENANTS_PAGE_SIZE, after: args.after, externalId: args.externalId },
+  );
+  return data.tenants;
+}
+
+export async function createTenant(input: CreateTenantInput): Promise<Tenant> {
+  const data = await consoleRequest<{ createTenant: Tenant }>(
+    `mutation CreateTenant($input: CreateTenantInput!) { createTenant(input: $input) { ${TENANT_FIELDS} } }`,
+    { input },
+  );
+  return data.createTenant;
+}
+
+export async function updateTenant(id: string, etag: string, input: TenantInput): Promise<Tenant> {
+  const data = await consoleRequest<{ updateTenant: Tenant }>(
+    `mutation UpdateTenant($id: ID!, $etag: String!, $input: UpdateTenantInput!) {
+      updateTenant(id: $id, etag: $etag, input: $input) { ${TENANT_FIELDS} }
+    }`,
+    { id, etag, input },
+  );
+  return data.updateTenant;
+}
+
+export async function deleteTenant(id: string, etag: string): Promise<void> {
+  await consoleRequest<{ deleteTenant: boolean }>(`mutation DeleteTenant($id: ID!, $etag: String!) { deleteTenant(id: $id, etag: $etag) }`, { id, etag });
+}

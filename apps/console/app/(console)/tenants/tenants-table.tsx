@@ -1,0 +1,101 @@
+'use client';
+
+import { useState } from 'react';
+import { Badge, Button, Group, Modal, Table, Text } from '@mantine/core';
+import { formatTimestamp } from '@/lib/format';
+import { DeleteTenantModal } from './delete-tenant-modal';
+import { TenantForm } from './tenant-form';
+import type { Tenant } from './tenant.types';
+
+function MetadataBadges({ metadata }: { metadata: Record<string, string> }) {
+  const entries = Object.entries(metadata);
+  if (entries.length === 0)
+    return (
+      <Text size="sm" c="dimmed">
+        none
+      </Text>
+    );
+  return (
+    <Group gap={4}>
+      {entries.map(([key, value]) => (
+        <Badge key={key} variant="outline" color="gray" tt="none">
+          {key}={value}
+        </Badge>
+      ))}
+    </Group>
+  );
+}
+
+export function TenantsTable({ tenants }: { tenants: Tenant[] }) {
+  const [editing, setEditing] = useState<Tenant | null>(null);
+  const [deleting, setDeleting] = useState<Tenant | null>(null);
+
+  return (
+    <>
+      <Table.ScrollContainer minWidth={760}>
+        <Table striped highlightOnHover verticalSpacing="sm" aria-label="Tenants">
+          <Table.Thead>
+            <Table.Tr>
+              <Table.Th>External ID</Table.Th>
+              <Table.Th>Name</Table.Th>
+              <Table.Th>Metadata</Table.Th>
+              <Table.Th>Status</Table.Th>
+              <Table.Th>Created</Table.Th>
+              <Table.Th>Actions</Table.Th>
+            </Table.Tr>
+          </Table.Thead>
+          <Table.Tbody>
+            {tenants.length === 0 && (
+              <Table.Tr>
+                <Table.Td colSpan={6}>
+                  <Text c="dimmed" ta="center" py="md">
+                    No tenants yet.
+                  </Text>
+                </Table.Td>
+              </Table.Tr>
+            )}
+            {tenants.map((tenant) => (
+              <Table.Tr key={tenant.id} data-tenant-id={tenant.id}>
+                <Table.Td ff="monospace">{tenant.externalId}</Table.Td>
+                <Table.Td>{tenant.name}</Table.Td>
+                <Table.Td>
+                  <MetadataBadges metadata={tenant.metadata} />
+                </Table.Td>
+                <Table.Td>
+                  {tenant.status === 'deleted' ? (
+                    <Badge color="red" variant="light">
+                      deleted
+                    </Badge>
+                  ) : (
+                    <Badge color="green" variant="light">
+                      {tenant.status}
+                    </Badge>
+                  )}
+                </Table.Td>
+                <Table.Td>
+                  <Text size="sm">{formatTimestamp(tenant.createdAt)}</Text>
+                </Table.Td>
+                <Table.Td>
+                  {tenant.status !== 'deleted' && (
+                    <Group gap="xs" wrap="nowrap">
+                      <Button size="xs" variant="light" onClick={() => setEditing(tenant)} aria-label={`Edit ${tenant.externalId}`}>
+                        Edit
+                      </Button>
+                      <Button size="xs" variant="light" color="red" onClick={() => setDeleting(tenant)} aria-label={`Delete ${tenant.externalId}`}>
+                        Delete
+                      </Button>
+                    </Group>
+                  )}
+                </Table.Td>
+              </Table.Tr>
+            ))}
+          </Table.Tbody>
+        </Table>
+      </Table.ScrollContainer>
+      <Modal opened={editing !== null} onClose={() => setEditing(null)} title={`Edit tenant ${editing?.externalId ?? ''}`} size="lg">
+        {editing && <TenantForm key={editing.etag} tenant={editing} onDone={() => setEditing(null)} />}
+      </Modal>
+      <DeleteTenantModal tenant={deleting} onClose={() => setDeleting(null)} />
+    </>
+  );
+}

@@ -1,0 +1,61 @@
+import pg from 'pg';
+import { afterAll, describe, expect, it } from 'vitest';
+import { randomBytes } from 'node:crypto';
+import { ensureDatabase, loadMigrations, runMigrations } from './migrate.js';
+
+const created: string[] = [];
+async function emptyDatabase(): Promise<string> {
+  const url = new URL(process.env['SVC_TEST_DATABASE_URL']!);
+  url.pathname = `/mig_${randomBytes(5).toString('hex')}`;
+  await ensureDatabase(url.toString());
+  created.push(url.toString());
+  return url.toString();
+}
+
+afterAll(async () => {
+  const admin = new pg.Client({ connectionString: process.env['SVC_TEST_DATABASE_URL'] });
+  await admin.connect();
+  for (const url of created)
+    await admin.query(`DROP DATABASE IF EXISTS ${new URL(url).pathname.slice(1)} WITH (FORCE)`);
+  await admin.end();
+});
+
+describe('migrations', () => {
+  it('are numbered SQL files applied in order', () => {
+    const ids = loadMigrations().map((m) => m.id);
+    expect(ids[0]).toBe('0001_init');
+    expect([...ids].sort()).toEqual(ids);
+  });
+
+  it('apply exactly once when many processes start at the same time, and are recorded', async () => {
+    const url = await emptyDatabase();
+    const results = await Promise.all([runMigrations(url), runMigrations(url), runMigrations(url)]);
+    const applied = results.flat();
+    expect(applied).toEqual(loadMigrations().map((m) => m.id));
+    const client = new pg.Client({ connectionString: url });
+    await client.connect();
+    const rows = await client.query('SELECT id FROM schema_migrations ORDER BY id');
+    await client.end();
+    expect(rows.rows.map((r: { id: string }) => r.id)).toEqual(applied);
+    expect(await runMigrations(url)).toEqual([]);
+  });
+
+  it('roll back a failing migration and leave it unrecorded', async () => {
+    const url = await emptyDatabase();
+    await expect(
+      runMigrations(url, [
+        { id: '0001_ok', sql: 'CREATE TABLE a (x int)' },
+        { id: '0002_bad', sql: 'CREATE TABLE b (x nosuchtype)' },
+      ]),
+    ).rejects.toThrow(/0002_bad/);
+    const client = new pg.Client({ connectionString: url });
+    await client.connect();
+    const rows = await client.query('SELECT id FROM schema_migrations');
+    const tables = await client.query(
+      "SELECT count(*)::int AS n FROM information_schema.tables WHERE table_name = 'b'",
+    );
+    await client.end();
+    expect(rows.rows).toEqual([{ id: '0001_ok' }]);
+    expect(tables.rows[0].n).toBe(0);
+  });
+});
