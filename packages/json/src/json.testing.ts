@@ -41,6 +41,8 @@ const stringCharacter: fc.Arbitrary<string> = fc.oneof(
   unicodeScalar,
 );
 
+type UnitSpelling = { style: number; upperHex: boolean };
+
 /** How to spell one UTF-16 code unit: 0 raw when allowed, 1 short escape when one exists, else \uXXXX. */
 const unitSpelling = fc.record({ style: fc.nat({ max: 2 }), upperHex: fc.boolean() });
 
@@ -53,8 +55,6 @@ function spellCodeUnit(code: number, { style, upperHex }: UnitSpelling): string 
   const hex = code.toString(16).padStart(4, '0');
   return '\\u' + (upperHex ? hex.toUpperCase() : hex);
 }
-
-type UnitSpelling = { style: number; upperHex: boolean };
 
 /** The string literal for `value`, spelling code unit i with spellings[i] (cycling; raw when there are none). */
 function spellString(value: string, spellings: readonly UnitSpelling[]): string {

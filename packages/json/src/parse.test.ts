@@ -126,6 +126,14 @@ describe('parseStrict: rejected documents', () => {
     expectRejected(source, 'syntax', offset);
   });
 
+  it('throws a JsonSyntaxError that names the reason and the offset', () => {
+    const error = parseError('[1,]');
+    expect(error).toBeInstanceOf(Error);
+    expect(error).toMatchObject({ name: 'JsonSyntaxError', reason: 'syntax', offset: 3 });
+    expect(error.message).toBe('Unexpected character "]" at offset 3');
+    expect(parseError('[1').message).toBe('Unexpected end of JSON input at offset 2');
+  });
+
   it('rejects a duplicate key at the second occurrence, also when spelled with escapes', () => {
     expectRejected('{"a":1,"a":2}', 'duplicate_key', 7);
     expectRejected('{"a":1,"\\u0061":2}', 'duplicate_key', 7);

@@ -152,3 +152,22 @@ describe('GraphQL', () => {
     expect(committed.trim()).toBe(sdl.trim());
   });
 });
+
+describe('GraphQL rate limits', () => {
+  it('shares the REST buckets: a mutation past the config-write burst gets rate_limited', async () => {
+    const team = await h.newTeam('gql-rate');
+    const codes: (string | undefined)[] = [];
+    for (let i = 0; i < 41; i += 1) {
+      const result = await gql(
+        'mutation($input: CreateEventTypeInput!) { createEventType(input: $input) { id } }',
+        { input: { name: `rate.t${i}` } },
+        team.key,
+      );
+      codes.push(result.body.errors?.[0]?.extensions?.code);
+    }
+    expect(codes.slice(0, 40).every((code) => code === undefined)).toBe(true);
+    expect(codes[40]).toBe('rate_limited');
+    const query = await gql('{ viewer { teamId } }', {}, team.key);
+    expect(query.body.data.viewer.teamId).toBe(team.teamId);
+  });
+});

@@ -2,12 +2,18 @@ import 'reflect-metadata';
 import { GraphQLError, type GraphQLFormattedError } from 'graphql';
 import { buildSchema, type AuthChecker } from 'type-graphql';
 import { isServiceError, type Services } from '@svc/core';
+import { enforceRateLimit } from '../rest/rate-limit.js';
 import type { GraphqlContext } from './context.js';
 import { EventTypeResolver, SettingsResolver, TenantResolver, ViewerResolver } from './resolvers.js';
 
 /** Every resolver declares @Authorized(); the checker authenticates the bearer key like the REST adapter. */
-const authChecker: AuthChecker<GraphqlContext> = async ({ context }) => {
-  context.actor ??= await context.services.auth.authenticate(context.authorization);
+const authChecker: AuthChecker<GraphqlContext> = async ({ context, info }) => {
+  if (!context.actor) {
+    const actor = await context.services.auth.authenticate(context.authorization);
+    // One token per GraphQL request, from the bucket of its kind, like the REST adapter.
+    await enforceRateLimit(context.services, actor, info.operation.operation === 'mutation' ? 'config_write' : 'read');
+    context.actor = actor;
+  }
   return true;
 };
 

@@ -2,17 +2,16 @@ import { randomBytes } from 'node:crypto';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { decodeUtf8Strict, JsonSyntaxError, parseStrict, toValue, type JsonNode } from '@svc/json';
 import {
-  BURSTS,
   parseInput,
   RawJson,
   requestFingerprint,
   requireIfMatch,
   ServiceError,
   validateIdempotencyKey,
-  type Actor,
   type Services,
 } from '@svc/core';
 import type { ServerConfig } from '../config.js';
+import { enforceRateLimit } from './rate-limit.js';
 import { plainValue, renderJson } from './render.js';
 import type { RouteResult, RouteSpec } from './route.js';
 
@@ -77,24 +76,6 @@ export interface PipelineDeps {
   config: ServerConfig;
 }
 
-const BUCKETS = {
-  read: { name: 'read', rateLimit: 'read_requests_per_second', burst: BURSTS.read_requests_per_second },
-  config_write: { name: 'config_write', rateLimit: 'config_writes_per_second', burst: BURSTS.config_writes_per_second },
-} as const;
-
-export async function enforceRateLimit(
-  deps: PipelineDeps,
-  actor: Actor,
-  rateClass: RouteSpec['rateClass'],
-): Promise<void> {
-  if (rateClass === 'none') return;
-  const bucket = BUCKETS[rateClass];
-  await deps.services.rateLimits.take(actor.teamId, bucket.name, {
-    rate: deps.services.limits[bucket.rateLimit].value,
-    burst: bucket.burst,
-  });
-}
-
 function send(
   reply: FastifyReply,
   route: RouteSpec,
@@ -131,7 +112,7 @@ export function registerRoute(app: FastifyInstance, route: RouteSpec, deps: Pipe
     url: route.path,
     handler: async (request, reply) => {
       const actor = await deps.services.auth.authenticate(request.headers.authorization);
-      await enforceRateLimit(deps, actor, route.rateClass);
+      await enforceRateLimit(deps.services, actor, route.rateClass);
       const body = route.method === 'POST' || route.method === 'PATCH' ? parseBody(request, route.rawFields) : {};
       const ifMatch = route.ifMatch ? requireIfMatch(request.headers['if-match']) : '';
       const idempotencyKey = route.idempotent ? validateIdempotencyKey(request.headers['idempotency-key']) : null;

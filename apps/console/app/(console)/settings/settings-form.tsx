@@ -10,10 +10,18 @@ import type { Settings } from './settings.types';
 
 const FIELDS = ['payload_retention_days', 'response_body_logging', 'response_retention_days'] as const;
 
-/** A whole number from the input, or a message saying why not. Ranges are the API's to check. */
-function wholeDays(value: string | number, field: string): number | ApiError {
+/** The ranges the API accepts, checked here too so a typo is caught before the request. */
+const RANGES = {
+  payload_retention_days: { min: 1, max: 30 },
+  response_retention_days: { min: 1, max: 7 },
+} as const;
+
+/** A whole number of days in the field's range, or the error to show next to the field. */
+function days(value: string | number, field: keyof typeof RANGES): number | ApiError {
+  const { min, max } = RANGES[field];
   const number = typeof value === 'number' ? value : Number(value);
-  if (value === '' || !Number.isInteger(number)) return { code: 'invalid_field', message: 'Enter a whole number of days.', field };
+  if (value === '' || !Number.isInteger(number) || number < min || number > max)
+    return { code: 'invalid_field', message: `Enter a whole number of days from ${min} to ${max}.`, field };
   return number;
 }
 
@@ -27,9 +35,9 @@ export function SettingsForm({ settings }: { settings: Settings }) {
 
   const submit = (event: FormEvent<HTMLFormElement>) => {
     event.preventDefault();
-    const payloadRetentionDays = wholeDays(payloadDays, 'payload_retention_days');
+    const payloadRetentionDays = days(payloadDays, 'payload_retention_days');
     if (typeof payloadRetentionDays !== 'number') return setError(payloadRetentionDays);
-    const responseRetentionDays = wholeDays(responseDays, 'response_retention_days');
+    const responseRetentionDays = days(responseDays, 'response_retention_days');
     if (typeof responseRetentionDays !== 'number') return setError(responseRetentionDays);
     startTransition(async () => {
       const result = await updateSettingsAction(settings.etag, { payloadRetentionDays, responseBodyLogging: logging, responseRetentionDays });
@@ -54,8 +62,8 @@ export function SettingsForm({ settings }: { settings: Settings }) {
             description="How long message payloads are kept: 1 to 30 days"
             value={payloadDays}
             onChange={setPayloadDays}
-            min={1}
-            max={30}
+            min={RANGES.payload_retention_days.min}
+            max={RANGES.payload_retention_days.max}
             clampBehavior="none"
             allowDecimal={false}
             allowNegative={false}
@@ -73,8 +81,8 @@ export function SettingsForm({ settings }: { settings: Settings }) {
             description="How long logged response bodies are kept: 1 to 7 days"
             value={responseDays}
             onChange={setResponseDays}
-            min={1}
-            max={7}
+            min={RANGES.response_retention_days.min}
+            max={RANGES.response_retention_days.max}
             clampBehavior="none"
             allowDecimal={false}
             allowNegative={false}

@@ -1,0 +1,75 @@
+import { randomBytes, randomUUID } from 'node:crypto';
+import { test as base, expect, type APIRequestContext, type Page, type TestInfo } from '@playwright/test';
+import { readStackInfo, type StackInfo } from './stack';
+
+/** The REST API, used to make data a test needs but does not exercise. */
+export class RestApi {
+  constructor(private readonly request: APIRequestContext) {}
+
+  /** POST with a fresh Idempotency-Key; waits out config-write rate limits like a polite client. */
+  async post<T>(path: string, body: unknown): Promise<T> {
+    for (let attempt = 1; ; attempt++) {
+      const response = await this.request.post(`/v1${path}`, { data: body, headers: { 'Idempotency-Key': randomUUID() } });
+      if (response.status() === 429 && attempt < 20) {
+        const seconds = Number(response.headers()['retry-after'] ?? '1');
+        await new Promise((resolve) => setTimeout(resolve, Math.max(seconds, 0.2) * 1000));
+        continue;
+      }
+      if (!response.ok()) throw new Error(`POST /v1${path} answered ${response.status()}: ${await response.text()}`);
+      return (await response.json()) as T;
+    }
+  }
+
+  createTenant(externalId: string, name: string, metadata: Record<string, string> = {}): Promise<{ id: string }> {
+    return this.post('/tenants', { external_id: externalId, name, metadata });
+  }
+
+  createEventType(name: string, description = ''): Promise<{ id: string }> {
+    return this.post('/event_types', { name, description });
+  }
+}
+
+/** A short unique suffix so tests sharing one team never collide. */
+export function unique(): string {
+  return `${Date.now().toString(36)}${randomBytes(3).toString('hex')}`;
+}
+
+/** Saves a named screenshot of what the user sees at this step into the test's output folder. */
+export async function snap(page: Page, testInfo: TestInfo, name: string): Promise<void> {
+  await page.screenshot({ path: testInfo.outputPath(`${name}.png`), fullPage: true });
+}
+
+/** Signs in through the sign-in page the way an operator does. */
+export async function signIn(page: Page, key: string): Promise<void> {
+  await page.goto('/sign-in');
+  await page.getByLabel('Secret key').fill(key);
+  await page.getByRole('button', { name: 'Sign in' }).click();
+  await expect(page).toHaveURL(/\/tenants$/);
+}
+
+interface TestFixtures {
+  api: RestApi;
+  /** A page already signed in with the team's key. */
+  signedIn: Page;
+}
+
+export const test = base.extend<TestFixtures, { stack: StackInfo }>({
+  // Playwright reads fixture dependencies from the destructuring pattern; this one has none.
+  // eslint-disable-next-line no-empty-pattern
+  stack: [async ({}, use) => use(readStackInfo()), { scope: 'worker' }],
+  baseURL: async ({ stack }, use) => use(stack.consoleUrl),
+  api: async ({ playwright, stack }, use) => {
+    const request = await playwright.request.newContext({
+      baseURL: stack.apiUrl,
+      extraHTTPHeaders: { Authorization: `Bearer ${stack.key}`, 'Content-Type': 'application/json' },
+    });
+    await use(new RestApi(request));
+    await request.dispose();
+  },
+  signedIn: async ({ page, stack }, use) => {
+    await signIn(page, stack.key);
+    await use(page);
+  },
+});
+
+export { expect };

@@ -1,0 +1,37 @@
+import { expect, snap, test } from '../support/fixtures';
+
+test('changing retention saves it and shows the new configuration version', async ({ signedIn: page }, testInfo) => {
+  await page.getByRole('link', { name: 'Settings' }).click();
+  const version = page.getByTestId('configuration-version');
+  await expect(version).toHaveText(/Configuration version \d+/);
+  const before = Number((await version.innerText()).replace(/\D+/g, ''));
+  const payloadDays = page.getByLabel('Payload retention (days)');
+  const next = (await payloadDays.inputValue()) === '14' ? '21' : '14';
+  await expect(page.getByRole('table', { name: 'Limits' })).toContainText('not measured');
+  await snap(page, testInfo, '1-before');
+
+  await payloadDays.fill(next);
+  await page.getByLabel('Response body logging').check();
+  await page.getByRole('button', { name: 'Save settings' }).click();
+  await expect(page.getByText(`Configuration version ${before + 1}.`)).toBeVisible();
+  await expect(version).toHaveText(`Configuration version ${before + 1}`);
+
+  await page.reload();
+  await expect(page.getByLabel('Payload retention (days)')).toHaveValue(next);
+  await expect(page.getByLabel('Response body logging')).toBeChecked();
+  await snap(page, testInfo, '2-saved');
+});
+
+test('an out-of-range retention shows the error next to that field and saves nothing', async ({ signedIn: page }, testInfo) => {
+  await page.goto('/settings');
+  const version = await page.getByTestId('configuration-version').innerText();
+  const payloadDays = page.getByLabel('Payload retention (days)');
+  await payloadDays.fill('45');
+  await page.getByRole('button', { name: 'Save settings' }).click();
+  await expect(payloadDays).toHaveAccessibleDescription(/from 1 to 30/);
+  await expect(payloadDays).toHaveAttribute('aria-invalid', 'true');
+  await expect(page.getByLabel('Response retention (days)')).not.toHaveAttribute('aria-invalid', 'true');
+  await page.reload();
+  await expect(page.getByTestId('configuration-version')).toHaveText(version);
+  await snap(page, testInfo, 'out-of-range');
+});
