@@ -83,9 +83,10 @@ export async function startHarness(options: { limits?: Partial<Record<LimitName,
     if (key !== null) headers['authorization'] ??= `Bearer ${key}`;
     if (opts.idempotencyKey) headers['idempotency-key'] = opts.idempotencyKey;
     if (opts.ifMatch) headers['if-match'] = opts.ifMatch;
-    let body: string | Uint8Array | undefined;
+    let body: string | Uint8Array<ArrayBuffer> | undefined;
     if (opts.body !== undefined) {
-      body = opts.raw ? (opts.body as string | Uint8Array) : JSON.stringify(opts.body);
+      const raw = opts.raw ? (opts.body as string | Uint8Array) : JSON.stringify(opts.body);
+      body = typeof raw === 'string' ? raw : new Uint8Array(raw);
       headers['content-type'] ??= 'application/json';
     }
     const url = path.startsWith('http') ? path : `${baseUrl}${path}`;
