@@ -173,39 +173,7 @@ describe('parseStrict: rejected documents', () => {
   });
 });
 
-describe('parseStrict: speed', () => {
-  function webhookPayload(index: number): unknown {
-    return {
-      id: `evt_${index.toString(36)}`,
-      type: 'invoice.paid',
-      created: 1_700_000_000 + index,
-      data: {
-        amount: 1999.5 + index,
-        customer: { email: `user${index}@example.com`, name: 'Zoë "Q" Example\n', tags: ['a', 'b'] },
-        lines: [{ price: 0.1, qty: 2, note: null }],
-        paid: true,
-      },
-    };
-  }
-
-  it('parses a 1 MiB document in well under 50 ms', () => {
-    const payloads: string[] = [];
-    let length = 0;
-    while (length < 1024 * 1024) {
-      payloads.push(JSON.stringify(webhookPayload(payloads.length)));
-      length += payloads.at(-1)!.length + 1;
-    }
-    const source = `[${payloads.join(',')}]`;
-    for (let warmUp = 0; warmUp < 3; warmUp++) parseStrict(source);
-    // The fastest of several runs: the machine is shared, and one slow run says nothing about the parser.
-    const timings = Array.from({ length: 5 }, () => {
-      const started = performance.now();
-      parseStrict(source);
-      return performance.now() - started;
-    });
-    expect(Math.min(...timings)).toBeLessThan(50);
-  });
-
+describe('parseStrict: linear work on long inputs', () => {
   it('decodes long strings, long escape runs and long numbers in linear time', () => {
     const long = 'x'.repeat(1_000_000);
     expect(toValue(parseStrict(`"${long}"`))).toBe(long);
