@@ -1,6 +1,6 @@
 import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { closeSync, existsSync, mkdtempSync, openSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, closeSync, existsSync, mkdtempSync, openSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, type AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -47,7 +47,12 @@ async function waitUntilReady(info: StackInfo, exited: () => number | string | n
     const exit = exited();
     if (exit !== null) throw new Error(`scripts/start.ts exited (${exit}) before it was ready`);
     const printedReady = /^Ready\.$/m.test(readFileSync(info.logFile, 'utf8'));
-    if (printedReady && (await answers(`${info.apiUrl}/healthz`)) === 200 && (await answers(`${info.consoleUrl}/sign-in`)) === 200) return;
+    if (
+      printedReady &&
+      (await answers(`${info.apiUrl}/healthz`)) === 200 &&
+      (await answers(`${info.consoleUrl}/sign-in`)) === 200
+    )
+      return;
     if (Date.now() > deadline) throw new Error(`the stack was not ready within ${START_TIMEOUT_MS / 1000} s`);
     await new Promise((resolve) => setTimeout(resolve, 500));
   }
@@ -56,6 +61,8 @@ async function waitUntilReady(info: StackInfo, exited: () => number | string | n
 /** Starts the whole stack the way a user does (`scripts/start.ts`) on free ports with a fresh data directory. */
 export default async function globalSetup(): Promise<void> {
   const tempDir = mkdtempSync(path.join(tmpdir(), 'svc-e2e-'));
+  // As root, embedded Postgres runs as its own user, which must reach the data directory inside.
+  chmodSync(tempDir, 0o755);
   const [apiPort, consolePort] = await freePorts(2);
   const key = `svc_sk_e2e_${randomBytes(30).toString('base64url')}`;
   const logFile = path.join(tempDir, 'stack.log');
@@ -104,5 +111,7 @@ export default async function globalSetup(): Promise<void> {
     rmSync(tempDir, { recursive: true, force: true });
     throw error;
   }
-  console.log(`Stack ready in ${((Date.now() - started) / 1000).toFixed(1)} s: console ${info.consoleUrl}, API ${info.apiUrl}`);
+  console.log(
+    `Stack ready in ${((Date.now() - started) / 1000).toFixed(1)} s: console ${info.consoleUrl}, API ${info.apiUrl}`,
+  );
 }

@@ -36,16 +36,8 @@ async function admin(...args: string[]): Promise<{ code: number; out: unknown; e
 
 async function status(key: string): Promise<number> {
   // The key is checked by the same AuthService the server uses.
-  const { openCore, DEFAULT_LIMITS, systemClock } = await import('@svc/core');
-  const core = await openCore({
-    databaseUrl,
-    clock: systemClock,
-    limits: DEFAULT_LIMITS,
-    serviceId: 't',
-    region: 't',
-    migrate: false,
-    poolSize: 1,
-  });
+  const { openCore, systemClock, testCoreOptions } = await import('@svc/core');
+  const core = await openCore(testCoreOptions(databaseUrl, systemClock, { poolSize: 1 }));
   try {
     await core.services.auth.authenticate(`Bearer ${key}`);
     return 200;

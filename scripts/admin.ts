@@ -5,8 +5,8 @@
  *   key create --team T [--publishable] [--no-webhooks] [--spending-limit-usd D] | key revoke --key K
  */
 import { parseArgs } from 'node:util';
-import { DEFAULT_LIMITS, openCore, parseUsd, systemClock, isServiceError } from '@svc/core';
-import { dataDir, readRuntimeInfo } from './local-runtime.js';
+import { openCore, parseUsd, readCoreConfig, systemClock, isServiceError } from '@svc/core';
+import { dataDir, localSealingKey, readRuntimeInfo } from './local-runtime.js';
 
 class UsageError extends Error {}
 
@@ -31,14 +31,16 @@ async function main(): Promise<void> {
     },
     strict: true,
   });
-  const databaseUrl = process.env['DATABASE_URL'] || readRuntimeInfo(dataDir(process.env))?.databaseUrl;
+  const config = readCoreConfig(process.env, 'local');
+  const databaseUrl = config.databaseUrl || readRuntimeInfo(dataDir(process.env))?.databaseUrl;
   if (!databaseUrl) throw new UsageError('no database: start the service with `npm start` first, or set DATABASE_URL');
+  // The admin CLI manages teams and keys only; it never seals or opens a secret, so any key will do when
+  // the local one is not there.
   const core = await openCore({
+    ...config,
     databaseUrl,
     clock: systemClock,
-    limits: DEFAULT_LIMITS,
-    serviceId: 'svc-webhooks',
-    region: 'local',
+    sealingKey: config.sealingKey ?? localSealingKey(dataDir(process.env)),
     poolSize: 2,
   });
   const { teams } = core.services;

@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -14,6 +15,18 @@ export interface RuntimeInfo {
 
 export function dataDir(env: NodeJS.ProcessEnv): string {
   return path.resolve(ROOT, env['SVC_DATA_DIR'] ?? '.data');
+}
+
+/** Local mode's key for sealing secrets at rest, made on first start and kept beside the data (mode 0600). */
+export function localSealingKey(dir: string): Buffer {
+  const file = path.join(dir, 'sealing.key');
+  if (!existsSync(file)) {
+    mkdirSync(dir, { recursive: true });
+    writeFileSync(file, randomBytes(32).toString('base64'), { mode: 0o600, flag: 'wx' });
+  }
+  const key = Buffer.from(readFileSync(file, 'utf8').trim(), 'base64');
+  if (key.length !== 32) throw new Error(`${file} does not hold a 32-byte key`);
+  return key;
 }
 
 export function writeRuntimeInfo(dir: string, info: RuntimeInfo): void {

@@ -10,7 +10,7 @@ import { openCore, systemClock, isValidSecretKey, type Services } from '@svc/cor
 import { ensureDatabase, startEmbeddedPostgres, type EmbeddedCluster } from '@svc/db';
 import { readServerConfig, startServer } from '@svc/server';
 import { startWorker } from '@svc/worker';
-import { dataDir, ROOT, writeRuntimeInfo } from './local-runtime.js';
+import { dataDir, localSealingKey, ROOT, writeRuntimeInfo } from './local-runtime.js';
 
 const LOCAL_TEAM = 'local';
 
@@ -65,11 +65,10 @@ async function main(): Promise<void> {
   }
 
   const core = await openCore({
+    ...config,
     databaseUrl,
     clock: systemClock,
-    limits: config.limits,
-    serviceId: config.serviceId,
-    region: config.region,
+    sealingKey: config.sealingKey ?? localSealingKey(dir),
   });
   const newKey = await ensureLocalTeam(core.services, env['SVC_LOCAL_SECRET_KEY']);
   const server = await startServer(core.services, config, logger);
@@ -106,7 +105,7 @@ async function main(): Promise<void> {
     console.log(
       'Local team key: printed at first start (or set SVC_LOCAL_SECRET_KEY); `npm run admin -- key create --team <id>` makes another.',
     );
-  if (config.allowLoopbackReceivers)
+  if (config.urlPolicy.allowLoopback)
     console.warn(
       'WARNING: local mode accepts loopback receivers (http or https, any port). Set SVC_ALLOW_LOOPBACK_RECEIVERS=0 to apply the production URL rules.',
     );

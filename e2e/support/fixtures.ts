@@ -9,7 +9,10 @@ export class RestApi {
   /** POST with a fresh Idempotency-Key; waits out config-write rate limits like a polite client. */
   async post<T>(path: string, body: unknown): Promise<T> {
     for (let attempt = 1; ; attempt++) {
-      const response = await this.request.post(`/v1${path}`, { data: body, headers: { 'Idempotency-Key': randomUUID() } });
+      const response = await this.request.post(`/v1${path}`, {
+        data: body,
+        headers: { 'Idempotency-Key': randomUUID() },
+      });
       if (response.status() === 429 && attempt < 20) {
         const seconds = Number(response.headers()['retry-after'] ?? '1');
         await new Promise((resolve) => setTimeout(resolve, Math.max(seconds, 0.2) * 1000));
@@ -49,6 +52,8 @@ export async function signIn(page: Page, key: string): Promise<void> {
 
 interface TestFixtures {
   api: RestApi;
+  /** Fails a test whose page threw or logged an error (hydration mismatches, failed requests, crashes). */
+  browserErrors: string[];
   /** A page already signed in with the team's key. */
   signedIn: Page;
 }
@@ -66,6 +71,18 @@ export const test = base.extend<TestFixtures, { stack: StackInfo }>({
     await use(new RestApi(request));
     await request.dispose();
   },
+  browserErrors: [
+    async ({ page }, use) => {
+      const errors: string[] = [];
+      page.on('pageerror', (error) => errors.push(`uncaught: ${error.message}`));
+      page.on('console', (message) => {
+        if (message.type() === 'error') errors.push(`console: ${message.text()}`);
+      });
+      await use(errors);
+      expect(errors, 'errors in the browser').toEqual([]);
+    },
+    { auto: true },
+  ],
   signedIn: async ({ page, stack }, use) => {
     await signIn(page, stack.key);
     await use(page);

@@ -19,6 +19,9 @@ export const STACK_FILE_ENV = 'SVC_E2E_STACK_FILE';
 
 export function readStackInfo(): StackInfo {
   const file = process.env[STACK_FILE_ENV];
-  if (!file) throw new Error(`${STACK_FILE_ENV} is not set: run the tests through e2e/playwright.config.ts so global setup starts the stack`);
+  if (!file)
+    throw new Error(
+      `${STACK_FILE_ENV} is not set: run the tests through e2e/playwright.config.ts so global setup starts the stack`,
+    );
   return JSON.parse(readFileSync(file, 'utf8')) as StackInfo;
 }

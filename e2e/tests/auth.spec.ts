@@ -1,7 +1,10 @@
 import type { Response } from '@playwright/test';
 import { expect, signIn, snap, test } from '../support/fixtures';
 
-test('a wrong key shows an error next to the key field; the right key opens the tenants page', async ({ page, stack }, testInfo) => {
+test('a wrong key shows an error next to the key field; the right key opens the tenants page', async ({
+  page,
+  stack,
+}, testInfo) => {
   await page.goto('/sign-in');
   const keyField = page.getByLabel('Secret key');
   await keyField.fill(`svc_sk_${'x'.repeat(43)}`);
@@ -15,11 +18,15 @@ test('a wrong key shows an error next to the key field; the right key opens the 
   await page.getByRole('button', { name: 'Sign in' }).click();
   await expect(page).toHaveURL(/\/tenants$/);
   await expect(page.getByRole('heading', { name: 'Tenants' })).toBeVisible();
+  await expect(page.getByRole('table', { name: 'Tenants' })).toBeVisible();
   await expect(page.getByTestId('team-name')).toHaveText('local');
   await snap(page, testInfo, '2-signed-in');
 });
 
-test('signing out returns to the sign-in page and every page then redirects there', async ({ signedIn: page, context }, testInfo) => {
+test('signing out returns to the sign-in page and every page then redirects there', async ({
+  signedIn: page,
+  context,
+}, testInfo) => {
   await page.getByRole('link', { name: 'Settings' }).click();
   await expect(page.getByRole('heading', { name: 'Settings' })).toBeVisible();
   await page.getByRole('button', { name: 'Sign out' }).click();
@@ -34,7 +41,22 @@ test('signing out returns to the sign-in page and every page then redirects ther
   await snap(page, testInfo, 'signed-out');
 });
 
-test('the key never reaches the page: not in any response body, HTML or document.cookie', async ({ page, context, stack }, testInfo) => {
+test('a cookie whose key the API no longer accepts ends the session', async ({ page, context, stack }, testInfo) => {
+  await context.addCookies([
+    { name: 'svc_console_key', value: `svc_sk_${'r'.repeat(43)}`, url: stack.consoleUrl, httpOnly: true, sameSite: 'Strict' },
+  ]);
+  await page.goto('/event-types');
+  await expect(page).toHaveURL(/\/sign-in\?expired=1$/);
+  await expect(page.getByRole('alert')).toContainText('no longer accepts the key');
+  await expect(page.getByRole('heading', { name: 'Event types' })).toHaveCount(0);
+  await snap(page, testInfo, 'expired');
+});
+
+test('the key never reaches the page: not in any response body, HTML or document.cookie', async ({
+  page,
+  context,
+  stack,
+}, testInfo) => {
   const bodies: Promise<{ url: string; body: string }>[] = [];
   page.on('response', (response: Response) => {
     bodies.push(

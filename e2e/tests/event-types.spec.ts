@@ -28,7 +28,9 @@ test('create an event type whose example is shown back exactly as typed', async 
   await snap(page, testInfo, '3-edit-shows-exact-example');
 });
 
-test('invalid JSON in the example shows an error under the editor while typing and blocks submit', async ({ signedIn: page }, testInfo) => {
+test('invalid JSON in the example shows an error under the editor while typing and blocks submit', async ({
+  signedIn: page,
+}, testInfo) => {
   await page.goto('/event-types');
   await page.getByRole('button', { name: 'New event type' }).click();
   const dialog = page.getByRole('dialog', { name: 'New event type' });

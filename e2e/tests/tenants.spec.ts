@@ -1,6 +1,8 @@
 import { expect, snap, test, unique } from '../support/fixtures';
 
-test('create a tenant with metadata; a second one with the same external ID is refused at that field', async ({ signedIn: page }, testInfo) => {
+test('create a tenant with metadata; a second one with the same external ID is refused at that field', async ({
+  signedIn: page,
+}, testInfo) => {
   const externalId = `cust-${unique()}`;
   await page.getByRole('button', { name: 'New tenant' }).click();
   const dialog = page.getByRole('dialog', { name: 'New tenant' });
@@ -62,7 +64,10 @@ test('edit a tenant: rename it and change its metadata', async ({ signedIn: page
   await snap(page, testInfo, '2-edited');
 });
 
-test('paging: more than 20 tenants spread over pages; Next page and First page move between them', async ({ signedIn: page, api }, testInfo) => {
+test('paging: more than 20 tenants spread over pages; Next page and First page move between them', async ({
+  signedIn: page,
+  api,
+}, testInfo) => {
   const batch = unique();
   for (let i = 0; i < 23; i++) await api.createTenant(`page-${batch}-${String(i).padStart(2, '0')}`, `Paged ${i}`);
 
@@ -88,7 +93,10 @@ test('paging: more than 20 tenants spread over pages; Next page and First page m
   await snap(page, testInfo, '3-back-to-page-one');
 });
 
-test('delete a tenant after confirming: it shows a deleted badge and no actions', async ({ signedIn: page, api }, testInfo) => {
+test('delete a tenant after confirming: it shows a deleted badge and no actions', async ({
+  signedIn: page,
+  api,
+}, testInfo) => {
   const externalId = `gone-${unique()}`;
   await api.createTenant(externalId, 'Short Lived Inc');
   await page.goto(`/tenants?externalId=${externalId}`);

@@ -3,7 +3,15 @@ import Link from 'next/link';
 import type { ApiError } from '@/lib/api-error';
 
 /** Shown instead of a list when the API refused to load it; production builds hide thrown messages. */
-export function LoadError({ error, resetHref, title = 'Could not load this list' }: { error: ApiError; resetHref: string; title?: string }) {
+export function LoadError({
+  error,
+  resetHref,
+  title = 'Could not load this list',
+}: {
+  error: ApiError;
+  resetHref: string;
+  title?: string;
+}) {
   return (
     <Alert color="red" title={title} maw={720}>
       <Text size="sm">{error.message}</Text>

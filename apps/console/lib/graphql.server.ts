@@ -28,14 +28,23 @@ export function toApiError(errors: readonly GraphqlErrorBody[] | undefined): Api
   const message = first?.message;
   return {
     // Schema-level rejections (a string where an Int belongs) carry GraphQL's own codes; they are bad input.
-    code: typeof code === 'string' ? (code === 'BAD_USER_INPUT' || code === 'GRAPHQL_VALIDATION_FAILED' ? 'invalid_field' : code) : 'internal_error',
+    code:
+      typeof code === 'string'
+        ? code === 'BAD_USER_INPUT' || code === 'GRAPHQL_VALIDATION_FAILED'
+          ? 'invalid_field'
+          : code
+        : 'internal_error',
     message: typeof message === 'string' && message !== '' ? message : 'The API answered with an error.',
     field: typeof field === 'string' ? field : null,
   };
 }
 
 /** Sends one GraphQL operation with the secret key and returns its data, or throws ApiFailure. */
-export async function graphql<TData>(key: string, query: string, variables: Record<string, unknown> = {}): Promise<TData> {
+export async function graphql<TData>(
+  key: string,
+  query: string,
+  variables: Record<string, unknown> = {},
+): Promise<TData> {
   let response: Response;
   try {
     response = await fetch(consoleConfig.graphqlUrl, {
@@ -47,15 +56,24 @@ export async function graphql<TData>(key: string, query: string, variables: Reco
     });
   } catch (cause) {
     console.error('GraphQL API unreachable', cause);
-    throw new ApiFailure({ code: 'temporarily_unavailable', message: 'The API cannot be reached right now. Try again in a moment.', field: null });
+    throw new ApiFailure({
+      code: 'temporarily_unavailable',
+      message: 'The API cannot be reached right now. Try again in a moment.',
+      field: null,
+    });
   }
   let body: GraphqlResponseBody<TData>;
   try {
     body = (await response.json()) as GraphqlResponseBody<TData>;
   } catch {
-    throw new ApiFailure({ code: 'internal_error', message: `The API answered ${response.status} without a GraphQL body.`, field: null });
+    throw new ApiFailure({
+      code: 'internal_error',
+      message: `The API answered ${response.status} without a GraphQL body.`,
+      field: null,
+    });
   }
   if (body.errors?.length) throw new ApiFailure(toApiError(body.errors));
-  if (body.data == null) throw new ApiFailure({ code: 'internal_error', message: 'The API answered without data.', field: null });
+  if (body.data == null)
+    throw new ApiFailure({ code: 'internal_error', message: 'The API answered without data.', field: null });
   return body.data;
 }

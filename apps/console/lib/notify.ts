@@ -14,7 +14,12 @@ const TITLES: Record<string, string> = {
 
 export function notifyApiError(error: ApiError): void {
   const hint = error.code === 'revision_conflict' ? ' The list now shows the current version; try again.' : '';
-  notifications.show({ color: 'red', title: TITLES[error.code] ?? 'Request failed', message: `${error.message}${hint}`, autoClose: 8000 });
+  notifications.show({
+    color: 'red',
+    title: TITLES[error.code] ?? 'Request failed',
+    message: `${error.message}${hint}`,
+    autoClose: 8000,
+  });
 }
 
 export function notifySuccess(message: string): void {

@@ -10,13 +10,19 @@ import { buildOpenApi } from './rest/openapi.js';
 import { checkSvcMode, MAX_BODY_BYTES, newRequestId, registerRoute } from './rest/pipeline.js';
 import type { RouteSpec } from './rest/route.js';
 import { catalogRoutes } from './rest/routes/catalog.routes.js';
+import { endpointRoutes } from './rest/routes/endpoints.routes.js';
 import { eventTypeRoutes } from './rest/routes/event-types.routes.js';
 import { tenantRoutes } from './rest/routes/tenants.routes.js';
 
 export const REST_PREFIX = '/v1';
 
 export function restRoutes(services: Services): RouteSpec[] {
-  return [...catalogRoutes(services), ...tenantRoutes(services), ...eventTypeRoutes(services)];
+  return [
+    ...catalogRoutes(services),
+    ...tenantRoutes(services),
+    ...eventTypeRoutes(services),
+    ...endpointRoutes(services),
+  ];
 }
 
 export interface BuiltApp {

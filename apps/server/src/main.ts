@@ -8,12 +8,13 @@ async function main(): Promise<void> {
   const config = readServerConfig(process.env, 'production');
   const logger = pino({ level: config.logLevel });
   if (!config.databaseUrl) throw new Error('DATABASE_URL is required in production mode (npm start runs local mode)');
+  if (!config.sealingKey)
+    throw new Error('SVC_ENCRYPTION_KEY (base64 of 32 random bytes) is required in production mode');
   const core = await openCore({
+    ...config,
     databaseUrl: config.databaseUrl,
+    sealingKey: config.sealingKey,
     clock: systemClock,
-    limits: config.limits,
-    serviceId: config.serviceId,
-    region: config.region,
   });
   const server = await startServer(core.services, config, logger);
   logger.info({ url: server.url }, 'server listening');

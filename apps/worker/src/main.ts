@@ -1,20 +1,15 @@
 import pino from 'pino';
-import { DEFAULT_LIMITS, openCore, systemClock } from '@svc/core';
+import { openCore, readCoreConfig, systemClock } from '@svc/core';
 import { startWorker } from './worker.js';
 
 /** Production entry point: one worker process against DATABASE_URL. */
 async function main(): Promise<void> {
-  const databaseUrl = process.env['DATABASE_URL'];
-  const logger = pino({ level: process.env['LOG_LEVEL'] ?? 'info' });
-  if (!databaseUrl) throw new Error('DATABASE_URL is required in production mode (npm start runs local mode)');
-  const core = await openCore({
-    databaseUrl,
-    clock: systemClock,
-    limits: DEFAULT_LIMITS,
-    serviceId: 'svc-webhooks',
-    region: process.env['SVC_REGION'] ?? 'local',
-  });
-  const worker = await startWorker({ databaseUrl, services: core.services, logger });
+  const config = readCoreConfig(process.env, 'production');
+  const logger = pino({ level: config.logLevel });
+  if (!config.databaseUrl) throw new Error('DATABASE_URL is required in production mode (npm start runs local mode)');
+  if (!config.sealingKey) throw new Error('SVC_ENCRYPTION_KEY (base64 of 32 random bytes) is required in production mode');
+  const core = await openCore({ ...config, databaseUrl: config.databaseUrl, sealingKey: config.sealingKey, clock: systemClock });
+  const worker = await startWorker({ databaseUrl: config.databaseUrl, services: core.services, logger });
   logger.info('worker started');
   const stop = async () => {
     await worker.stop();

@@ -1,7 +1,7 @@
 import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestDatabase } from '@svc/db';
-import { DAY, ManualClock, DEFAULT_LIMITS, openCore, requestFingerprint, type Services } from '@svc/core';
+import { DAY, ManualClock, openCore, requestFingerprint, testCoreOptions, type Services } from '@svc/core';
 import { startWorker, type RunningWorker } from './worker.js';
 import { purgeExpiredJob } from './jobs/purge-expired.job.js';
 
@@ -14,15 +14,7 @@ const clock = new ManualClock();
 beforeAll(async () => {
   const database = await createTestDatabase();
   drop = database.drop;
-  const core = await openCore({
-    databaseUrl: database.url,
-    clock,
-    limits: DEFAULT_LIMITS,
-    serviceId: 't',
-    region: 't',
-    migrate: false,
-    poolSize: 4,
-  });
+  const core = await openCore(testCoreOptions(database.url, clock));
   services = core.services;
   close = core.close;
   worker = await startWorker({

@@ -1,4 +1,5 @@
 import { openDataSource, runMigrations } from '@svc/db';
+import type { UrlPolicy } from '@svc/egress';
 import type { Clock } from './common/clock.js';
 import type { Limits } from './catalog/limits.js';
 import { ENTITIES } from './entities.js';
@@ -10,6 +11,8 @@ export interface OpenCoreOptions {
   limits: Limits;
   serviceId: string;
   region: string;
+  sealingKey: Buffer;
+  urlPolicy: UrlPolicy;
   poolSize?: number;
   migrate?: boolean;
 }
@@ -18,12 +21,6 @@ export interface OpenCoreOptions {
 export async function openCore(options: OpenCoreOptions): Promise<{ services: Services; close(): Promise<void> }> {
   if (options.migrate !== false) await runMigrations(options.databaseUrl);
   const db = await openDataSource(options.databaseUrl, ENTITIES, options.poolSize);
-  const services = createServices({
-    db,
-    clock: options.clock,
-    limits: options.limits,
-    serviceId: options.serviceId,
-    region: options.region,
-  });
+  const services = createServices({ ...options, db });
   return { services, close: () => db.destroy() };
 }

@@ -1,3 +1,4 @@
+import { EndpointEntity, EndpointSecretEntity } from './endpoints/endpoint.entity.js';
 import { EventTypeEntity } from './event-types/event-type.entity.js';
 import { TeamSettingsEntity } from './settings/settings.entity.js';
 import { ApiKeyEntity } from './teams/api-key.entity.js';
@@ -12,4 +13,6 @@ export const ENTITIES = [
   TenantExternalIdClaimEntity,
   EventTypeEntity,
   TeamSettingsEntity,
+  EndpointEntity,
+  EndpointSecretEntity,
 ];

@@ -25,3 +25,18 @@ export * from './billing/billing.service.js';
 export { ENTITIES } from './entities.js';
 export { createServices, type Services, type CoreOptions } from './services.js';
 export { openCore, type OpenCoreOptions } from './boot.js';
+export { Sealer } from './common/sealing.js';
+export {
+  EndpointEntity,
+  EndpointSecretEntity,
+  type EndpointStatus,
+  type CircuitState,
+} from './endpoints/endpoint.entity.js';
+export * from './endpoints/endpoint.inputs.js';
+export * from './endpoints/endpoint.view.js';
+export { EndpointService, type EndpointCredentials } from './endpoints/endpoint.service.js';
+export { previewEndpoint, type PreviewResult, type PreviewReason } from './endpoints/endpoint-preview.js';
+export { matchesEventPatterns } from './endpoints/patterns.js';
+export type { UrlPolicy } from '@svc/egress';
+export { readCoreConfig, parseSealingKey, type CoreConfig, type RunMode } from './config.js';
+export { testCoreOptions } from './testing/core-options.js';

@@ -1,8 +1,11 @@
 import type { DataSource } from 'typeorm';
+import type { UrlPolicy } from '@svc/egress';
 import { BillingService } from './billing/billing.service.js';
 import { capabilities, type Capabilities } from './catalog/catalog.js';
 import type { Limits } from './catalog/limits.js';
 import type { Clock } from './common/clock.js';
+import { Sealer } from './common/sealing.js';
+import { EndpointService } from './endpoints/endpoint.service.js';
 import { EventTypeService } from './event-types/event-type.service.js';
 import { IdempotencyService } from './idempotency/idempotency.service.js';
 import { RateLimitService } from './rate-limits/rate-limit.service.js';
@@ -17,6 +20,10 @@ export interface CoreOptions {
   limits: Limits;
   serviceId: string;
   region: string;
+  /** 32-byte key that seals secrets at rest. */
+  sealingKey: Buffer;
+  /** Which receiver URLs are acceptable (strict in production; loopback allowed in local mode). */
+  urlPolicy: UrlPolicy;
 }
 
 export interface Services {
@@ -29,6 +36,7 @@ export interface Services {
   readonly tenants: TenantService;
   readonly eventTypes: EventTypeService;
   readonly settings: SettingsService;
+  readonly endpoints: EndpointService;
   readonly idempotency: IdempotencyService;
   readonly rateLimits: RateLimitService;
   readonly billing: BillingService;
@@ -36,6 +44,7 @@ export interface Services {
 
 export function createServices(options: CoreOptions): Services {
   const { db, clock, limits } = options;
+  const tenants = new TenantService(db, clock, limits);
   return {
     db,
     clock,
@@ -43,9 +52,17 @@ export function createServices(options: CoreOptions): Services {
     capabilities: capabilities(options.serviceId, options.region, limits),
     auth: new AuthService(db),
     teams: new TeamService(db, clock),
-    tenants: new TenantService(db, clock, limits),
+    tenants,
     eventTypes: new EventTypeService(db, clock, limits),
     settings: new SettingsService(db, clock),
+    endpoints: new EndpointService({
+      db,
+      clock,
+      limits,
+      sealer: new Sealer(options.sealingKey),
+      urlPolicy: options.urlPolicy,
+      tenants,
+    }),
     idempotency: new IdempotencyService(db, clock),
     rateLimits: new RateLimitService(db, clock),
     billing: new BillingService(clock),

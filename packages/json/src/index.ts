@@ -11,3 +11,14 @@ export { parsePointer, formatPointer, resolvePointer } from './pointer.js';
 export { compareJsonNumbers, isJsonNumber } from './decimal.js';
 export { jsonNodesEqual } from './equal.js';
 export { canonicalStringify } from './canonical.js';
+export {
+  compileFilter,
+  FilterSpecError,
+  FILTER_OPERATORS,
+  MAX_FILTER_CONDITIONS,
+  MAX_FILTER_DEPTH,
+  MAX_FILTER_LIST_LENGTH,
+} from './filter.js';
+export type { CompiledFilter, FilterOperator } from './filter.js';
+export { compileTransform, TransformSpecError, MAX_TRANSFORM_FIELDS, MAX_TRANSFORM_NAME_BYTES } from './transform.js';
+export type { CompiledTransform, TransformResult } from './transform.js';

@@ -17,7 +17,11 @@ export function ConsoleShell({ teamName, children }: { teamName: string; childre
   const [opened, { toggle, close }] = useDisclosure(false);
   const pathname = usePathname();
   return (
-    <AppShell header={{ height: 56 }} navbar={{ width: 220, breakpoint: 'sm', collapsed: { mobile: !opened } }} padding="md">
+    <AppShell
+      header={{ height: 56 }}
+      navbar={{ width: 220, breakpoint: 'sm', collapsed: { mobile: !opened } }}
+      padding="md"
+    >
       <AppShell.Header>
         <Group h="100%" px="md" justify="space-between">
           <Group gap="sm">
@@ -28,7 +32,7 @@ export function ConsoleShell({ teamName, children }: { teamName: string; childre
             <Text size="sm" c="dimmed">
               Team
             </Text>
-            <Badge variant="light" size="lg" data-testid="team-name">
+            <Badge variant="light" size="lg" tt="none" data-testid="team-name">
               {teamName}
             </Badge>
           </Group>

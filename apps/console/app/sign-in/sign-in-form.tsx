@@ -19,6 +19,7 @@ export function SignInForm() {
           spellCheck={false}
           required
           error={state.error}
+          aria-invalid={state.error !== null}
           data-autofocus
         />
         <Button type="submit" loading={pending}>

@@ -4,6 +4,7 @@ import { buildSchema, type AuthChecker } from 'type-graphql';
 import { isServiceError, type Services } from '@svc/core';
 import { enforceRateLimit } from '../rest/rate-limit.js';
 import type { GraphqlContext } from './context.js';
+import { EndpointResolver } from './endpoint.resolver.js';
 import { EventTypeResolver, SettingsResolver, TenantResolver, ViewerResolver } from './resolvers.js';
 
 /** Every resolver declares @Authorized(); the checker authenticates the bearer key like the REST adapter. */
@@ -19,7 +20,7 @@ const authChecker: AuthChecker<GraphqlContext> = async ({ context, info }) => {
 
 export function buildGraphqlSchema() {
   return buildSchema({
-    resolvers: [ViewerResolver, TenantResolver, EventTypeResolver, SettingsResolver],
+    resolvers: [ViewerResolver, TenantResolver, EventTypeResolver, SettingsResolver, EndpointResolver],
     authChecker,
     validate: false,
   });

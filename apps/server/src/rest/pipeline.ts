@@ -65,7 +65,8 @@ export function parseBody(request: FastifyRequest, rawFields: readonly string[] 
   if (node.kind !== 'object') throw new ServiceError('invalid_json', 'the body must be a JSON object');
   const body = toValue(node) as Record<string, unknown>;
   for (const member of node.members) {
-    if (rawFields.includes(member.key))
+    // JSON null stays null, so `null` clears a raw field the same way everywhere.
+    if (rawFields.includes(member.key) && member.value.kind !== 'null')
       body[member.key] = new RawJson(source.slice(member.value.start, member.value.end));
   }
   return body;
@@ -79,14 +80,14 @@ export interface PipelineDeps {
 function send(
   reply: FastifyReply,
   route: RouteSpec,
-  deps: PipelineDeps,
   result: RouteResult,
   body: Buffer | null,
+  validate: boolean,
 ): FastifyReply {
   reply.code(result.status);
   for (const [name, value] of Object.entries(result.headers ?? {})) reply.header(name, value);
   if (body === null) return reply.send();
-  if (deps.config.validateResponses) assertMatchesSchema(route, result);
+  if (validate) assertMatchesSchema(route, result);
   return reply.type('application/json; charset=utf-8').send(body);
 }
 
@@ -122,7 +123,7 @@ export function registerRoute(app: FastifyInstance, route: RouteSpec, deps: Pipe
 
       if (idempotencyKey === null) {
         const result = await route.handler({ ctx: { actor }, params, query, input, body, ifMatch });
-        return send(reply, route, deps, result, encodeBody(result));
+        return send(reply, route, result, encodeBody(result), deps.config.validateResponses);
       }
 
       const fingerprint = requestFingerprint(route.operationId, params, input ?? body);
@@ -130,26 +131,25 @@ export function registerRoute(app: FastifyInstance, route: RouteSpec, deps: Pipe
       if (claim.outcome === 'replay') {
         reply.header('Idempotency-Replayed', 'true');
         const { response } = claim;
-        return send(
-          reply,
-          route,
-          { ...deps, config: { ...deps.config, validateResponses: false } },
-          { status: response.status, headers: response.headers },
-          response.body,
-        );
+        const replayed =
+          response.body && route.replayBody
+            ? await route.replayBody(response.body, { actor, sameKey: response.keyId === actor.keyId })
+            : response.body;
+        return send(reply, route, { status: response.status, headers: response.headers }, replayed, false);
       }
       try {
         const { result, encoded } = await deps.services.db.transaction(async (tx) => {
           const result = await route.handler({ ctx: { actor, tx }, params, query, input, body, ifMatch });
           const encoded = encodeBody(result);
+          const stored = route.storedBody ? encodeBody({ ...result, body: route.storedBody(result) }) : encoded;
           await deps.services.idempotency.complete(tx, actor, idempotencyKey, {
             status: result.status,
             headers: result.headers ?? {},
-            body: encoded,
+            body: stored,
           });
           return { result, encoded };
         });
-        return send(reply, route, deps, result, encoded);
+        return send(reply, route, result, encoded, deps.config.validateResponses);
       } catch (error) {
         await deps.services.idempotency.release(actor, idempotencyKey);
         throw error;

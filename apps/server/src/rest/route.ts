@@ -1,4 +1,4 @@
-import type { CallContext } from '@svc/core';
+import type { Actor, CallContext } from '@svc/core';
 import type { z } from 'zod';
 
 export type HttpMethod = 'GET' | 'POST' | 'PATCH' | 'DELETE';
@@ -46,6 +46,10 @@ export interface RouteSpec<I = unknown> {
   query?: z.ZodType;
   responses: Record<number, z.ZodType | null>;
   handler(request: RouteRequest<I>): Promise<RouteResult>;
+  /** The body kept for idempotent replays when it must differ from the one sent (a secret is never stored). */
+  storedBody?(result: RouteResult): unknown;
+  /** Rebuilds a replayed body from the stored one (e.g. shows a still-current secret to the key that made it). */
+  replayBody?(stored: Buffer, replay: { actor: Actor; sameKey: boolean }): Promise<Buffer>;
 }
 
 export function defineRoute<I>(spec: RouteSpec<I>): RouteSpec<I> {

@@ -1,6 +1,14 @@
 import pino from 'pino';
 import { createTestDatabase } from '@svc/db';
-import { ManualClock, limitsWith, openCore, type Actor, type LimitName, type Services } from '@svc/core';
+import {
+  ManualClock,
+  limitsWith,
+  openCore,
+  testCoreOptions,
+  type Actor,
+  type LimitName,
+  type Services,
+} from '@svc/core';
 import { buildApp, type BuiltApp } from '../app.js';
 import { readServerConfig } from '../config.js';
 
@@ -49,22 +57,26 @@ export function uniqueKey(): string {
  * A real server on a loopback port over a fresh database of the test run's Postgres, with a manual clock
  * (so rate limits and retention are deterministic) and every response checked against its declared schema.
  */
-export async function startHarness(options: { limits?: Partial<Record<LimitName, number>> } = {}): Promise<Harness> {
+export interface HarnessOptions {
+  limits?: Partial<Record<LimitName, number>>;
+  /** Apply the production URL rules (no loopback receivers). */
+  strictUrls?: boolean;
+}
+
+export async function startHarness(options: HarnessOptions = {}): Promise<Harness> {
   const database = await createTestDatabase();
   const clock = new ManualClock('2026-11-02T10:00:00.000Z');
   const config = {
     ...readServerConfig({ PORT: '0', SVC_VALIDATE_RESPONSES: '1', LOG_LEVEL: 'silent' }, 'local'),
     limits: limitsWith(options.limits),
   };
-  const core = await openCore({
-    databaseUrl: database.url,
-    clock,
-    limits: config.limits,
-    serviceId: 'svc-test',
-    region: 'test',
-    migrate: false,
-    poolSize: 8,
-  });
+  const core = await openCore(
+    testCoreOptions(database.url, clock, {
+      limits: config.limits,
+      poolSize: 8,
+      urlPolicy: { allowLoopback: !options.strictUrls, serviceHosts: ['svc.test', 'hooks.svc.test'] },
+    }),
+  );
   const logger = pino({ level: process.env['TEST_LOG_LEVEL'] ?? 'silent' });
   const built = await buildApp(core.services, config, logger);
   const address = await built.app.listen({ port: 0, host: '127.0.0.1' });

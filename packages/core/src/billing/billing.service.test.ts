@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestDatabase } from '@svc/db';
 import { ManualClock } from '../common/clock.js';
-import { DEFAULT_LIMITS } from '../catalog/limits.js';
 import { openCore } from '../boot.js';
+import { testCoreOptions } from '../testing/core-options.js';
 import type { Services } from '../services.js';
 import { priceMicros, unitsFor } from './billing.service.js';
 
@@ -14,15 +14,7 @@ const clock = new ManualClock('2026-11-30T23:59:00Z');
 beforeAll(async () => {
   const database = await createTestDatabase();
   drop = database.drop;
-  const core = await openCore({
-    databaseUrl: database.url,
-    clock,
-    limits: DEFAULT_LIMITS,
-    serviceId: 't',
-    region: 't',
-    migrate: false,
-    poolSize: 4,
-  });
+  const core = await openCore(testCoreOptions(database.url, clock));
   services = core.services;
   close = core.close;
 });

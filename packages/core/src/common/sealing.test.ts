@@ -16,7 +16,7 @@ describe('Sealer', () => {
     expect(() => sealer.open(sealed, 'endpoint:wde_2:authorization')).toThrow();
     expect(() => new Sealer(Sealer.generateKey()).open(sealed, 'endpoint:wde_1:authorization')).toThrow();
     const tampered = Buffer.from(sealed);
-    tampered[tampered.length - 1] ^= 1;
+    tampered.writeUInt8(tampered.readUInt8(tampered.length - 1) ^ 1, tampered.length - 1);
     expect(() => sealer.open(tampered, 'endpoint:wde_1:authorization')).toThrow();
   });
 });

@@ -45,7 +45,10 @@ export class Sealer {
     decipher.setAAD(Buffer.from(context, 'utf8'));
     decipher.setAuthTag(tag);
     try {
-      return Buffer.concat([decipher.update(sealed.subarray(header + IV_BYTES + TAG_BYTES)), decipher.final()]).toString('utf8');
+      return Buffer.concat([
+        decipher.update(sealed.subarray(header + IV_BYTES + TAG_BYTES)),
+        decipher.final(),
+      ]).toString('utf8');
     } catch {
       throw new ServiceError('temporarily_unavailable', 'a sealed secret could not be opened');
     }

@@ -126,8 +126,8 @@ export class TenantService {
   }
 
   /**
-   * Marks the tenant deleted and reserves its external_id for 90 days. Later issues hook endpoint and source
-   * deletion, delivery cancellation and content erasure into this same transaction.
+   * Marks the tenant deleted, deletes its endpoints and reserves its external_id for 90 days. Later issues hook
+   * source deletion, delivery cancellation and content erasure into this same transaction.
    */
   async deleteTenant(ctx: CallContext, id: string, ifMatch: string): Promise<void> {
     await inTransaction(this.db, ctx, async (tx) => {
@@ -140,6 +140,11 @@ export class TenantService {
       tenant.updatedAt = now;
       tenant.version = (BigInt(tenant.version) + 1n).toString();
       await tx.getRepository(TenantEntity).save(tenant);
+      // Endpoints go with their tenant at once (sources, deliveries and content follow in their own issues).
+      await tx.query(
+        `UPDATE endpoints SET deleted_at = $2, updated_at = $2, version = version + 1 WHERE tenant_id = $1 AND deleted_at IS NULL`,
+        [tenant.id, now],
+      );
       await tx
         .getRepository(TenantExternalIdClaimEntity)
         .update(

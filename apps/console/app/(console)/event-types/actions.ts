@@ -9,7 +9,8 @@ import type { CreateEventTypeInput, EventType, EventTypeChanges } from './event-
 function checkChanges(input: unknown): ActionResult<never> | null {
   if (!isObject(input)) return invalidArgument('body', 'the event type must be an object');
   if (typeof input['description'] !== 'string') return invalidArgument('description', 'description must be a string');
-  if (input['example'] !== null && typeof input['example'] !== 'string') return invalidArgument('example', 'example must be JSON text or null');
+  if (input['example'] !== null && typeof input['example'] !== 'string')
+    return invalidArgument('example', 'example must be JSON text or null');
   return null;
 }
 
@@ -17,10 +18,16 @@ export async function createEventTypeAction(input: CreateEventTypeInput): Promis
   const problem = checkChanges(input);
   if (problem) return problem;
   if (typeof input.name !== 'string') return invalidArgument('name', 'name must be a string');
-  return toActionResult(() => createEventType({ name: input.name, description: input.description, example: input.example }));
+  return toActionResult(() =>
+    createEventType({ name: input.name, description: input.description, example: input.example }),
+  );
 }
 
-export async function updateEventTypeAction(id: string, etag: string, input: EventTypeChanges): Promise<ActionResult<EventType>> {
+export async function updateEventTypeAction(
+  id: string,
+  etag: string,
+  input: EventTypeChanges,
+): Promise<ActionResult<EventType>> {
   if (typeof id !== 'string' || typeof etag !== 'string') return invalidArgument('id', 'id and etag must be strings');
   const problem = checkChanges(input);
   if (problem) return problem;
@@ -28,6 +35,7 @@ export async function updateEventTypeAction(id: string, etag: string, input: Eve
 }
 
 export async function setArchivedAction(id: string, etag: string, archived: boolean): Promise<ActionResult<EventType>> {
-  if (typeof id !== 'string' || typeof etag !== 'string' || typeof archived !== 'boolean') return invalidArgument('id', 'id, etag and archived are required');
+  if (typeof id !== 'string' || typeof etag !== 'string' || typeof archived !== 'boolean')
+    return invalidArgument('id', 'id, etag and archived are required');
   return toActionResult(() => setEventTypeArchived(id, etag, archived));
 }

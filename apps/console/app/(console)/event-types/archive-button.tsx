@@ -22,7 +22,14 @@ export function ArchiveButton({ eventType }: { eventType: EventType }) {
     });
 
   return (
-    <Button size="xs" variant="light" color={archive ? 'orange' : 'teal'} loading={pending} onClick={toggle} aria-label={`${archive ? 'Archive' : 'Unarchive'} ${eventType.name}`}>
+    <Button
+      size="xs"
+      variant="light"
+      color={archive ? 'orange' : 'teal'}
+      loading={pending}
+      onClick={toggle}
+      aria-label={`${archive ? 'Archive' : 'Unarchive'} ${eventType.name}`}
+    >
       {archive ? 'Archive' : 'Unarchive'}
     </Button>
   );

@@ -57,7 +57,9 @@ export function EventTypeForm({ eventType, onDone }: EventTypeFormProps) {
       <Stack>
         <TextInput
           label="Name"
-          description={eventType ? 'Fixed once the event type exists' : 'Lowercase words separated by dots, such as invoice.paid'}
+          description={
+            eventType ? 'Fixed once the event type exists' : 'Lowercase words separated by dots, such as invoice.paid'
+          }
           value={name}
           onChange={(event) => setName(event.currentTarget.value)}
           disabled={eventType !== undefined}

@@ -1,6 +1,12 @@
 import 'server-only';
 import { consoleRequest } from '@/lib/console-api.server';
-import { EVENT_TYPES_PAGE_SIZE, type CreateEventTypeInput, type EventType, type EventTypeChanges, type EventTypePage } from './event-type.types';
+import {
+  EVENT_TYPES_PAGE_SIZE,
+  type CreateEventTypeInput,
+  type EventType,
+  type EventTypeChanges,
+  type EventTypePage,
+} from './event-type.types';
 
 const EVENT_TYPE_FIELDS = 'id name description example archived etag createdAt';
 
@@ -9,7 +15,12 @@ export async function listEventTypes(args: { after: string | null; name: string 
     `query EventTypes($first: Int, $after: String, $name: String) {
       eventTypes(first: $first, after: $after, name: $name) { nodes { ${EVENT_TYPE_FIELDS} } nextCursor }
     }`,
-    { first: EVENT_TYPES_PAGE_SIZE, after: args.after, name: args.name },
+    // Absent filters are left out: the API treats an explicit null as a value to check.
+    {
+      first: EVENT_TYPES_PAGE_SIZE,
+      ...(args.after ? { after: args.after } : {}),
+      ...(args.name ? { name: args.name } : {}),
+    },
   );
   return data.eventTypes;
 }

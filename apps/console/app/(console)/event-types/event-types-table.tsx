@@ -2,12 +2,14 @@
 
 import { useState } from 'react';
 import { Badge, Button, Code, Group, Modal, Table, Text } from '@mantine/core';
+import { useLastPresent } from '@/lib/use-last-present';
 import { ArchiveButton } from './archive-button';
 import { EventTypeForm } from './event-type-form';
 import type { EventType } from './event-type.types';
 
 export function EventTypesTable({ eventTypes }: { eventTypes: EventType[] }) {
   const [editing, setEditing] = useState<EventType | null>(null);
+  const shownInEditor = useLastPresent(editing);
 
   return (
     <>
@@ -63,7 +65,12 @@ export function EventTypesTable({ eventTypes }: { eventTypes: EventType[] }) {
                 </Table.Td>
                 <Table.Td>
                   <Group gap="xs" wrap="nowrap">
-                    <Button size="xs" variant="light" onClick={() => setEditing(eventType)} aria-label={`Edit ${eventType.name}`}>
+                    <Button
+                      size="xs"
+                      variant="light"
+                      onClick={() => setEditing(eventType)}
+                      aria-label={`Edit ${eventType.name}`}
+                    >
                       Edit
                     </Button>
                     <ArchiveButton eventType={eventType} />
@@ -74,8 +81,15 @@ export function EventTypesTable({ eventTypes }: { eventTypes: EventType[] }) {
           </Table.Tbody>
         </Table>
       </Table.ScrollContainer>
-      <Modal opened={editing !== null} onClose={() => setEditing(null)} title={`Edit event type ${editing?.name ?? ''}`} size="xl">
-        {editing && <EventTypeForm key={editing.etag} eventType={editing} onDone={() => setEditing(null)} />}
+      <Modal
+        opened={editing !== null}
+        onClose={() => setEditing(null)}
+        title={`Edit event type ${shownInEditor?.name ?? ''}`}
+        size="xl"
+      >
+        {shownInEditor && (
+          <EventTypeForm key={shownInEditor.etag} eventType={shownInEditor} onDone={() => setEditing(null)} />
+        )}
       </Modal>
     </>
   );

@@ -8,9 +8,12 @@ import type { Settings, SettingsChanges } from './settings.types';
 
 export async function updateSettingsAction(etag: string, input: SettingsChanges): Promise<ActionResult<Settings>> {
   if (typeof etag !== 'string' || !isObject(input)) return invalidArgument('body', 'etag and settings are required');
-  if (!Number.isInteger(input.payloadRetentionDays)) return invalidArgument('payload_retention_days', 'must be a whole number of days');
-  if (!Number.isInteger(input.responseRetentionDays)) return invalidArgument('response_retention_days', 'must be a whole number of days');
-  if (typeof input.responseBodyLogging !== 'boolean') return invalidArgument('response_body_logging', 'must be on or off');
+  if (!Number.isInteger(input.payloadRetentionDays))
+    return invalidArgument('payload_retention_days', 'must be a whole number of days');
+  if (!Number.isInteger(input.responseRetentionDays))
+    return invalidArgument('response_retention_days', 'must be a whole number of days');
+  if (typeof input.responseBodyLogging !== 'boolean')
+    return invalidArgument('response_body_logging', 'must be on or off');
   return toActionResult(() =>
     updateSettings(etag, {
       payloadRetentionDays: input.payloadRetentionDays,

@@ -9,7 +9,8 @@ export const metadata = { title: 'Settings · Webhook console' };
 
 export default async function SettingsPage() {
   const settings = await toActionResult(getSettings);
-  if (!settings.ok) return <LoadError error={settings.error} resetHref="/settings" title="Could not load the settings" />;
+  if (!settings.ok)
+    return <LoadError error={settings.error} resetHref="/settings" title="Could not load the settings" />;
   const { data } = settings;
   return (
     <Stack>
@@ -20,7 +21,7 @@ export default async function SettingsPage() {
             Retention and logging for the whole team. Every change makes a new configuration version.
           </Text>
         </div>
-        <Badge size="lg" variant="light" data-testid="configuration-version">
+        <Badge size="lg" variant="light" tt="none" data-testid="configuration-version">
           Configuration version {data.configurationVersion}
         </Badge>
       </Group>
@@ -30,7 +31,8 @@ export default async function SettingsPage() {
         Limits
       </Title>
       <Text c="dimmed" size="sm">
-        What the service allows your team. A limit marked not measured is a stated figure the service does not measure itself.
+        What the service allows your team. A limit marked not measured is a stated figure the service does not measure
+        itself.
       </Text>
       <LimitsTable limits={data.limits} />
     </Stack>

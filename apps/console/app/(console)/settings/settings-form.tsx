@@ -40,7 +40,11 @@ export function SettingsForm({ settings }: { settings: Settings }) {
     const responseRetentionDays = days(responseDays, 'response_retention_days');
     if (typeof responseRetentionDays !== 'number') return setError(responseRetentionDays);
     startTransition(async () => {
-      const result = await updateSettingsAction(settings.etag, { payloadRetentionDays, responseBodyLogging: logging, responseRetentionDays });
+      const result = await updateSettingsAction(settings.etag, {
+        payloadRetentionDays,
+        responseBodyLogging: logging,
+        responseRetentionDays,
+      });
       if (!result.ok) {
         setError(result.error);
         if (isFormLevel(result.error, FIELDS)) notifyApiError(result.error);

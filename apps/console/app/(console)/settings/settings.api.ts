@@ -2,7 +2,8 @@ import 'server-only';
 import { consoleRequest } from '@/lib/console-api.server';
 import type { Settings, SettingsChanges } from './settings.types';
 
-const SETTINGS_FIELDS = 'configurationVersion payloadRetentionDays responseBodyLogging responseRetentionDays etag limits { name value unit measured }';
+const SETTINGS_FIELDS =
+  'configurationVersion payloadRetentionDays responseBodyLogging responseRetentionDays etag limits { name value unit measured }';
 
 export async function getSettings(): Promise<Settings> {
   const data = await consoleRequest<{ settings: Settings }>(`query Settings { settings { ${SETTINGS_FIELDS} } }`);

@@ -11,7 +11,9 @@ export async function createTenantAction(input: CreateTenantInput): Promise<Acti
   if (typeof input.externalId !== 'string') return invalidArgument('external_id', 'external_id must be a string');
   if (typeof input.name !== 'string') return invalidArgument('name', 'name must be a string');
   if (!isStringRecord(input.metadata)) return invalidArgument('metadata', 'metadata must map keys to text');
-  return toActionResult(() => createTenant({ externalId: input.externalId, name: input.name, metadata: input.metadata }));
+  return toActionResult(() =>
+    createTenant({ externalId: input.externalId, name: input.name, metadata: input.metadata }),
+  );
 }
 
 export async function updateTenantAction(id: string, etag: string, input: TenantInput): Promise<ActionResult<Tenant>> {

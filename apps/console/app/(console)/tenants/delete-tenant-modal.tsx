@@ -4,6 +4,7 @@ import { useTransition } from 'react';
 import { useRouter } from 'next/navigation';
 import { Button, Group, Modal, Stack, Text } from '@mantine/core';
 import { notifyApiError, notifySuccess } from '@/lib/notify';
+import { useLastPresent } from '@/lib/use-last-present';
 import { deleteTenantAction } from './actions';
 import type { Tenant } from './tenant.types';
 
@@ -12,7 +13,8 @@ interface DeleteTenantModalProps {
   onClose: () => void;
 }
 
-export function DeleteTenantModal({ tenant, onClose }: DeleteTenantModalProps) {
+export function DeleteTenantModal({ tenant: selected, onClose }: DeleteTenantModalProps) {
+  const tenant = useLastPresent(selected);
   const router = useRouter();
   const [pending, startTransition] = useTransition();
 
@@ -28,11 +30,11 @@ export function DeleteTenantModal({ tenant, onClose }: DeleteTenantModalProps) {
   };
 
   return (
-    <Modal opened={tenant !== null} onClose={onClose} title="Delete tenant">
+    <Modal opened={selected !== null} onClose={onClose} title="Delete tenant">
       <Stack>
         <Text>
-          Delete <b>{tenant?.name}</b> ({tenant?.externalId})? Its endpoints stop receiving webhooks. The external ID stays
-          reserved for 90 days.
+          Delete <b>{tenant?.name}</b> ({tenant?.externalId})? Its endpoints stop receiving webhooks. The external ID
+          stays reserved for 90 days.
         </Text>
         <Group justify="flex-end">
           <Button variant="default" onClick={onClose} disabled={pending}>

@@ -11,7 +11,8 @@ interface MetadataEditorProps {
 
 /** Metadata as key/value rows; text values only, as the API stores them. */
 export function MetadataEditor({ rows, onChange, error }: MetadataEditorProps) {
-  const update = (id: number, change: Partial<MetadataRow>) => onChange(rows.map((row) => (row.id === id ? { ...row, ...change } : row)));
+  const update = (id: number, change: Partial<MetadataRow>) =>
+    onChange(rows.map((row) => (row.id === id ? { ...row, ...change } : row)));
   return (
     <Input.Wrapper label="Metadata" description="Text values your integration can read back" error={error}>
       <Stack gap="xs" mt={6}>
@@ -31,7 +32,10 @@ export function MetadataEditor({ rows, onChange, error }: MetadataEditorProps) {
               onChange={(event) => update(row.id, { value: event.currentTarget.value })}
               flex={2}
             />
-            <CloseButton aria-label={`Remove metadata row ${index + 1}`} onClick={() => onChange(rows.filter((r) => r.id !== row.id))} />
+            <CloseButton
+              aria-label={`Remove metadata row ${index + 1}`}
+              onClick={() => onChange(rows.filter((r) => r.id !== row.id))}
+            />
           </Group>
         ))}
         <Button variant="subtle" size="compact-sm" w="fit-content" onClick={() => onChange([...rows, newRow()])}>

@@ -15,7 +15,9 @@ export function toRows(metadata: Record<string, string>): MetadataRow[] {
 }
 
 /** Rows become the metadata object; blank rows are ignored, a value without a key or a repeated key is refused. */
-export function toMetadata(rows: readonly MetadataRow[]): { ok: true; metadata: Record<string, string> } | { ok: false; message: string } {
+export function toMetadata(
+  rows: readonly MetadataRow[],
+): { ok: true; metadata: Record<string, string> } | { ok: false; message: string } {
   const metadata: Record<string, string> = {};
   for (const row of rows) {
     if (row.key === '' && row.value === '') continue;

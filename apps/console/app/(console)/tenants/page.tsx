@@ -33,7 +33,13 @@ export default async function TenantsPage({ searchParams }: TenantsPageProps) {
         </div>
         <NewTenantButton />
       </Group>
-      <ListFilter action="/tenants" param="externalId" label="Find by external ID" value={externalId} error={filterError} />
+      <ListFilter
+        action="/tenants"
+        param="externalId"
+        label="Find by external ID"
+        value={externalId}
+        error={filterError}
+      />
       {!page.ok && filterError === undefined && <LoadError error={page.error} resetHref="/tenants" />}
       {page.ok && (
         <>

@@ -54,7 +54,9 @@ export function TenantForm({ tenant, onDone }: TenantFormProps) {
       <Stack>
         <TextInput
           label="External ID"
-          description={tenant ? 'Fixed once the tenant exists' : 'Your own ID for this customer: letters, digits, _ . : -'}
+          description={
+            tenant ? 'Fixed once the tenant exists' : 'Your own ID for this customer: letters, digits, _ . : -'
+          }
           value={externalId}
           onChange={(event) => setExternalId(event.currentTarget.value)}
           disabled={tenant !== undefined}

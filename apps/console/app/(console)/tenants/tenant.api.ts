@@ -1,6 +1,12 @@
 import 'server-only';
 import { consoleRequest } from '@/lib/console-api.server';
-import { TENANTS_PAGE_SIZE, type CreateTenantInput, type Tenant, type TenantInput, type TenantPage } from './tenant.types';
+import {
+  TENANTS_PAGE_SIZE,
+  type CreateTenantInput,
+  type Tenant,
+  type TenantInput,
+  type TenantPage,
+} from './tenant.types';
 
 const TENANT_FIELDS = 'id externalId name metadata status etag createdAt';
 
@@ -9,7 +15,12 @@ export async function listTenants(args: { after: string | null; externalId: stri
     `query Tenants($first: Int, $after: String, $externalId: String) {
       tenants(first: $first, after: $after, externalId: $externalId) { nodes { ${TENANT_FIELDS} } nextCursor }
     }`,
-    { first: TENANTS_PAGE_SIZE, after: args.after, externalId: args.externalId },
+    // Absent filters are left out: the API treats an explicit null as a value to check.
+    {
+      first: TENANTS_PAGE_SIZE,
+      ...(args.after ? { after: args.after } : {}),
+      ...(args.externalId ? { externalId: args.externalId } : {}),
+    },
   );
   return data.tenants;
 }
@@ -33,5 +44,8 @@ export async function updateTenant(id: string, etag: string, input: TenantInput)
 }
 
 export async function deleteTenant(id: string, etag: string): Promise<void> {
-  await consoleRequest<{ deleteTenant: boolean }>(`mutation DeleteTenant($id: ID!, $etag: String!) { deleteTenant(id: $id, etag: $etag) }`, { id, etag });
+  await consoleRequest<{ deleteTenant: boolean }>(
+    `mutation DeleteTenant($id: ID!, $etag: String!) { deleteTenant(id: $id, etag: $etag) }`,
+    { id, etag },
+  );
 }

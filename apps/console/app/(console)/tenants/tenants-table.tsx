@@ -3,6 +3,7 @@
 import { useState } from 'react';
 import { Badge, Button, Group, Modal, Table, Text } from '@mantine/core';
 import { formatTimestamp } from '@/lib/format';
+import { useLastPresent } from '@/lib/use-last-present';
 import { DeleteTenantModal } from './delete-tenant-modal';
 import { TenantForm } from './tenant-form';
 import type { Tenant } from './tenant.types';
@@ -29,6 +30,7 @@ function MetadataBadges({ metadata }: { metadata: Record<string, string> }) {
 export function TenantsTable({ tenants }: { tenants: Tenant[] }) {
   const [editing, setEditing] = useState<Tenant | null>(null);
   const [deleting, setDeleting] = useState<Tenant | null>(null);
+  const shownInEditor = useLastPresent(editing);
 
   return (
     <>
@@ -78,10 +80,21 @@ export function TenantsTable({ tenants }: { tenants: Tenant[] }) {
                 <Table.Td>
                   {tenant.status !== 'deleted' && (
                     <Group gap="xs" wrap="nowrap">
-                      <Button size="xs" variant="light" onClick={() => setEditing(tenant)} aria-label={`Edit ${tenant.externalId}`}>
+                      <Button
+                        size="xs"
+                        variant="light"
+                        onClick={() => setEditing(tenant)}
+                        aria-label={`Edit ${tenant.externalId}`}
+                      >
                         Edit
                       </Button>
-                      <Button size="xs" variant="light" color="red" onClick={() => setDeleting(tenant)} aria-label={`Delete ${tenant.externalId}`}>
+                      <Button
+                        size="xs"
+                        variant="light"
+                        color="red"
+                        onClick={() => setDeleting(tenant)}
+                        aria-label={`Delete ${tenant.externalId}`}
+                      >
                         Delete
                       </Button>
                     </Group>
@@ -92,8 +105,15 @@ export function TenantsTable({ tenants }: { tenants: Tenant[] }) {
           </Table.Tbody>
         </Table>
       </Table.ScrollContainer>
-      <Modal opened={editing !== null} onClose={() => setEditing(null)} title={`Edit tenant ${editing?.externalId ?? ''}`} size="lg">
-        {editing && <TenantForm key={editing.etag} tenant={editing} onDone={() => setEditing(null)} />}
+      <Modal
+        opened={editing !== null}
+        onClose={() => setEditing(null)}
+        title={`Edit tenant ${shownInEditor?.externalId ?? ''}`}
+        size="lg"
+      >
+        {shownInEditor && (
+          <TenantForm key={shownInEditor.etag} tenant={shownInEditor} onDone={() => setEditing(null)} />
+        )}
       </Modal>
       <DeleteTenantModal tenant={deleting} onClose={() => setDeleting(null)} />
     </>

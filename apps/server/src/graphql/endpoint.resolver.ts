@@ -1,0 +1,148 @@
+import { Arg, Authorized, Ctx, ID, Int, Mutation, Query, Resolver } from 'type-graphql';
+import { previewEndpoint, type EndpointView, type PreviewResult } from '@svc/core';
+import { callContext, type GraphqlContext } from './context.js';
+import { defined, rawJsonArgument } from './mappers.js';
+import {
+  CreateEndpointInput,
+  Endpoint,
+  EndpointConnection,
+  EndpointPreview,
+  EndpointSecretReveal,
+  UpdateEndpointInput,
+} from './endpoint.types.js';
+
+function toEndpoint(view: EndpointView): Endpoint {
+  const { headerNames, ...rest } = view;
+  return { ...rest, headers: headerNames };
+}
+
+function toPreview(result: PreviewResult): EndpointPreview {
+  return { ...result };
+}
+
+/** GraphQL arguments to the REST input shape the service validates (snake_case names, JSON text kept exact). */
+function endpointFields(input: CreateEndpointInput | UpdateEndpointInput): Record<string, unknown> {
+  return defined({
+    url: input.url ?? undefined,
+    name: input.name ?? undefined,
+    description: input.description ?? undefined,
+    events: input.events ?? undefined,
+    filter: rawJsonArgument(input.filter, 'filter'),
+    transform: rawJsonArgument(input.transform, 'transform'),
+    status: input.status ?? undefined,
+    rate_per_second: input.ratePerSecond ?? undefined,
+    max_concurrency: input.maxConcurrency ?? undefined,
+    retry_delays_seconds: input.retryDelaysSeconds ?? undefined,
+    timeout_seconds: input.timeoutSeconds ?? undefined,
+    headers: input.headers ?? undefined,
+    authorization: input.authorization,
+    metadata: input.metadata ?? undefined,
+  });
+}
+
+@Resolver(() => Endpoint)
+export class EndpointResolver {
+  @Authorized()
+  @Query(() => EndpointConnection)
+  async endpoints(
+    @Ctx() context: GraphqlContext,
+    @Arg('tenantId', () => ID, { nullable: true }) tenantId?: string,
+    @Arg('status', () => String, { nullable: true }) status?: string,
+    @Arg('first', () => Int, { nullable: true }) first?: number,
+    @Arg('after', () => String, { nullable: true }) after?: string,
+  ): Promise<EndpointConnection> {
+    const page = await context.services.endpoints.listEndpoints(
+      callContext(context),
+      defined({ tenant_id: tenantId, status, limit: first, cursor: after }),
+    );
+    return { nodes: page.data.map(toEndpoint), nextCursor: page.nextCursor };
+  }
+
+  @Authorized()
+  @Query(() => Endpoint)
+  async endpoint(@Ctx() context: GraphqlContext, @Arg('id', () => ID) id: string): Promise<Endpoint> {
+    return toEndpoint(await context.services.endpoints.getEndpoint(callContext(context), id));
+  }
+
+  @Authorized()
+  @Query(() => EndpointPreview, {
+    description: 'Runs the endpoint’s event patterns, filter and transform on a payload (JSON text)',
+  })
+  async endpointPreview(
+    @Ctx() context: GraphqlContext,
+    @Arg('endpointId', () => ID) endpointId: string,
+    @Arg('payload', () => String) payload: string,
+    @Arg('eventType', () => String, { nullable: true }) eventType?: string,
+  ): Promise<EndpointPreview> {
+    const result = await previewEndpoint(
+      context.services.endpoints,
+      callContext(context),
+      defined({ endpoint_id: endpointId, payload: rawJsonArgument(payload, 'payload'), event_type: eventType }),
+    );
+    return toPreview(result);
+  }
+
+  @Authorized()
+  @Mutation(() => EndpointSecretReveal)
+  async createEndpoint(
+    @Ctx() context: GraphqlContext,
+    @Arg('input', () => CreateEndpointInput) input: CreateEndpointInput,
+  ): Promise<EndpointSecretReveal> {
+    const created = await context.services.endpoints.createEndpoint(callContext(context), {
+      tenant_id: input.tenantId,
+      ...endpointFields(input),
+    });
+    return { endpoint: toEndpoint(created.endpoint), signingSecret: created.signingSecret };
+  }
+
+  @Authorized()
+  @Mutation(() => Endpoint)
+  async updateEndpoint(
+    @Ctx() context: GraphqlContext,
+    @Arg('id', () => ID) id: string,
+    @Arg('etag', () => String) etag: string,
+    @Arg('input', () => UpdateEndpointInput) input: UpdateEndpointInput,
+  ): Promise<Endpoint> {
+    return toEndpoint(
+      await context.services.endpoints.updateEndpoint(callContext(context), id, etag, endpointFields(input)),
+    );
+  }
+
+  @Authorized()
+  @Mutation(() => Boolean)
+  async deleteEndpoint(
+    @Ctx() context: GraphqlContext,
+    @Arg('id', () => ID) id: string,
+    @Arg('etag', () => String) etag: string,
+  ): Promise<boolean> {
+    await context.services.endpoints.deleteEndpoint(callContext(context), id, etag);
+    return true;
+  }
+
+  @Authorized()
+  @Mutation(() => EndpointSecretReveal)
+  async rotateEndpointSecret(
+    @Ctx() context: GraphqlContext,
+    @Arg('id', () => ID) id: string,
+    @Arg('etag', () => String) etag: string,
+    @Arg('overlapSeconds', () => Int, { nullable: true }) overlapSeconds?: number,
+  ): Promise<EndpointSecretReveal> {
+    const rotated = await context.services.endpoints.rotateSecret(
+      callContext(context),
+      id,
+      etag,
+      defined({ overlap_seconds: overlapSeconds }),
+    );
+    return { endpoint: toEndpoint(rotated.endpoint), signingSecret: rotated.signingSecret };
+  }
+
+  @Authorized()
+  @Mutation(() => Endpoint)
+  async resumeEndpoint(
+    @Ctx() context: GraphqlContext,
+    @Arg('id', () => ID) id: string,
+    @Arg('etag', () => String) etag: string,
+  ): Promise<Endpoint> {
+    return toEndpoint(await context.services.endpoints.resumeEndpoint(callContext(context), id, etag, {}));
+  }
+}

@@ -1,0 +1,122 @@
+import { Field, ID, InputType, Int, ObjectType } from 'type-graphql';
+import { GraphQLJSONObject } from 'graphql-scalars';
+
+@ObjectType()
+export class EndpointHealth {
+  @Field(() => String, { description: 'closed, half_open or open' }) circuit!: string;
+  @Field(() => Int) consecutiveFailures!: number;
+  @Field(() => Date, { nullable: true }) lastSuccessAt!: Date | null;
+  @Field(() => Date, { nullable: true }) lastFailureAt!: Date | null;
+  @Field(() => Date, { nullable: true }) nextProbeAt!: Date | null;
+}
+
+@ObjectType({
+  description: 'A receiver of a tenant. Its signing secret, header values and authorization are never readable.',
+})
+export class Endpoint {
+  @Field(() => ID) id!: string;
+  @Field(() => ID) tenantId!: string;
+  @Field(() => String) url!: string;
+  @Field(() => String) name!: string;
+  @Field(() => String) description!: string;
+  @Field(() => [String]) events!: string[];
+  @Field(() => String, { nullable: true, description: 'The filter JSON exactly as written' }) filter!: string | null;
+  @Field(() => String, { nullable: true, description: 'The transform JSON exactly as written' }) transform!:
+    string | null;
+  @Field(() => String) transformVersion!: string;
+  @Field(() => String, { description: 'enabled, paused or disabled' }) status!: string;
+  @Field(() => String, { nullable: true }) disabledReason!: string | null;
+  @Field(() => Int) ratePerSecond!: number;
+  @Field(() => Int) maxConcurrency!: number;
+  @Field(() => [Int]) retryDelaysSeconds!: number[];
+  @Field(() => Int) timeoutSeconds!: number;
+  @Field(() => [String], { description: 'Lowercase names of the custom headers (values are write-only)' })
+  headers!: string[];
+  @Field(() => Boolean) hasAuthorization!: boolean;
+  @Field(() => GraphQLJSONObject) metadata!: Record<string, string>;
+  @Field(() => Int) secretVersion!: number;
+  @Field(() => Date, { nullable: true }) oldSecretExpiresAt!: Date | null;
+  @Field(() => EndpointHealth) health!: EndpointHealth;
+  @Field(() => Int) queuedCount!: number;
+  @Field(() => String) urlRevision!: string;
+  @Field(() => String) version!: string;
+  @Field(() => String) etag!: string;
+  @Field(() => Date) createdAt!: Date;
+  @Field(() => Date) updatedAt!: Date;
+}
+
+@ObjectType()
+export class EndpointConnection {
+  @Field(() => [Endpoint]) nodes!: Endpoint[];
+  @Field(() => String, { nullable: true }) nextCursor!: string | null;
+}
+
+@ObjectType({
+  description: 'Returned only by createEndpoint and rotateEndpointSecret: the new secret, shown this once',
+})
+export class EndpointSecretReveal {
+  @Field(() => Endpoint) endpoint!: Endpoint;
+  @Field(() => String) signingSecret!: string;
+}
+
+@ObjectType()
+export class TransformError {
+  @Field(() => String) field!: string;
+  @Field(() => String) message!: string;
+}
+
+@ObjectType({ description: 'What an endpoint would do with a payload; nothing is sent or charged' })
+export class EndpointPreview {
+  @Field(() => ID) endpointId!: string;
+  @Field(() => String, { nullable: true }) eventType!: string | null;
+  @Field(() => Boolean) matches!: boolean;
+  @Field(() => String, { nullable: true }) reason!: string | null;
+  @Field(() => Boolean, { nullable: true }) eventTypeMatched!: boolean | null;
+  @Field(() => Boolean) filterMatched!: boolean;
+  @Field(() => Boolean) transformApplied!: boolean;
+  @Field(() => TransformError, { nullable: true }) transformError!: TransformError | null;
+  @Field(() => String) contentType!: string;
+  @Field(() => String, { nullable: true, description: 'The exact bytes that would be delivered' }) body!: string | null;
+  @Field(() => Int, { nullable: true }) bodyBytes!: number | null;
+  @Field(() => Int, { nullable: true }) deliveryUnits!: number | null;
+}
+
+@InputType()
+export class CreateEndpointInput {
+  @Field(() => ID) tenantId!: string;
+  @Field(() => String) url!: string;
+  @Field(() => String, { nullable: true }) name?: string;
+  @Field(() => String, { nullable: true }) description?: string;
+  @Field(() => [String], { nullable: true }) events?: string[];
+  @Field(() => String, { nullable: true, description: 'Filter JSON text' }) filter?: string | null;
+  @Field(() => String, { nullable: true, description: 'Transform JSON text' }) transform?: string | null;
+  @Field(() => String, { nullable: true }) status?: string;
+  @Field(() => Int, { nullable: true }) ratePerSecond?: number;
+  @Field(() => Int, { nullable: true }) maxConcurrency?: number;
+  @Field(() => [Int], { nullable: true }) retryDelaysSeconds?: number[];
+  @Field(() => Int, { nullable: true }) timeoutSeconds?: number;
+  @Field(() => GraphQLJSONObject, { nullable: true, description: 'Write-only values' }) headers?: Record<
+    string,
+    unknown
+  >;
+  @Field(() => String, { nullable: true, description: 'Write-only Authorization value' }) authorization?: string | null;
+  @Field(() => GraphQLJSONObject, { nullable: true }) metadata?: Record<string, unknown>;
+}
+
+@InputType({ description: 'Omitted fields keep their values; null clears filter, transform and authorization' })
+export class UpdateEndpointInput {
+  @Field(() => String, { nullable: true }) url?: string;
+  @Field(() => String, { nullable: true }) name?: string;
+  @Field(() => String, { nullable: true }) description?: string;
+  @Field(() => [String], { nullable: true }) events?: string[];
+  @Field(() => String, { nullable: true }) filter?: string | null;
+  @Field(() => String, { nullable: true }) transform?: string | null;
+  @Field(() => String, { nullable: true }) status?: string;
+  @Field(() => Int, { nullable: true }) ratePerSecond?: number;
+  @Field(() => Int, { nullable: true }) maxConcurrency?: number;
+  @Field(() => [Int], { nullable: true }) retryDelaysSeconds?: number[];
+  @Field(() => Int, { nullable: true }) timeoutSeconds?: number;
+  @Field(() => GraphQLJSONObject, { nullable: true }) headers?: Record<string, unknown>;
+  @Field(() => String, { nullable: true }) authorization?: string | null;
+  @Field(() => GraphQLJSONObject, { nullable: true }) metadata?: Record<string, unknown>;
+}

@@ -1,0 +1,65 @@
+import { randomBytes } from 'node:crypto';
+import type { EntityManager } from 'typeorm';
+import { IsNull, MoreThan } from 'typeorm';
+import type { Sealer } from '../common/sealing.js';
+import { EndpointSecretEntity } from './endpoint.entity.js';
+
+/** whsec_ + standard Base64 of 32 random bytes (the spec allows 24 to 64). */
+export function generateSigningSecret(): string {
+  return `whsec_${randomBytes(32).toString('base64')}`;
+}
+
+const secretContext = (endpointId: string, version: number) => `endpoint:${endpointId}:secret:${version}`;
+
+/** Signing secrets: stored sealed, one row per version; the current one has no expiry. */
+export class EndpointSecrets {
+  constructor(private readonly sealer: Sealer) {}
+
+  async addCurrent(
+    tx: EntityManager,
+    endpointId: string,
+    version: number,
+    secret: string,
+    keyId: string,
+    now: Date,
+  ): Promise<void> {
+    await tx.getRepository(EndpointSecretEntity).insert({
+      endpointId,
+      secretVersion: version,
+      secretSealed: this.sealer.seal(secret, secretContext(endpointId, version)),
+      createdByKeyId: keyId,
+      createdAt: now,
+      expiresAt: null,
+    });
+  }
+
+  /** Ends the signing life of every secret but the current one at `until` (now retires them at once). */
+  async retireOlder(tx: EntityManager, endpointId: string, currentVersion: number, until: Date): Promise<void> {
+    await tx.query(
+      `UPDATE endpoint_secrets SET expires_at = $3
+        WHERE endpoint_id = $1 AND secret_version <> $2 AND (expires_at IS NULL OR expires_at > $3)`,
+      [endpointId, currentVersion, until],
+    );
+  }
+
+  /** The current secret when it is still `version` and was made by `keyId` (idempotent replays show it only then). */
+  async currentFor(tx: EntityManager, endpointId: string, version: number, keyId: string): Promise<string | null> {
+    const row = await tx
+      .getRepository(EndpointSecretEntity)
+      .findOneBy({ endpointId, secretVersion: version, expiresAt: IsNull() });
+    if (!row || row.createdByKeyId !== keyId) return null;
+    return this.sealer.open(row.secretSealed, secretContext(endpointId, version));
+  }
+
+  /** Every secret that signs at `at`: the current one first, then those still in their overlap. */
+  async signingSecrets(tx: EntityManager, endpointId: string, at: Date): Promise<string[]> {
+    const rows = await tx.getRepository(EndpointSecretEntity).find({
+      where: [
+        { endpointId, expiresAt: IsNull() },
+        { endpointId, expiresAt: MoreThan(at) },
+      ],
+      order: { secretVersion: 'DESC' },
+    });
+    return rows.map((row) => this.sealer.open(row.secretSealed, secretContext(endpointId, row.secretVersion)));
+  }
+}

@@ -1,0 +1,54 @@
+import { Column, Entity, PrimaryColumn } from 'typeorm';
+
+export type EndpointStatus = 'enabled' | 'paused' | 'disabled';
+export type CircuitState = 'closed' | 'half_open' | 'open';
+
+@Entity({ name: 'endpoints' })
+export class EndpointEntity {
+  @PrimaryColumn({ type: 'text' }) id!: string;
+  @Column({ type: 'text', name: 'team_id' }) teamId!: string;
+  @Column({ type: 'text', name: 'tenant_id' }) tenantId!: string;
+  /** The URL exactly as given; its query is treated as a secret and never logged. */
+  @Column({ type: 'text' }) url!: string;
+  @Column({ type: 'text', name: 'url_host' }) urlHost!: string;
+  @Column({ type: 'bigint', name: 'url_revision' }) urlRevision!: string;
+  @Column({ type: 'text' }) name!: string;
+  @Column({ type: 'text' }) description!: string;
+  @Column({ type: 'jsonb' }) events!: string[];
+  /** Filter and transform as the exact JSON text the operator wrote. */
+  @Column({ type: 'text', nullable: true }) filter!: string | null;
+  @Column({ type: 'text', nullable: true }) transform!: string | null;
+  @Column({ type: 'bigint', name: 'transform_version' }) transformVersion!: string;
+  @Column({ type: 'text' }) status!: EndpointStatus;
+  @Column({ type: 'text', name: 'disabled_reason', nullable: true }) disabledReason!: string | null;
+  @Column({ type: 'integer', name: 'rate_per_second' }) ratePerSecond!: number;
+  @Column({ type: 'integer', name: 'max_concurrency' }) maxConcurrency!: number;
+  @Column({ type: 'jsonb', name: 'retry_delays_seconds' }) retryDelaysSeconds!: number[];
+  @Column({ type: 'integer', name: 'timeout_seconds' }) timeoutSeconds!: number;
+  @Column({ type: 'jsonb', name: 'header_names' }) headerNames!: string[];
+  @Column({ type: 'bytea', name: 'headers_sealed', nullable: true }) headersSealed!: Buffer | null;
+  @Column({ type: 'bytea', name: 'authorization_sealed', nullable: true }) authorizationSealed!: Buffer | null;
+  @Column({ type: 'jsonb' }) metadata!: Record<string, string>;
+  @Column({ type: 'integer', name: 'secret_version' }) secretVersion!: number;
+  @Column({ type: 'timestamptz', name: 'old_secret_expires_at', nullable: true }) oldSecretExpiresAt!: Date | null;
+  @Column({ type: 'text' }) circuit!: CircuitState;
+  @Column({ type: 'integer', name: 'consecutive_failures' }) consecutiveFailures!: number;
+  @Column({ type: 'timestamptz', name: 'last_success_at', nullable: true }) lastSuccessAt!: Date | null;
+  @Column({ type: 'timestamptz', name: 'last_failure_at', nullable: true }) lastFailureAt!: Date | null;
+  @Column({ type: 'timestamptz', name: 'next_probe_at', nullable: true }) nextProbeAt!: Date | null;
+  @Column({ type: 'bigint' }) version!: string;
+  @Column({ type: 'timestamptz', name: 'created_at' }) createdAt!: Date;
+  @Column({ type: 'timestamptz', name: 'updated_at' }) updatedAt!: Date;
+  @Column({ type: 'timestamptz', name: 'deleted_at', nullable: true }) deletedAt!: Date | null;
+}
+
+@Entity({ name: 'endpoint_secrets' })
+export class EndpointSecretEntity {
+  @PrimaryColumn({ type: 'text', name: 'endpoint_id' }) endpointId!: string;
+  @PrimaryColumn({ type: 'integer', name: 'secret_version' }) secretVersion!: number;
+  @Column({ type: 'bytea', name: 'secret_sealed' }) secretSealed!: Buffer;
+  @Column({ type: 'text', name: 'created_by_key_id' }) createdByKeyId!: string;
+  @Column({ type: 'timestamptz', name: 'created_at' }) createdAt!: Date;
+  /** null while current; else the end of its rotation overlap. */
+  @Column({ type: 'timestamptz', name: 'expires_at', nullable: true }) expiresAt!: Date | null;
+}

@@ -1,0 +1,86 @@
+import type { CircuitState, EndpointEntity, EndpointStatus } from './endpoint.entity.js';
+
+export interface EndpointHealth {
+  circuit: CircuitState;
+  consecutiveFailures: number;
+  lastSuccessAt: Date | null;
+  lastFailureAt: Date | null;
+  nextProbeAt: Date | null;
+}
+
+/** What reads show of an endpoint: never the secret, header values or the authorization value. */
+export interface EndpointView {
+  id: string;
+  tenantId: string;
+  url: string;
+  name: string;
+  description: string;
+  events: string[];
+  /** Exact JSON text as written, or null. */
+  filter: string | null;
+  transform: string | null;
+  transformVersion: string;
+  status: EndpointStatus;
+  disabledReason: string | null;
+  ratePerSecond: number;
+  maxConcurrency: number;
+  retryDelaysSeconds: number[];
+  timeoutSeconds: number;
+  headerNames: string[];
+  hasAuthorization: boolean;
+  metadata: Record<string, string>;
+  secretVersion: number;
+  oldSecretExpiresAt: Date | null;
+  health: EndpointHealth;
+  queuedCount: number;
+  urlRevision: string;
+  version: string;
+  etag: string;
+  createdAt: Date;
+  updatedAt: Date;
+}
+
+/** A created or rotated endpoint with its new signing secret, shown this once. */
+export interface EndpointWithSecret {
+  endpoint: EndpointView;
+  signingSecret: string;
+}
+
+export function toEndpointView(endpoint: EndpointEntity, now: Date, queuedCount: number, etag: string): EndpointView {
+  return {
+    id: endpoint.id,
+    tenantId: endpoint.tenantId,
+    url: endpoint.url,
+    name: endpoint.name,
+    description: endpoint.description,
+    events: endpoint.events,
+    filter: endpoint.filter,
+    transform: endpoint.transform,
+    transformVersion: endpoint.transformVersion,
+    status: endpoint.status,
+    disabledReason: endpoint.disabledReason,
+    ratePerSecond: endpoint.ratePerSecond,
+    maxConcurrency: endpoint.maxConcurrency,
+    retryDelaysSeconds: endpoint.retryDelaysSeconds,
+    timeoutSeconds: endpoint.timeoutSeconds,
+    headerNames: endpoint.headerNames,
+    hasAuthorization: endpoint.authorizationSealed !== null,
+    metadata: endpoint.metadata,
+    secretVersion: endpoint.secretVersion,
+    oldSecretExpiresAt:
+      endpoint.oldSecretExpiresAt && endpoint.oldSecretExpiresAt > now ? endpoint.oldSecretExpiresAt : null,
+    health: {
+      circuit: endpoint.circuit,
+      consecutiveFailures: endpoint.consecutiveFailures,
+      lastSuccessAt: endpoint.lastSuccessAt,
+      lastFailureAt: endpoint.lastFailureAt,
+      nextProbeAt: endpoint.nextProbeAt,
+    },
+    queuedCount,
+    urlRevision: endpoint.urlRevision,
+    version: endpoint.version,
+    etag,
+    createdAt: endpoint.createdAt,
+    updatedAt: endpoint.updatedAt,
+  };
+}

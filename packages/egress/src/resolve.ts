@@ -1,0 +1,65 @@
+// Connect-time checks for the undici connector: resolve the host, refuse it unless every address is public,
+// connect to one of the returned addresses (keeping the host name for SNI and certificates), then check
+// `socket.remoteAddress` again. Checking every address defeats DNS rebinding: a name that answers with one
+// public and one private address is refused as a whole, because the next connection could use either.
+import { lookup as dnsLookup } from 'node:dns/promises';
+import { domainToASCII } from 'node:url';
+import { checkDestinationAddress, checkHostName, describeBlockReason, type UrlPolicy } from './host-policy.js';
+
+/** Resolves a host name to IPv4 addresses. Rejects on resolver failure (ENOTFOUND, timeouts). */
+export type LookupFn = (host: string) => Promise<string[]>;
+
+export type ResolveResult = { ok: true; addresses: string[] } | { ok: false; reason: string };
+
+export type ConnectedAddressCheck = { ok: true; address: string } | { ok: false; reason: string };
+
+export const systemLookup: LookupFn = async (host) => {
+  const answers = await dnsLookup(host, { all: true, family: 4 });
+  return answers.map((answer) => answer.address);
+};
+
+/**
+ * Returns the addresses the connector may dial for `host` (a URL hostname or the `host` returned by
+ * checkReceiverUrl). `ok: false` is an unsafe destination (no retry). A lookup failure rejects instead:
+ * that is a network failure, which the caller may retry.
+ */
+export async function resolvePublicIPv4(
+  host: string,
+  policy: UrlPolicy,
+  lookup: LookupFn = systemLookup,
+): Promise<ResolveResult> {
+  // The same normalisation as the URL parser (case, IDNA, IPv4 spellings); '' when the host is invalid.
+  const normalised = host.startsWith('[') || host.includes(':') ? host : domainToASCII(host);
+  if (normalised === '') return { ok: false, reason: 'host is not a valid host name' };
+
+  const checked = checkHostName(normalised, policy);
+  if (!checked.ok) return { ok: false, reason: checked.message };
+  if (checked.hostIsIp) return { ok: true, addresses: [checked.host] };
+  // RFC 6761: localhost is loopback by definition; checkHostName only lets it through when loopback is allowed.
+  if (checked.host === 'localhost') return { ok: true, addresses: ['127.0.0.1'] };
+
+  // The trailing dot makes the name absolute, so resolver search domains (Kubernetes' ndots:5) never apply.
+  const addresses = [...new Set(await lookup(`${checked.host}.`))];
+  if (addresses.length === 0) return { ok: false, reason: 'host has no IPv4 address' };
+  for (const address of addresses) {
+    const verdict = checkDestinationAddress(address, policy);
+    if (!verdict.ok) return { ok: false, reason: `host resolves to ${describeBlockReason(verdict.reason)}` };
+  }
+  return { ok: true, addresses };
+}
+
+// Node reports IPv4 peers of dual-stack sockets as IPv4-mapped IPv6 in dotted form.
+const IPV4_MAPPED_PREFIX = '::ffff:';
+
+/** Re-checks `socket.remoteAddress` after connecting; undefined (socket already closed) is refused. */
+export function checkConnectedAddress(remoteAddress: string | undefined, policy: UrlPolicy): ConnectedAddressCheck {
+  if (remoteAddress === undefined || remoteAddress === '') {
+    return { ok: false, reason: 'socket has no remote address' };
+  }
+  const address = remoteAddress.toLowerCase().startsWith(IPV4_MAPPED_PREFIX)
+    ? remoteAddress.slice(IPV4_MAPPED_PREFIX.length)
+    : remoteAddress;
+  const verdict = checkDestinationAddress(address, policy);
+  if (!verdict.ok) return { ok: false, reason: `connected to ${describeBlockReason(verdict.reason)}` };
+  return { ok: true, address };
+}
