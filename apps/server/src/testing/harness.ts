@@ -61,6 +61,7 @@ export interface HarnessOptions {
   limits?: Partial<Record<LimitName, number>>;
   /** Apply the production URL rules (no loopback receivers). */
   strictUrls?: boolean;
+  serviceHosts?: string[];
 }
 
 export async function startHarness(options: HarnessOptions = {}): Promise<Harness> {
@@ -74,7 +75,10 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
     testCoreOptions(database.url, clock, {
       limits: config.limits,
       poolSize: 8,
-      urlPolicy: { allowLoopback: !options.strictUrls, serviceHosts: ['svc.test', 'hooks.svc.test'] },
+      urlPolicy: {
+        allowLoopback: !options.strictUrls,
+        serviceHosts: options.serviceHosts ?? ['svc.test', 'hooks.svc.test'],
+      },
     }),
   );
   const logger = pino({ level: process.env['TEST_LOG_LEVEL'] ?? 'silent' });
