@@ -14,20 +14,21 @@ import { dataDir, localSealingKey, ROOT, writeRuntimeInfo } from './local-runtim
 
 const LOCAL_TEAM = 'local';
 
-async function ensureLocalTeam(services: Services, configuredKey: string | undefined): Promise<string | null> {
+type LocalKey = { source: 'configured' } | { source: 'generated'; secret: string } | { source: 'earlier' };
+
+/** The local team, and its key: the configured one, a new one on first start (printed once), or the earlier one. */
+async function ensureLocalTeam(services: Services, configuredKey: string | undefined): Promise<LocalKey> {
   const existing = await services.teams.findTeamByName(LOCAL_TEAM);
   const team = existing ?? (await services.teams.createTeam(LOCAL_TEAM));
-  if (configuredKey !== undefined) {
-    if (!isValidSecretKey(configuredKey)) {
-      console.warn('SVC_LOCAL_SECRET_KEY is not a valid svc_sk_ key; ignoring it');
-    } else {
-      if (!(await services.teams.hasActiveKey(team.id, configuredKey)))
-        await services.teams.createKey(team.id, { secret: configuredKey });
-      return configuredKey;
-    }
+  if (configuredKey !== undefined && !isValidSecretKey(configuredKey))
+    console.warn('SVC_LOCAL_SECRET_KEY is not a valid svc_sk_ key; ignoring it');
+  else if (configuredKey !== undefined) {
+    if (!(await services.teams.hasActiveKey(team.id, configuredKey)))
+      await services.teams.createKey(team.id, { secret: configuredKey });
+    return { source: 'configured' };
   }
-  if (existing) return null;
-  return (await services.teams.createKey(team.id)).secret;
+  if (existing) return { source: 'earlier' };
+  return { source: 'generated', secret: (await services.teams.createKey(team.id)).secret };
 }
 
 function consoleCommand(): { cmd: string; args: string[] } {
@@ -70,7 +71,7 @@ async function main(): Promise<void> {
     clock: systemClock,
     sealingKey: config.sealingKey ?? localSealingKey(dir),
   });
-  const newKey = await ensureLocalTeam(core.services, env['SVC_LOCAL_SECRET_KEY']);
+  const localKey = await ensureLocalTeam(core.services, env['SVC_LOCAL_SECRET_KEY']);
   const server = await startServer(core.services, config, logger);
   const worker = await startWorker({ databaseUrl, services: core.services, logger });
 
@@ -100,10 +101,11 @@ async function main(): Promise<void> {
   console.log(`GraphQL       ${apiUrl}/graphql`);
   console.log(`Console       ${consoleUrl}`);
   console.log(`Health        ${apiUrl}/healthz`);
-  if (newKey) console.log(`Local team key (shown once, store it): ${newKey}`);
+  if (localKey.source === 'generated') console.log(`Local team key (shown once, store it): ${localKey.secret}`);
+  else if (localKey.source === 'configured') console.log('Local team key: the value of SVC_LOCAL_SECRET_KEY');
   else
     console.log(
-      'Local team key: printed at first start (or set SVC_LOCAL_SECRET_KEY); `npm run admin -- key create --team <id>` makes another.',
+      'Local team key: printed at first start (or set SVC_LOCAL_SECRET_KEY); `npm run --silent admin -- key create --team <id>` makes another.',
     );
   if (config.urlPolicy.allowLoopback)
     console.warn(

@@ -43,11 +43,17 @@ test('signing out returns to the sign-in page and every page then redirects ther
 
 test('a cookie whose key the API no longer accepts ends the session', async ({ page, context, stack }, testInfo) => {
   await context.addCookies([
-    { name: 'svc_console_key', value: `svc_sk_${'r'.repeat(43)}`, url: stack.consoleUrl, httpOnly: true, sameSite: 'Strict' },
+    {
+      name: 'svc_console_key',
+      value: `svc_sk_${'r'.repeat(43)}`,
+      url: stack.consoleUrl,
+      httpOnly: true,
+      sameSite: 'Strict',
+    },
   ]);
   await page.goto('/event-types');
   await expect(page).toHaveURL(/\/sign-in\?expired=1$/);
-  await expect(page.getByRole('alert')).toContainText('no longer accepts the key');
+  await expect(page.getByRole('alert', { name: 'Signed out' })).toContainText('no longer accepts the key');
   await expect(page.getByRole('heading', { name: 'Event types' })).toHaveCount(0);
   await snap(page, testInfo, 'expired');
 });

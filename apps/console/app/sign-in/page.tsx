@@ -16,7 +16,7 @@ export default async function SignInPage({ searchParams }: SignInPageProps) {
           <div>
             <Title order={2}>Webhook console</Title>
             <Text c="dimmed" size="sm">
-              Sign in with a secret key of your team. The key stays on the console server; this page never stores it.
+              Sign in with a secret key of your team. It is kept in a cookie that scripts in this page cannot read.
             </Text>
           </div>
           {expired !== undefined && (

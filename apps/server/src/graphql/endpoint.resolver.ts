@@ -53,7 +53,12 @@ export class EndpointResolver {
   ): Promise<EndpointConnection> {
     const page = await context.services.endpoints.listEndpoints(
       callContext(context),
-      defined({ tenant_id: tenantId, status, limit: first, cursor: after }),
+      defined({
+        tenant_id: tenantId ?? undefined,
+        status: status ?? undefined,
+        limit: first ?? undefined,
+        cursor: after ?? undefined,
+      }),
     );
     return { nodes: page.data.map(toEndpoint), nextCursor: page.nextCursor };
   }
@@ -77,7 +82,11 @@ export class EndpointResolver {
     const result = await previewEndpoint(
       context.services.endpoints,
       callContext(context),
-      defined({ endpoint_id: endpointId, payload: rawJsonArgument(payload, 'payload'), event_type: eventType }),
+      defined({
+        endpoint_id: endpointId,
+        payload: rawJsonArgument(payload, 'payload'),
+        event_type: eventType ?? undefined,
+      }),
     );
     return toPreview(result);
   }
@@ -131,7 +140,7 @@ export class EndpointResolver {
       callContext(context),
       id,
       etag,
-      defined({ overlap_seconds: overlapSeconds }),
+      defined({ overlap_seconds: overlapSeconds ?? undefined }),
     );
     return { endpoint: toEndpoint(rotated.endpoint), signingSecret: rotated.signingSecret };
   }

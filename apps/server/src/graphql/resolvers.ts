@@ -52,7 +52,7 @@ export class TenantResolver {
     const { tenants } = context.services;
     const page = await tenants.listTenants(
       callContext(context),
-      defined({ limit: first, cursor: after, external_id: externalId }),
+      defined({ limit: first ?? undefined, cursor: after ?? undefined, external_id: externalId ?? undefined }),
     );
     return { nodes: page.data.map((t) => toTenant(t, tenants.etag(t))), nextCursor: page.nextCursor };
   }
@@ -119,7 +119,10 @@ export class EventTypeResolver {
     @Arg('name', () => String, { nullable: true }) name?: string,
   ): Promise<EventTypeConnection> {
     const { eventTypes } = context.services;
-    const page = await eventTypes.listEventTypes(callContext(context), defined({ limit: first, cursor: after, name }));
+    const page = await eventTypes.listEventTypes(
+      callContext(context),
+      defined({ limit: first ?? undefined, cursor: after ?? undefined, name: name ?? undefined }),
+    );
     return { nodes: page.data.map((e) => toEventType(e, eventTypes.etag(e))), nextCursor: page.nextCursor };
   }
 

@@ -66,6 +66,13 @@ export class TeamService {
     if (limit !== undefined && limit !== null && limit < 0n)
       throw new ServiceError('invalid_field', 'spending limit must not be negative', { field: 'spending_limit_usd' });
     const secret = options.secret ?? generateKey(kind);
+    if (
+      options.secret !== undefined &&
+      (await this.db.getRepository(ApiKeyEntity).existsBy({ secretSha256: hashKey(secret) }))
+    )
+      throw new ServiceError('resource_in_use', 'this key value is already in use by another team or was revoked', {
+        field: 'secret',
+      });
     const key = this.db.getRepository(ApiKeyEntity).create({
       id: newId('key', this.clock),
       teamId,
