@@ -7,8 +7,14 @@ async function main(): Promise<void> {
   const config = readCoreConfig(process.env, 'production');
   const logger = pino({ level: config.logLevel });
   if (!config.databaseUrl) throw new Error('DATABASE_URL is required in production mode (npm start runs local mode)');
-  if (!config.sealingKey) throw new Error('SVC_ENCRYPTION_KEY (base64 of 32 random bytes) is required in production mode');
-  const core = await openCore({ ...config, databaseUrl: config.databaseUrl, sealingKey: config.sealingKey, clock: systemClock });
+  if (!config.sealingKey)
+    throw new Error('SVC_ENCRYPTION_KEY (base64 of 32 random bytes) is required in production mode');
+  const core = await openCore({
+    ...config,
+    databaseUrl: config.databaseUrl,
+    sealingKey: config.sealingKey,
+    clock: systemClock,
+  });
   const worker = await startWorker({ databaseUrl: config.databaseUrl, services: core.services, logger });
   logger.info('worker started');
   const stop = async () => {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { checkReceiverUrl, MAX_RECEIVER_URL_BYTES, type UrlPolicy } from './url-policy.js';
-import { STRICT_URL_VECTORS, STRICT_VECTOR_POLICY, urlOfBytes, type UrlVerdict } from './url-vectors.js';
+import { STRICT_URL_VECTORS, STRICT_VECTOR_POLICY, type UrlVerdict } from './url-vectors.js';
 
 type Expected = UrlVerdict;
 
