@@ -13,3 +13,19 @@ export function isObject(value: unknown): value is Record<string, unknown> {
 export function isStringRecord(value: unknown): value is Record<string, string> {
   return isObject(value) && Object.values(value).every((v) => typeof v === 'string');
 }
+
+export function isStringArray(value: unknown): value is string[] {
+  return Array.isArray(value) && value.every((v) => typeof v === 'string');
+}
+
+export function isIntegerArray(value: unknown): value is number[] {
+  return Array.isArray(value) && value.every((v) => Number.isInteger(v));
+}
+
+export function isNullableString(value: unknown): value is string | null {
+  return value === null || typeof value === 'string';
+}
+
+export function isInteger(value: unknown): value is number {
+  return Number.isInteger(value);
+}

@@ -8,7 +8,8 @@ import { ServiceError } from './errors.js';
 export function parseInput<S extends z.ZodType>(schema: S, raw: unknown): z.output<S> {
   const result = schema.safeParse(raw);
   if (result.success) return result.data;
-  const issue = result.error.issues[0];
+  // An unknown field is named first: it usually explains the other problems (a misspelt required field).
+  const issue = result.error.issues.find((i) => i.code === 'unrecognized_keys') ?? result.error.issues[0];
   if (!issue) throw new ServiceError('invalid_field', 'invalid request');
   const base = issue.path.map(String).join('.');
   if (issue.code === 'unrecognized_keys') {

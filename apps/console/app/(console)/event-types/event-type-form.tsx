@@ -6,7 +6,7 @@ import { Button, Group, Stack, TextInput, Textarea } from '@mantine/core';
 import { fieldMessage, isFormLevel, type ActionResult, type ApiError } from '@/lib/api-error';
 import { notifyApiError, notifySuccess } from '@/lib/notify';
 import { createEventTypeAction, updateEventTypeAction } from './actions';
-import { JsonEditor, jsonProblem } from './json-editor';
+import { JsonEditor, jsonProblem } from '@/components/json-editor';
 import type { EventType } from './event-type.types';
 
 const FIELDS = ['name', 'description', 'example'] as const;

@@ -4,10 +4,10 @@ import { useState, useTransition, type FormEvent } from 'react';
 import { useRouter } from 'next/navigation';
 import { Button, Group, Stack, TextInput } from '@mantine/core';
 import { fieldMessage, isFormLevel, type ActionResult, type ApiError } from '@/lib/api-error';
+import { newRow, toRecord, toRows } from '@/lib/key-value-rows';
 import { notifyApiError, notifySuccess } from '@/lib/notify';
+import { MetadataEditor } from '@/components/metadata-editor';
 import { createTenantAction, updateTenantAction } from './actions';
-import { MetadataEditor } from './metadata-editor';
-import { newRow, toMetadata, toRows } from './metadata-rows';
 import type { Tenant } from './tenant.types';
 
 const FIELDS = ['external_id', 'name', 'metadata'] as const;
@@ -28,15 +28,15 @@ export function TenantForm({ tenant, onDone }: TenantFormProps) {
 
   const submit = (event: FormEvent<HTMLFormElement>) => {
     event.preventDefault();
-    const metadata = toMetadata(rows);
+    const metadata = toRecord(rows);
     if (!metadata.ok) {
       setError({ code: 'invalid_field', message: metadata.message, field: 'metadata' });
       return;
     }
     startTransition(async () => {
       const result: ActionResult<Tenant> = tenant
-        ? await updateTenantAction(tenant.id, tenant.etag, { name, metadata: metadata.metadata })
-        : await createTenantAction({ externalId, name, metadata: metadata.metadata });
+        ? await updateTenantAction(tenant.id, tenant.etag, { name, metadata: metadata.record })
+        : await createTenantAction({ externalId, name, metadata: metadata.record });
       if (!result.ok) {
         setError(result.error);
         if (isFormLevel(result.error, FIELDS)) notifyApiError(result.error);

@@ -25,6 +25,14 @@ export async function listTenants(args: { after: string | null; externalId: stri
   return data.tenants;
 }
 
+export async function getTenant(id: string): Promise<Tenant> {
+  const data = await consoleRequest<{ tenant: Tenant }>(
+    `query Tenant($id: ID!) { tenant(id: $id) { ${TENANT_FIELDS} } }`,
+    { id },
+  );
+  return data.tenant;
+}
+
 export async function createTenant(input: CreateTenantInput): Promise<Tenant> {
   const data = await consoleRequest<{ createTenant: Tenant }>(
     `mutation CreateTenant($input: CreateTenantInput!) { createTenant(input: $input) { ${TENANT_FIELDS} } }`,

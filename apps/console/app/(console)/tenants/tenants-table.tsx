@@ -1,6 +1,7 @@
 'use client';
 
 import { useState } from 'react';
+import Link from 'next/link';
 import { Badge, Button, Group, Modal, Table, Text } from '@mantine/core';
 import { formatTimestamp } from '@/lib/format';
 import { useLastPresent } from '@/lib/use-last-present';
@@ -80,6 +81,15 @@ export function TenantsTable({ tenants }: { tenants: Tenant[] }) {
                 <Table.Td>
                   {tenant.status !== 'deleted' && (
                     <Group gap="xs" wrap="nowrap">
+                      <Button
+                        size="xs"
+                        variant="light"
+                        component={Link}
+                        href={`/tenants/${encodeURIComponent(tenant.id)}/endpoints`}
+                        aria-label={`Endpoints of ${tenant.externalId}`}
+                      >
+                        Endpoints
+                      </Button>
                       <Button
                         size="xs"
                         variant="light"

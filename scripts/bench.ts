@@ -1,0 +1,197 @@
+/**
+ * `npm run bench`: throughput and speed figures as ratios against ceilings measured in the same run on the
+ * same machine, so the numbers say something about the code rather than about the machine.
+ *
+ *   json.parse      parseStrict + minify of a 1 MiB webhook payload   vs  JSON.parse of the same text
+ *   rest.create     POST /v1/tenants from 16 teams at once (auth, idempotency, one transaction)  vs  raw single-row
+ *                   INSERT commits on the same Postgres
+ *   rest.read       GET /v1/tenants/{id}  vs  a bare node:http server answering the same bytes
+ *
+ * Prints a table and writes .tmp/bench.json.
+ */
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import http from 'node:http';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import pg from 'pg';
+import pino from 'pino';
+import { minify, parseStrict } from '@svc/json';
+import { openCore, systemClock, testCoreOptions, limitsWith } from '@svc/core';
+import { ensureDatabase, runMigrations, startEmbeddedPostgres } from '@svc/db';
+import { buildApp, readServerConfig } from '@svc/server';
+import { ROOT } from './local-runtime.js';
+
+const DURATION_MS = Number(process.env['BENCH_SECONDS'] ?? 5) * 1000;
+const CONCURRENCY = 16;
+
+interface Figure {
+  name: string;
+  value: number;
+  ceiling: number;
+  unit: string;
+  /** value / ceiling for rates (higher is better); ceiling / value for times. */
+  ratio: number;
+}
+
+function payload(bytes: number): string {
+  const items: unknown[] = [];
+  let size = 0;
+  for (let i = 0; size < bytes; i += 1) {
+    const item = {
+      id: `evt_${i}`,
+      type: 'invoice.paid',
+      amount: 1999.5 + i,
+      customer: { email: `u${i}@example.com`, tags: ['a', 'b'] },
+      paid: true,
+      note: null,
+    };
+    items.push(item);
+    size += JSON.stringify(item).length + 1;
+  }
+  return JSON.stringify({ data: items }, null, 1);
+}
+
+function timePerRun(work: () => void): number {
+  for (let i = 0; i < 5; i += 1) work();
+  const runs: number[] = [];
+  const deadline = Date.now() + 2000;
+  while (Date.now() < deadline || runs.length < 10) {
+    const started = process.hrtime.bigint();
+    work();
+    runs.push(Number(process.hrtime.bigint() - started) / 1e6);
+  }
+  runs.sort((a, b) => a - b);
+  return runs[Math.floor(runs.length / 2)]!;
+}
+
+async function rate(task: (i: number) => Promise<void>): Promise<number> {
+  let done = 0;
+  const deadline = Date.now() + DURATION_MS;
+  const started = Date.now();
+  await Promise.all(
+    Array.from({ length: CONCURRENCY }, async (_, worker) => {
+      for (let i = 0; Date.now() < deadline; i += 1) {
+        await task(worker * 1_000_000 + i);
+        done += 1;
+      }
+    }),
+  );
+  return done / ((Date.now() - started) / 1000);
+}
+
+async function main(): Promise<void> {
+  const figures: Figure[] = [];
+
+  const text = payload(1024 * 1024);
+  const ours = timePerRun(() => minify(text, parseStrict(text)));
+  const ceiling = timePerRun(() => JSON.parse(text));
+  figures.push({
+    name: 'json.parse (1 MiB, ms per document)',
+    value: ours,
+    ceiling,
+    unit: 'ms',
+    ratio: ceiling / ours,
+  });
+
+  const dataDir = mkdtempSync(path.join(tmpdir(), 'svc-bench-pg-'));
+  const cluster = await startEmbeddedPostgres({ dataDir, persistent: false });
+  const databaseUrl = cluster.url.replace(/\/postgres$/, '/bench');
+  try {
+    await ensureDatabase(databaseUrl);
+    await runMigrations(databaseUrl);
+    const core = await openCore(
+      testCoreOptions(databaseUrl, systemClock, { poolSize: 20, limits: limitsWith({ max_tenants: 10_000_000 }) }),
+    );
+    const config = { ...readServerConfig({ PORT: '0', LOG_LEVEL: 'silent' }, 'local'), limits: core.services.limits };
+    // Rate limits would cap the figure at the configured rate; the benchmark measures the pipeline itself.
+    core.services.rateLimits.take = async () => undefined;
+    const { app } = await buildApp(core.services, config, pino({ level: 'silent' }));
+    const address = await app.listen({ port: 0, host: '127.0.0.1' });
+    const team = await core.services.teams.createTeam('bench');
+    const { secret } = await core.services.teams.createKey(team.id);
+    const headers = { authorization: `Bearer ${secret}`, 'content-type': 'application/json' };
+
+    // Config writes are limited per team (20/s), so the figure that matters is many teams writing at once:
+    // each worker writes as its own team.
+    const workerKeys: string[] = [];
+    for (let w = 0; w < CONCURRENCY; w += 1) {
+      const workerTeam = await core.services.teams.createTeam(`bench-${w}`);
+      workerKeys.push((await core.services.teams.createKey(workerTeam.id)).secret);
+    }
+    const creates = await rate(async (i) => {
+      const response = await fetch(`${address}/v1/tenants`, {
+        method: 'POST',
+        headers: {
+          ...headers,
+          authorization: `Bearer ${workerKeys[Math.floor(i / 1_000_000)]}`,
+          'idempotency-key': `bench-${i}`,
+        },
+        body: JSON.stringify({ external_id: `t-${i}`, name: 'Bench' }),
+      });
+      if (response.status !== 201) throw new Error(`create answered ${response.status}`);
+      await response.arrayBuffer();
+    });
+    const pool = new pg.Pool({ connectionString: databaseUrl, max: CONCURRENCY });
+    await pool.query('CREATE TABLE bench_commits (id bigint PRIMARY KEY, body text)');
+    const commits = await rate(async (i) => {
+      await pool.query('INSERT INTO bench_commits VALUES ($1, $2)', [i, 'x']);
+    });
+    await pool.end();
+    figures.push({
+      name: 'rest.create (POST /tenants per second)',
+      value: creates,
+      ceiling: commits,
+      unit: 'req/s',
+      ratio: creates / commits,
+    });
+
+    const tenant = await core.services.tenants.createTenant(
+      { actor: { teamId: team.id, keyId: 'key_bench' } },
+      { external_id: 'read-me', name: 'Read' },
+    );
+    const sample = await (await fetch(`${address}/v1/tenants/${tenant.id}`, { headers })).text();
+    const reads = await rate(async () => {
+      const response = await fetch(`${address}/v1/tenants/${tenant.id}`, { headers });
+      if (response.status !== 200) throw new Error(`read answered ${response.status}`);
+      await response.arrayBuffer();
+    });
+    const bare = http.createServer((_request, response) => response.end(sample));
+    await new Promise<void>((resolve) => bare.listen(0, '127.0.0.1', resolve));
+    const bareAddress = bare.address() as { port: number };
+    const bareReads = await rate(async () => {
+      const response = await fetch(`http://127.0.0.1:${bareAddress.port}/`);
+      await response.arrayBuffer();
+    });
+    bare.close();
+    figures.push({
+      name: 'rest.read (GET /tenants/{id} per second)',
+      value: reads,
+      ceiling: bareReads,
+      unit: 'req/s',
+      ratio: reads / bareReads,
+    });
+
+    await app.close();
+    await core.close();
+  } finally {
+    await cluster.stop();
+    rmSync(dataDir, { recursive: true, force: true });
+  }
+
+  console.log('\nfigure                                      value        ceiling      ratio');
+  for (const f of figures)
+    console.log(
+      `${f.name.padEnd(44)}${f.value.toFixed(1).padStart(9)} ${f.unit.padEnd(5)}${f.ceiling.toFixed(1).padStart(9)} ${f.unit.padEnd(5)}${f.ratio.toFixed(3).padStart(7)}`,
+    );
+  mkdirSync(path.join(ROOT, '.tmp'), { recursive: true });
+  writeFileSync(
+    path.join(ROOT, '.tmp/bench.json'),
+    JSON.stringify({ at: new Date().toISOString(), concurrency: CONCURRENCY, figures }, null, 2),
+  );
+  console.log('\nJSON: .tmp/bench.json');
+}
+
+main().catch((error: unknown) => {
+  console.error(error);
+  process.exit(1);
+});
