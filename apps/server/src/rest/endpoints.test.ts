@@ -261,6 +261,43 @@ describe('idempotent replays and secrets', () => {
 });
 
 describe('rotating secrets', () => {
+  it('replays a rotation with its secret only to the rotating key and only while that secret is current', async () => {
+    const { team, tenantId } = await setup('rotate-replay');
+    const otherKey = await h.services.teams.createKey(team.teamId);
+    const created = await createEndpoint(team, { tenant_id: tenantId, url: RECEIVER });
+    const id = created.json.id as string;
+    const idempotencyKey = uniqueKey();
+    const rotate = (key: string) =>
+      h.request('POST', `/endpoints/${id}/rotate_secret`, {
+        key,
+        idempotencyKey,
+        ifMatch: created.headers.get('etag')!,
+        body: { overlap_seconds: 0 },
+      });
+    const first = await h.request('POST', `/endpoints/${id}/rotate_secret`, {
+      key: otherKey.secret,
+      idempotencyKey,
+      ifMatch: created.headers.get('etag')!,
+      body: { overlap_seconds: 0 },
+    });
+    expect(first.status).toBe(200);
+    const replayed = await rotate(otherKey.secret);
+    expect(replayed.headers.get('idempotency-replayed')).toBe('true');
+    expect(replayed.json.signing_secret).toBe(first.json.signing_secret);
+    const byCreator = await rotate(team.key);
+    expect(byCreator.headers.get('idempotency-replayed')).toBe('true');
+    expect(byCreator.json.signing_secret).toBeUndefined();
+    await h.request('POST', `/endpoints/${id}/rotate_secret`, {
+      key: team.key,
+      idempotencyKey: uniqueKey(),
+      ifMatch: first.headers.get('etag')!,
+      body: { overlap_seconds: 0 },
+    });
+    const stale = await rotate(otherKey.secret);
+    expect(stale.json.signing_secret).toBeUndefined();
+    expect(stale.json.secret_version).toBe(2);
+  });
+
   it('signs with both secrets during the overlap, refuses a second rotation then, and 0 retires old secrets', async () => {
     const { team, tenantId } = await setup('rotate');
     const created = await createEndpoint(team, { tenant_id: tenantId, url: RECEIVER });

@@ -42,6 +42,8 @@ export interface Harness {
   rootUrl: string;
   built: BuiltApp;
   team: TestTeam;
+  /** Server log lines, when captured. */
+  logs: string[];
   newTeam(name?: string): Promise<TestTeam>;
   request(method: string, path: string, options?: RequestOptions): Promise<ApiResponse>;
   close(): Promise<void>;
@@ -62,6 +64,8 @@ export interface HarnessOptions {
   /** Apply the production URL rules (no loopback receivers). */
   strictUrls?: boolean;
   serviceHosts?: string[];
+  /** Keep every log line the server writes (at info level) in `logs`. */
+  captureLogs?: boolean;
 }
 
 export async function startHarness(options: HarnessOptions = {}): Promise<Harness> {
@@ -81,7 +85,10 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
       },
     }),
   );
-  const logger = pino({ level: process.env['TEST_LOG_LEVEL'] ?? 'silent' });
+  const logs: string[] = [];
+  const logger = options.captureLogs
+    ? pino({ level: 'info' }, { write: (line: string) => void logs.push(line) })
+    : pino({ level: process.env['TEST_LOG_LEVEL'] ?? 'silent' });
   const built = await buildApp(core.services, config, logger);
   const address = await built.app.listen({ port: 0, host: '127.0.0.1' });
   const baseUrl = `${address}/v1`;
@@ -123,6 +130,7 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
     baseUrl,
     rootUrl: address,
     built,
+    logs,
     team,
     newTeam,
     request,
