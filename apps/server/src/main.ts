@@ -1,5 +1,5 @@
 import pino from 'pino';
-import { openCore, systemClock } from '@svc/core';
+import { openProductionCore, systemClock } from '@svc/core';
 import { readServerConfig } from './config.js';
 import { startServer } from './server.js';
 
@@ -7,24 +7,19 @@ import { startServer } from './server.js';
 async function main(): Promise<void> {
   const config = readServerConfig(process.env, 'production');
   const logger = pino({ level: config.logLevel });
-  if (!config.databaseUrl) throw new Error('DATABASE_URL is required in production mode (npm start runs local mode)');
-  if (!config.sealingKey)
-    throw new Error('SVC_ENCRYPTION_KEY (base64 of 32 random bytes) is required in production mode');
-  const core = await openCore({
-    ...config,
-    databaseUrl: config.databaseUrl,
-    sealingKey: config.sealingKey,
-    clock: systemClock,
-  });
+  const core = await openProductionCore(config, systemClock);
   const server = await startServer(core.services, config, logger);
   logger.info({ url: server.url }, 'server listening');
-  const stop = async () => {
+  stopOnSignal(async () => {
     await server.close();
     await core.close();
-    process.exit(0);
-  };
-  process.once('SIGTERM', () => void stop());
-  process.once('SIGINT', () => void stop());
+  });
+}
+
+function stopOnSignal(stop: () => Promise<void>): void {
+  const handler = () => void stop().then(() => process.exit(0));
+  process.once('SIGTERM', handler);
+  process.once('SIGINT', handler);
 }
 
 main().catch((error: unknown) => {

@@ -1,18 +1,11 @@
 import { openDataSource, runMigrations } from '@svc/db';
-import type { UrlPolicy } from '@svc/egress';
 import type { Clock } from './common/clock.js';
-import type { Limits } from './catalog/limits.js';
+import type { CoreConfig } from './config.js';
 import { ENTITIES } from './entities.js';
-import { createServices, type Services } from './services.js';
+import { createServices, type CoreOptions, type Services } from './services.js';
 
-export interface OpenCoreOptions {
+export interface OpenCoreOptions extends Omit<CoreOptions, 'db'> {
   databaseUrl: string;
-  clock: Clock;
-  limits: Limits;
-  serviceId: string;
-  region: string;
-  sealingKey: Buffer;
-  urlPolicy: UrlPolicy;
   poolSize?: number;
   migrate?: boolean;
 }
@@ -23,4 +16,15 @@ export async function openCore(options: OpenCoreOptions): Promise<{ services: Se
   const db = await openDataSource(options.databaseUrl, ENTITIES, options.poolSize);
   const services = createServices({ ...options, db });
   return { services, close: () => db.destroy() };
+}
+
+/** Production processes (server, worker): refuse to start without a database or a sealing key. */
+export function openProductionCore(
+  config: CoreConfig,
+  clock: Clock,
+): Promise<{ services: Services; close(): Promise<void> }> {
+  if (!config.databaseUrl) throw new Error('DATABASE_URL is required in production mode (npm start runs local mode)');
+  if (!config.sealingKey)
+    throw new Error('SVC_ENCRYPTION_KEY (base64 of 32 random bytes) is required in production mode');
+  return openCore({ ...config, databaseUrl: config.databaseUrl, sealingKey: config.sealingKey, clock });
 }

@@ -24,7 +24,7 @@ export * from './idempotency/idempotency.service.js';
 export * from './billing/billing.service.js';
 export { ENTITIES } from './entities.js';
 export { createServices, type Services, type CoreOptions } from './services.js';
-export { openCore, type OpenCoreOptions } from './boot.js';
+export { openCore, openProductionCore, type OpenCoreOptions } from './boot.js';
 export { Sealer } from './common/sealing.js';
 export {
   EndpointEntity,

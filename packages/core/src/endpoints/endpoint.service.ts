@@ -8,7 +8,7 @@ import { ServiceError, notFound } from '../common/errors.js';
 import { newId } from '../common/ids.js';
 import { decodeCursor, parseLimit, toPage, type ListScope, type Page } from '../common/paging.js';
 import type { Sealer } from '../common/sealing.js';
-import { inTransaction, reader } from '../common/transaction.js';
+import { inTransaction, lockOwned, lockTeam, reader } from '../common/transaction.js';
 import { parseInput } from '../common/validation.js';
 import type { Limits } from '../catalog/limits.js';
 import type { TenantService } from '../tenants/tenant.service.js';
@@ -73,7 +73,7 @@ export class EndpointService {
     if (input.max_concurrency !== undefined && input.max_concurrency > cap)
       throw new ServiceError('invalid_field', `max_concurrency is at most ${cap}`, { field: 'max_concurrency' });
     return inTransaction(this.deps.db, ctx, async (tx) => {
-      await tx.query('SELECT 1 FROM teams WHERE id = $1 FOR UPDATE', [ctx.actor.teamId]);
+      await lockTeam(tx, ctx.actor.teamId);
       await this.deps.tenants.requireActiveTenant({ ...ctx, tx }, input.tenant_id);
       await this.checkQuotas(tx, ctx.actor.teamId, input.tenant_id);
       const now = this.deps.clock.now();
@@ -362,15 +362,8 @@ export class EndpointService {
     };
   }
 
-  private async lock(tx: EntityManager, ctx: CallContext, id: string): Promise<EndpointEntity> {
-    const endpoint = await tx
-      .getRepository(EndpointEntity)
-      .createQueryBuilder('e')
-      .setLock('pessimistic_write')
-      .where('e.id = :id AND e.team_id = :teamId AND e.deleted_at IS NULL', { id, teamId: ctx.actor.teamId })
-      .getOne();
-    if (!endpoint) throw notFound('endpoint');
-    return endpoint;
+  private lock(tx: EntityManager, ctx: CallContext, id: string): Promise<EndpointEntity> {
+    return lockOwned(tx, EndpointEntity, ctx.actor.teamId, id, 'endpoint', { softDeleted: true });
   }
 
   private async saveChange(tx: EntityManager, endpoint: EndpointEntity): Promise<EndpointEntity> {

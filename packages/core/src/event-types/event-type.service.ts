@@ -5,7 +5,7 @@ import { assertCurrent, etagFor } from '../common/etag.js';
 import { ServiceError, notFound } from '../common/errors.js';
 import { newId } from '../common/ids.js';
 import { decodeCursor, parseLimit, toPage, type ListScope, type Page } from '../common/paging.js';
-import { inTransaction, reader } from '../common/transaction.js';
+import { inTransaction, lockOwned, lockTeam, reader } from '../common/transaction.js';
 import { parseInput } from '../common/validation.js';
 import type { Limits } from '../catalog/limits.js';
 import { EventTypeEntity } from './event-type.entity.js';
@@ -25,7 +25,7 @@ export class EventTypeService {
   async createEventType(ctx: CallContext, raw: unknown): Promise<EventTypeEntity> {
     const input = parseInput(CreateEventTypeInput, raw);
     return inTransaction(this.db, ctx, async (tx) => {
-      await tx.query('SELECT 1 FROM teams WHERE id = $1 FOR UPDATE', [ctx.actor.teamId]);
+      await lockTeam(tx, ctx.actor.teamId);
       const repo = tx.getRepository(EventTypeEntity);
       const existing = await repo.findOneBy({ teamId: ctx.actor.teamId, name: input.name });
       if (existing)
@@ -80,7 +80,7 @@ export class EventTypeService {
   async updateEventType(ctx: CallContext, id: string, ifMatch: string, raw: unknown): Promise<EventTypeEntity> {
     const input = parseInput(UpdateEventTypeInput, raw);
     return inTransaction(this.db, ctx, async (tx) => {
-      const eventType = await lockEventType(tx, ctx.actor.teamId, id);
+      const eventType = await lockOwned(tx, EventTypeEntity, ctx.actor.teamId, id, 'event type');
       assertCurrent(ifMatch, this.etag(eventType));
       const next = {
         description: input.description ?? eventType.description,
@@ -100,7 +100,7 @@ export class EventTypeService {
   /** DELETE archives: new messages of the type are refused; archiving an archived type changes nothing. */
   async archiveEventType(ctx: CallContext, id: string, ifMatch: string): Promise<EventTypeEntity> {
     return inTransaction(this.db, ctx, async (tx) => {
-      const eventType = await lockEventType(tx, ctx.actor.teamId, id);
+      const eventType = await lockOwned(tx, EventTypeEntity, ctx.actor.teamId, id, 'event type');
       assertCurrent(ifMatch, this.etag(eventType));
       if (eventType.archived) return eventType;
       return this.saveChange(tx, eventType, { archived: true });
@@ -129,15 +129,4 @@ export class EventTypeService {
     await tx.getRepository(EventTypeEntity).save(eventType);
     return eventType;
   }
-}
-
-async function lockEventType(tx: EntityManager, teamId: string, id: string): Promise<EventTypeEntity> {
-  const found = await tx
-    .getRepository(EventTypeEntity)
-    .createQueryBuilder('e')
-    .setLock('pessimistic_write')
-    .where('e.id = :id AND e.team_id = :teamId', { id, teamId })
-    .getOne();
-  if (!found) throw notFound('event type');
-  return found;
 }

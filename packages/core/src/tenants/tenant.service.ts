@@ -5,7 +5,7 @@ import { assertCurrent, etagFor } from '../common/etag.js';
 import { ServiceError, notFound } from '../common/errors.js';
 import { newId } from '../common/ids.js';
 import { decodeCursor, parseLimit, toPage, type ListScope, type Page } from '../common/paging.js';
-import { inTransaction, reader } from '../common/transaction.js';
+import { inTransaction, lockOwned, lockTeam, reader } from '../common/transaction.js';
 import { parseInput } from '../common/validation.js';
 import type { Limits } from '../catalog/limits.js';
 import { TenantEntity, TenantExternalIdClaimEntity } from './tenant.entity.js';
@@ -110,7 +110,7 @@ export class TenantService {
   async updateTenant(ctx: CallContext, id: string, ifMatch: string, raw: unknown): Promise<TenantEntity> {
     const input = parseInput(UpdateTenantInput, raw);
     return inTransaction(this.db, ctx, async (tx) => {
-      const tenant = await lockTenant(tx, ctx.actor.teamId, id);
+      const tenant = await lockOwned(tx, TenantEntity, ctx.actor.teamId, id, 'tenant');
       assertCurrent(ifMatch, this.etag(tenant));
       if (tenant.status !== 'active') throw new ServiceError('invalid_state', 'a deleted tenant cannot be changed');
       const name = input.name ?? tenant.name;
@@ -131,7 +131,7 @@ export class TenantService {
    */
   async deleteTenant(ctx: CallContext, id: string, ifMatch: string): Promise<void> {
     await inTransaction(this.db, ctx, async (tx) => {
-      const tenant = await lockTenant(tx, ctx.actor.teamId, id);
+      const tenant = await lockOwned(tx, TenantEntity, ctx.actor.teamId, id, 'tenant');
       assertCurrent(ifMatch, this.etag(tenant));
       if (tenant.status === 'deleted') return;
       const now = this.clock.now();
@@ -161,21 +161,6 @@ export class TenantService {
       throw new ServiceError('invalid_field', 'tenant must be an active tenant', { field });
     return tenant;
   }
-}
-
-async function lockTeam(tx: EntityManager, teamId: string): Promise<void> {
-  await tx.query('SELECT 1 FROM teams WHERE id = $1 FOR UPDATE', [teamId]);
-}
-
-async function lockTenant(tx: EntityManager, teamId: string, id: string): Promise<TenantEntity> {
-  const tenant = await tx
-    .getRepository(TenantEntity)
-    .createQueryBuilder('t')
-    .setLock('pessimistic_write')
-    .where('t.id = :id AND t.team_id = :teamId', { id, teamId })
-    .getOne();
-  if (!tenant) throw notFound('tenant');
-  return tenant;
 }
 
 function sameMetadata(a: Record<string, string>, b: Record<string, string>): boolean {
