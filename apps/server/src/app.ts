@@ -28,6 +28,8 @@ export function restRoutes(services: Services): RouteSpec[] {
 export interface BuiltApp {
   app: FastifyInstance;
   routes: RouteSpec[];
+  /** Every route the HTTP server serves, as `METHOD /path` (what the OpenAPI test holds the document to). */
+  served: string[];
 }
 
 export async function buildApp(services: Services, config: ServerConfig, logger: FastifyBaseLogger): Promise<BuiltApp> {
@@ -37,6 +39,10 @@ export async function buildApp(services: Services, config: ServerConfig, logger:
     requestIdHeader: false,
     bodyLimit: MAX_BODY_BYTES,
     routerOptions: { ignoreTrailingSlash: false },
+  });
+  const served: string[] = [];
+  app.addHook('onRoute', (route) => {
+    for (const method of [route.method].flat()) if (method !== 'HEAD') served.push(`${method} ${route.url}`);
   });
   app.addHook('onSend', async (request, reply) => {
     reply.header('Request-Id', request.id);
@@ -92,5 +98,5 @@ export async function buildApp(services: Services, config: ServerConfig, logger:
     },
   });
   app.setNotFoundHandler((request, reply) => sendError(request, reply, new ServiceError('not_found', 'no such route')));
-  return { app, routes };
+  return { app, routes, served };
 }
