@@ -72,6 +72,10 @@ describe('production processes', () => {
     const [serverExit, workerExit] = [exited(server.child), exited(worker.child)];
     server.child.kill('SIGTERM');
     worker.child.kill('SIGTERM');
-    expect({ server: await serverExit, worker: await workerExit, output: '' }).toEqual({ server: 0, worker: 0, output: '' });
+    expect({ server: await serverExit, worker: await workerExit, output: '' }).toEqual({
+      server: 0,
+      worker: 0,
+      output: '',
+    });
   }, 60_000);
 });
