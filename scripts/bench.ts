@@ -7,8 +7,10 @@
  *                   INSERT commits on the same Postgres
  *   rest.read       GET /v1/tenants/{id}  vs  a bare node:http server answering the same bytes
  *
+ * HTTP load comes from a second process (scripts/bench-load.ts), the same for subject and ceiling.
  * Prints a table and writes .tmp/bench.json.
  */
+import { execFile } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import http from 'node:http';
 import { tmpdir } from 'node:os';
@@ -79,6 +81,24 @@ async function rate(task: (i: number) => Promise<void>): Promise<number> {
   return done / ((Date.now() - started) / 1000);
 }
 
+/** Runs scripts/bench-load.ts in its own process and returns the request rate it measured. */
+function remoteRate(job: Record<string, unknown>): Promise<number> {
+  return new Promise((resolve, reject) => {
+    execFile(
+      process.execPath,
+      [
+        '--import',
+        'tsx',
+        path.join(ROOT, 'scripts/bench-load.ts'),
+        JSON.stringify({ concurrency: CONCURRENCY, durationMs: DURATION_MS, ...job }),
+      ],
+      { cwd: ROOT, maxBuffer: 1024 * 1024 },
+      (error, stdout, stderr) =>
+        error ? reject(new Error(stderr || error.message)) : resolve((JSON.parse(stdout) as { rate: number }).rate),
+    );
+  });
+}
+
 async function main(): Promise<void> {
   const figures: Figure[] = [];
 
@@ -118,18 +138,14 @@ async function main(): Promise<void> {
       const workerTeam = await core.services.teams.createTeam(`bench-${w}`);
       workerKeys.push((await core.services.teams.createKey(workerTeam.id)).secret);
     }
-    const creates = await rate(async (i) => {
-      const response = await fetch(`${address}/v1/tenants`, {
-        method: 'POST',
-        headers: {
-          ...headers,
-          authorization: `Bearer ${workerKeys[Math.floor(i / 1_000_000)]}`,
-          'idempotency-key': `bench-${i}`,
-        },
-        body: JSON.stringify({ external_id: `t-${i}`, name: 'Bench' }),
-      });
-      if (response.status !== 201) throw new Error(`create answered ${response.status}`);
-      await response.arrayBuffer();
+    const creates = await remoteRate({
+      url: `${address}/v1/tenants`,
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'idempotency-key': 'bench-{i}' },
+      uniqueHeaders: ['idempotency-key'],
+      workerAuthorizations: workerKeys.map((key) => `Bearer ${key}`),
+      bodyTemplate: '{"external_id":"t-{i}","name":"Bench"}',
+      expectStatus: 201,
     });
     const pool = new pg.Pool({ connectionString: databaseUrl, max: CONCURRENCY });
     await pool.query('CREATE TABLE bench_commits (id bigint PRIMARY KEY, body text)');
@@ -150,17 +166,20 @@ async function main(): Promise<void> {
       { external_id: 'read-me', name: 'Read' },
     );
     const sample = await (await fetch(`${address}/v1/tenants/${tenant.id}`, { headers })).text();
-    const reads = await rate(async () => {
-      const response = await fetch(`${address}/v1/tenants/${tenant.id}`, { headers });
-      if (response.status !== 200) throw new Error(`read answered ${response.status}`);
-      await response.arrayBuffer();
+    const reads = await remoteRate({
+      url: `${address}/v1/tenants/${tenant.id}`,
+      method: 'GET',
+      headers,
+      expectStatus: 200,
     });
     const bare = http.createServer((_request, response) => response.end(sample));
     await new Promise<void>((resolve) => bare.listen(0, '127.0.0.1', resolve));
     const bareAddress = bare.address() as { port: number };
-    const bareReads = await rate(async () => {
-      const response = await fetch(`http://127.0.0.1:${bareAddress.port}/`);
-      await response.arrayBuffer();
+    const bareReads = await remoteRate({
+      url: `http://127.0.0.1:${bareAddress.port}/`,
+      method: 'GET',
+      headers: {},
+      expectStatus: 200,
     });
     bare.close();
     figures.push({
