@@ -11,5 +11,7 @@ export function proxy(request: NextRequest) {
 }
 
 export const config = {
-  matcher: ['/((?!sign-in|_next/|favicon.ico).*)'],
+  // The app icon is public: redirected to the sign-in page it is no icon, and Chromium then asks for
+  // /favicon.ico, whose 404 shows up as a console error.
+  matcher: ['/((?!sign-in|_next/|favicon.ico|icon.svg).*)'],
 };

@@ -27,9 +27,28 @@ export class RestApi {
     return this.post('/tenants', { external_id: externalId, name, metadata });
   }
 
-  createEventType(name: string, description = ''): Promise<{ id: string }> {
-    return this.post('/event_types', { name, description });
+  /** `example` is JSON text, sent exactly as written (1.50 stays 1.50). */
+  createEventType(name: string, description = '', example?: string): Promise<{ id: string }> {
+    return this.post('/event_types', withRawMembers({ name, description }, { example }));
   }
+
+  /** `filter` and `transform` are JSON text, sent exactly as written. The answer carries the signing secret. */
+  createEndpoint(
+    fields: Record<string, unknown> & { tenant_id: string; url: string },
+    rules: { filter?: string; transform?: string } = {},
+  ): Promise<{ id: string; name: string; signing_secret: string }> {
+    return this.post('/endpoints', withRawMembers(fields, rules));
+  }
+}
+
+/** A JSON body whose `raw` members are spliced in as written, so the API sees their exact text. */
+function withRawMembers(fields: Record<string, unknown>, raw: Record<string, string | undefined>): string {
+  const members = Object.entries(raw)
+    .filter((entry): entry is [string, string] => entry[1] !== undefined)
+    .map(([name, text]) => `${JSON.stringify(name)}:${text}`);
+  const plain = JSON.stringify(fields);
+  if (members.length === 0) return plain;
+  return `${plain.slice(0, -1)}${plain === '{}' ? '' : ','}${members.join(',')}}`;
 }
 
 /** A short unique suffix so tests sharing one team never collide. */

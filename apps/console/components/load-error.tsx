@@ -1,3 +1,5 @@
+'use client';
+
 import { Alert, Anchor, Text } from '@mantine/core';
 import Link from 'next/link';
 import type { ApiError } from '@/lib/api-error';

@@ -19,10 +19,10 @@ function compileOne<T>(field: 'filter' | 'transform', text: string | null, compi
   try {
     return compile(text);
   } catch (error) {
-    if (error instanceof FilterSpecError || error instanceof TransformSpecError)
-      throw new ServiceError('invalid_field', `${field}: ${error.message}`, {
-        field: error.path ? `${field}.${error.path}` : field,
-      });
+    if (error instanceof FilterSpecError || error instanceof TransformSpecError) {
+      const location = error.path ? `${field}.${error.path}` : field;
+      throw new ServiceError('invalid_field', `${location}: ${error.message}`, { field: location });
+    }
     throw error;
   }
 }

@@ -1,0 +1,65 @@
+import { Group, Paper, SimpleGrid, Stack, Text, Title } from '@mantine/core';
+import { toActionResult } from '@/lib/console-api.server';
+import { LoadError } from '@/components/load-error';
+import { PageBreadcrumbs } from '@/components/page-breadcrumbs';
+import { getTenant } from '../../tenants/tenant.api';
+import { getEndpoint } from '../endpoint.api';
+import { HealthBadge } from '../health-badge';
+import { StatusBadge } from '../status-badge';
+import { EndpointActions } from './endpoint-actions';
+import { EndpointHealthCard } from './endpoint-health-card';
+import { EndpointRulesCard } from './endpoint-rules-card';
+import { EndpointSettingsCard } from './endpoint-settings-card';
+import { PreviewPanel } from './preview-panel';
+import { previewSample } from './preview-sample';
+
+export const metadata = { title: 'Endpoint · Webhook console' };
+
+export default async function EndpointPage({ params }: { params: Promise<{ id: string }> }) {
+  const { id } = await params;
+  const loaded = await toActionResult(() => getEndpoint(id));
+  if (!loaded.ok) return <LoadError error={loaded.error} resetHref="/tenants" title="Could not load this endpoint" />;
+  const endpoint = loaded.data;
+  const [tenant, sample] = await Promise.all([
+    toActionResult(() => getTenant(endpoint.tenantId)),
+    previewSample(endpoint.events),
+  ]);
+  const endpointsHref = `/tenants/${encodeURIComponent(endpoint.tenantId)}/endpoints`;
+
+  return (
+    <Stack>
+      <PageBreadcrumbs
+        crumbs={[
+          { label: 'Tenants', href: '/tenants' },
+          { label: tenant.ok ? `${tenant.data.name} endpoints` : 'Endpoints', href: endpointsHref },
+          { label: endpoint.name },
+        ]}
+      />
+      <Group justify="space-between" align="flex-end">
+        <div>
+          <Group gap="xs">
+            <Title order={2}>{endpoint.name}</Title>
+            <StatusBadge endpoint={endpoint} />
+            <HealthBadge health={endpoint.health} />
+          </Group>
+          <Text c="dimmed" size="sm" ff="monospace">
+            {endpoint.id}
+          </Text>
+        </div>
+        <EndpointActions endpoint={endpoint} />
+      </Group>
+      <SimpleGrid cols={{ base: 1, lg: 2 }}>
+        <Paper withBorder p="lg">
+          <EndpointSettingsCard endpoint={endpoint} />
+        </Paper>
+        <Paper withBorder p="lg">
+          <EndpointHealthCard endpoint={endpoint} />
+        </Paper>
+      </SimpleGrid>
+      <Paper withBorder p="lg">
+        <EndpointRulesCard endpoint={endpoint} />
+      </Paper>
+      <PreviewPanel endpointId={endpoint.id} version={endpoint.version} sample={sample} />
+    </Stack>
+  );
+}

@@ -1,0 +1,83 @@
+'use client';
+
+import { useState, useTransition, type FormEvent } from 'react';
+import { useRouter } from 'next/navigation';
+import { Alert, Button, Group, NumberInput, Stack, Text } from '@mantine/core';
+import { fieldMessage, isFormLevel, type ApiError } from '@/lib/api-error';
+import { rotateEndpointSecretAction } from '../actions';
+import { MAX_SECRET_OVERLAP_SECONDS, type Endpoint } from '../endpoint.types';
+
+interface RotateSecretFormProps {
+  endpoint: Endpoint;
+  onRotated: (signingSecret: string) => void;
+  onCancel: () => void;
+}
+
+/** Asks how long the old secret keeps signing, then rotates; a refusal (such as invalid_state) is shown here. */
+export function RotateSecretForm({ endpoint, onRotated, onCancel }: RotateSecretFormProps) {
+  const router = useRouter();
+  const [overlap, setOverlap] = useState<string | number>(MAX_SECRET_OVERLAP_SECONDS);
+  const [error, setError] = useState<ApiError | null>(null);
+  const [pending, startTransition] = useTransition();
+
+  const submit = (event: FormEvent<HTMLFormElement>) => {
+    event.preventDefault();
+    const seconds = typeof overlap === 'number' ? overlap : Number(overlap);
+    if (overlap === '' || !Number.isInteger(seconds) || seconds < 0 || seconds > MAX_SECRET_OVERLAP_SECONDS) {
+      setError({
+        code: 'invalid_field',
+        message: `Enter a whole number of seconds from 0 to ${MAX_SECRET_OVERLAP_SECONDS}.`,
+        field: 'overlap_seconds',
+      });
+      return;
+    }
+    startTransition(async () => {
+      const result = await rotateEndpointSecretAction(endpoint.id, endpoint.etag, seconds);
+      if (!result.ok) {
+        setError(result.error);
+        if (result.error.code === 'revision_conflict') router.refresh();
+        return;
+      }
+      setError(null);
+      onRotated(result.data.signingSecret);
+      router.refresh();
+    });
+  };
+
+  return (
+    <form onSubmit={submit} noValidate>
+      <Stack>
+        <Text size="sm">
+          Deliveries are signed with a new secret from now on. During the overlap they carry a signature with the old
+          secret too, so receivers can switch without failures.
+        </Text>
+        <NumberInput
+          label="Overlap (seconds)"
+          description={`How long the old secret keeps signing: 0 to ${MAX_SECRET_OVERLAP_SECONDS} (0 retires it now)`}
+          value={overlap}
+          onChange={setOverlap}
+          min={0}
+          max={MAX_SECRET_OVERLAP_SECONDS}
+          clampBehavior="none"
+          allowDecimal={false}
+          allowNegative={false}
+          error={fieldMessage(error, 'overlap_seconds')}
+          data-autofocus
+        />
+        {error && isFormLevel(error, ['overlap_seconds']) && (
+          <Alert color="red" title="Not rotated">
+            {error.message}
+          </Alert>
+        )}
+        <Group justify="flex-end">
+          <Button variant="default" onClick={onCancel} disabled={pending}>
+            Cancel
+          </Button>
+          <Button type="submit" color="orange" loading={pending}>
+            Rotate secret
+          </Button>
+        </Group>
+      </Stack>
+    </form>
+  );
+}

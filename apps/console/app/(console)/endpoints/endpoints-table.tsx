@@ -1,0 +1,59 @@
+'use client';
+
+import Link from 'next/link';
+import { Anchor, Table, Text } from '@mantine/core';
+import { HealthBadge } from './health-badge';
+import { StatusBadge } from './status-badge';
+import type { EndpointRow } from './endpoint-row';
+
+export function EndpointsTable({ endpoints }: { endpoints: EndpointRow[] }) {
+  return (
+    <Table.ScrollContainer minWidth={760}>
+      <Table striped highlightOnHover verticalSpacing="sm" aria-label="Endpoints">
+        <Table.Thead>
+          <Table.Tr>
+            <Table.Th>Name</Table.Th>
+            <Table.Th>URL</Table.Th>
+            <Table.Th>Status</Table.Th>
+            <Table.Th>Health</Table.Th>
+            <Table.Th ta="right">Events</Table.Th>
+          </Table.Tr>
+        </Table.Thead>
+        <Table.Tbody>
+          {endpoints.length === 0 && (
+            <Table.Tr>
+              <Table.Td colSpan={5}>
+                <Text c="dimmed" ta="center" py="md">
+                  No endpoints yet.
+                </Text>
+              </Table.Td>
+            </Table.Tr>
+          )}
+          {endpoints.map((endpoint) => (
+            <Table.Tr key={endpoint.id} data-endpoint-id={endpoint.id}>
+              <Table.Td>
+                <Anchor component={Link} href={`/endpoints/${encodeURIComponent(endpoint.id)}`}>
+                  {endpoint.name}
+                </Anchor>
+              </Table.Td>
+              <Table.Td maw={360}>
+                <Text ff="monospace" size="sm" truncate="end" title={endpoint.maskedUrl}>
+                  {endpoint.maskedUrl}
+                </Text>
+              </Table.Td>
+              <Table.Td>
+                <StatusBadge endpoint={endpoint} />
+              </Table.Td>
+              <Table.Td>
+                <HealthBadge health={endpoint.health} />
+              </Table.Td>
+              <Table.Td ta="right" title={endpoint.events.join(', ')}>
+                {endpoint.events.length}
+              </Table.Td>
+            </Table.Tr>
+          ))}
+        </Table.Tbody>
+      </Table>
+    </Table.ScrollContainer>
+  );
+}
