@@ -15,12 +15,15 @@ export function concernsField(error: ApiError | null, field: string): boolean {
 
 /**
  * The message to show next to `field`, or undefined. The API prefixes field messages with the field name
- * ("name: names starting with svc. are reserved"); next to the field itself that prefix is noise.
+ * ("name: names starting with svc. are reserved"); next to the field itself that prefix is noise, but for a
+ * spot inside it ("filter.all.0.op: ...") the part below the field says where to look ("all.0.op: ...").
  */
 export function fieldMessage(error: ApiError | null, field: string): string | undefined {
   if (!error || !concernsField(error, field)) return undefined;
   const prefix = `${error.field}: `;
-  return error.message.startsWith(prefix) ? error.message.slice(prefix.length) : error.message;
+  if (!error.message.startsWith(prefix)) return error.message;
+  const rest = error.message.slice(prefix.length);
+  return error.field === field ? rest : `${error.field!.slice(field.length + 1)}: ${rest}`;
 }
 
 /** True when no field of the form shows the error, so it belongs in a notification. */
