@@ -46,17 +46,17 @@ export function encodeCursor(scope: ListScope, afterId: string): string {
 
 export function decodeCursor(scope: ListScope, raw: unknown): string | null {
   if (raw === undefined || raw === null) return null;
-  const invalid = new ServiceError('invalid_cursor', 'cursor is not a cursor of this list', { field: 'cursor' });
-  if (typeof raw !== 'string' || raw.length === 0 || raw.length > 512 || !/^[A-Za-z0-9_-]+$/.test(raw)) throw invalid;
+  const invalid = () => new ServiceError('invalid_cursor', 'cursor is not a cursor of this list', { field: 'cursor' });
+  if (typeof raw !== 'string' || raw.length === 0 || raw.length > 512 || !/^[A-Za-z0-9_-]+$/.test(raw)) throw invalid();
   let decoded: unknown;
   try {
     decoded = JSON.parse(Buffer.from(raw, 'base64url').toString('utf8'));
   } catch {
-    throw invalid;
+    throw invalid();
   }
-  if (typeof decoded !== 'object' || decoded === null) throw invalid;
+  if (typeof decoded !== 'object' || decoded === null) throw invalid();
   const { s, a } = decoded as { s?: unknown; a?: unknown };
-  if (s !== scopeDigest(scope) || typeof a !== 'string' || a.length > 64) throw invalid;
+  if (s !== scopeDigest(scope) || typeof a !== 'string' || a.length > 64) throw invalid();
   return a;
 }
 
