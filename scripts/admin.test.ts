@@ -1,4 +1,6 @@
 import { execFile } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -8,6 +10,8 @@ import { ROOT } from './local-runtime.js';
 const run = promisify(execFile);
 let databaseUrl: string;
 let drop: () => Promise<void>;
+// The CLI keeps local-mode files (the sealing key) in its data dir: a throwaway one, not the repository's.
+const dataDir = mkdtempSync(path.join(tmpdir(), 'svc-admin-test-'));
 
 beforeAll(async () => {
   const database = await createTestDatabase();
@@ -16,6 +20,7 @@ beforeAll(async () => {
 });
 afterAll(async () => {
   await drop();
+  rmSync(dataDir, { recursive: true, force: true });
 });
 
 async function admin(...args: string[]): Promise<{ code: number; out: unknown; err: string }> {
@@ -24,7 +29,7 @@ async function admin(...args: string[]): Promise<{ code: number; out: unknown; e
       path.join(ROOT, 'node_modules/.bin/tsx'),
       [path.join(ROOT, 'scripts/admin.ts'), ...args],
       {
-        env: { ...process.env, DATABASE_URL: databaseUrl },
+        env: { ...process.env, DATABASE_URL: databaseUrl, SVC_DATA_DIR: dataDir },
       },
     );
     return { code: 0, out: JSON.parse(stdout), err: stderr };
