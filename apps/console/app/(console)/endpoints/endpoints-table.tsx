@@ -2,6 +2,7 @@
 
 import Link from 'next/link';
 import { Anchor, Table, Text } from '@mantine/core';
+import { EmptyTableRow } from '@/components/empty-table-row';
 import { HealthBadge } from './health-badge';
 import { StatusBadge } from './status-badge';
 import type { EndpointRow } from './endpoint-row';
@@ -20,15 +21,7 @@ export function EndpointsTable({ endpoints }: { endpoints: EndpointRow[] }) {
           </Table.Tr>
         </Table.Thead>
         <Table.Tbody>
-          {endpoints.length === 0 && (
-            <Table.Tr>
-              <Table.Td colSpan={5}>
-                <Text c="dimmed" ta="center" py="md">
-                  No endpoints yet.
-                </Text>
-              </Table.Td>
-            </Table.Tr>
-          )}
+          {endpoints.length === 0 && <EmptyTableRow columns={5}>No endpoints yet.</EmptyTableRow>}
           {endpoints.map((endpoint) => (
             <Table.Tr key={endpoint.id} data-endpoint-id={endpoint.id}>
               <Table.Td>

@@ -2,6 +2,7 @@
 
 import { useState } from 'react';
 import { Badge, Button, Code, Group, Modal, Table, Text } from '@mantine/core';
+import { EmptyTableRow } from '@/components/empty-table-row';
 import { useLastPresent } from '@/lib/use-last-present';
 import { ArchiveButton } from './archive-button';
 import { EventTypeForm } from './event-type-form';
@@ -24,15 +25,7 @@ export function EventTypesTable({ eventTypes }: { eventTypes: EventType[] }) {
             </Table.Tr>
           </Table.Thead>
           <Table.Tbody>
-            {eventTypes.length === 0 && (
-              <Table.Tr>
-                <Table.Td colSpan={4}>
-                  <Text c="dimmed" ta="center" py="md">
-                    No event types yet.
-                  </Text>
-                </Table.Td>
-              </Table.Tr>
-            )}
+            {eventTypes.length === 0 && <EmptyTableRow columns={4}>No event types yet.</EmptyTableRow>}
             {eventTypes.map((eventType) => (
               <Table.Tr key={eventType.id} data-event-type-id={eventType.id}>
                 <Table.Td>

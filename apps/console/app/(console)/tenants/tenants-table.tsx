@@ -4,6 +4,7 @@ import { useState } from 'react';
 import Link from 'next/link';
 import { Badge, Button, Group, Modal, Table, Text } from '@mantine/core';
 import { formatTimestamp } from '@/lib/format';
+import { EmptyTableRow } from '@/components/empty-table-row';
 import { useLastPresent } from '@/lib/use-last-present';
 import { DeleteTenantModal } from './delete-tenant-modal';
 import { TenantForm } from './tenant-form';
@@ -48,15 +49,7 @@ export function TenantsTable({ tenants }: { tenants: Tenant[] }) {
             </Table.Tr>
           </Table.Thead>
           <Table.Tbody>
-            {tenants.length === 0 && (
-              <Table.Tr>
-                <Table.Td colSpan={6}>
-                  <Text c="dimmed" ta="center" py="md">
-                    No tenants yet.
-                  </Text>
-                </Table.Td>
-              </Table.Tr>
-            )}
+            {tenants.length === 0 && <EmptyTableRow columns={6}>No tenants yet.</EmptyTableRow>}
             {tenants.map((tenant) => (
               <Table.Tr key={tenant.id} data-tenant-id={tenant.id}>
                 <Table.Td ff="monospace">{tenant.externalId}</Table.Td>
