@@ -1,5 +1,6 @@
 import { EndpointEntity, EndpointSecretEntity } from './endpoints/endpoint.entity.js';
 import { EventTypeEntity } from './event-types/event-type.entity.js';
+import { ConsoleSessionEntity } from './sessions/console-session.entity.js';
 import { TeamSettingsEntity } from './settings/settings.entity.js';
 import { ApiKeyEntity } from './teams/api-key.entity.js';
 import { TeamEntity } from './teams/team.entity.js';
@@ -15,4 +16,5 @@ export const ENTITIES = [
   TeamSettingsEntity,
   EndpointEntity,
   EndpointSecretEntity,
+  ConsoleSessionEntity,
 ];

@@ -40,3 +40,5 @@ export { matchesEventPatterns } from './endpoints/patterns.js';
 export type { UrlPolicy } from '@svc/egress';
 export { readCoreConfig, parseSealingKey, type CoreConfig, type RunMode } from './config.js';
 export { testCoreOptions } from './testing/core-options.js';
+export { ConsoleSessionEntity } from './sessions/console-session.entity.js';
+export * from './sessions/console-session.service.js';

@@ -9,6 +9,7 @@ import { EndpointService } from './endpoints/endpoint.service.js';
 import { EventTypeService } from './event-types/event-type.service.js';
 import { IdempotencyService } from './idempotency/idempotency.service.js';
 import { RateLimitService } from './rate-limits/rate-limit.service.js';
+import { ConsoleSessionService } from './sessions/console-session.service.js';
 import { SettingsService } from './settings/settings.service.js';
 import { AuthService } from './teams/auth.service.js';
 import { TeamService } from './teams/team.service.js';
@@ -40,6 +41,7 @@ export interface Services {
   readonly idempotency: IdempotencyService;
   readonly rateLimits: RateLimitService;
   readonly billing: BillingService;
+  readonly consoleSessions: ConsoleSessionService;
 }
 
 export function createServices(options: CoreOptions): Services {
@@ -66,5 +68,6 @@ export function createServices(options: CoreOptions): Services {
     idempotency: new IdempotencyService(db, clock),
     rateLimits: new RateLimitService(db, clock),
     billing: new BillingService(clock),
+    consoleSessions: new ConsoleSessionService(db, clock),
   };
 }
