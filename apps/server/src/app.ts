@@ -1,11 +1,12 @@
 import { ApolloServer } from '@apollo/server';
 import fastifyApollo, { fastifyApolloDrainPlugin } from '@as-integrations/fastify';
-import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
-import { ServiceError, type Services } from '@svc/core';
+import Fastify, { type FastifyBaseLogger, type FastifyInstance, type FastifyRequest } from 'fastify';
+import { LOG_SERIALIZERS, redactRequestUrl, ServiceError, type Services } from '@svc/core';
 import type { ServerConfig } from './config.js';
 import type { GraphqlContext } from './graphql/context.js';
 import { buildGraphqlSchema, formatGraphqlError } from './graphql/schema.js';
 import { sendError } from './rest/errors.js';
+import { apiIndex, platformIndex } from './rest/routes/discovery.js';
 import { buildOpenApi } from './rest/openapi.js';
 import { checkSvcMode, MAX_BODY_BYTES, newRequestId, registerRoute } from './rest/pipeline.js';
 import type { RouteSpec } from './rest/route.js';
@@ -32,7 +33,30 @@ export interface BuiltApp {
   served: string[];
 }
 
-export async function buildApp(services: Services, config: ServerConfig, logger: FastifyBaseLogger): Promise<BuiltApp> {
+/** Request logs without secrets: the receive token is redacted; errors go through the shared serializer. */
+function serializeRequest(request: FastifyRequest) {
+  return {
+    method: request.method,
+    url: redactRequestUrl(request.url),
+    host: request.host,
+    remoteAddress: request.ip,
+    remotePort: request.socket.remotePort,
+  };
+}
+
+/**
+ * Discovery documents served under /v1 besides the declared routes: the API index, the platform API index and
+ * the OpenAPI document. They need no key and are not operations of the API, so the OpenAPI document leaves them
+ * out.
+ */
+export const DISCOVERY_PATHS = [REST_PREFIX, `${REST_PREFIX}/platform`, `${REST_PREFIX}/openapi.json`] as const;
+
+export async function buildApp(
+  services: Services,
+  config: ServerConfig,
+  baseLogger: FastifyBaseLogger,
+): Promise<BuiltApp> {
+  const logger = baseLogger.child({}, { serializers: { ...LOG_SERIALIZERS, req: serializeRequest } });
   const app = Fastify({
     loggerInstance: logger,
     genReqId: newRequestId,
@@ -77,6 +101,10 @@ export async function buildApp(services: Services, config: ServerConfig, logger:
         sendError(request, reply, new ServiceError('not_found', 'no such route')),
       );
       rest.get('/openapi.json', async () => openApi);
+      const index = apiIndex(routes, config.publicBaseUrl, REST_PREFIX);
+      rest.route({ method: 'GET', url: '/', prefixTrailingSlash: 'no-slash', handler: async () => index });
+      const platform = platformIndex(config.publicBaseUrl, REST_PREFIX);
+      rest.get('/platform', async () => platform);
       for (const route of routes) registerRoute(rest, route, { services, config });
     },
     { prefix: REST_PREFIX },

@@ -7,6 +7,7 @@ export * from './common/paging.js';
 export * from './common/etag.js';
 export * from './common/raw-json.js';
 export * from './common/validation.js';
+export * from './common/log.js';
 export type { Actor, CallContext } from './common/context.js';
 export * from './catalog/limits.js';
 export * from './catalog/catalog.js';

@@ -34,6 +34,9 @@ export function sendError(request: FastifyRequest, reply: FastifyReply, error: u
       .type('application/json; charset=utf-8')
       .send(JSON.stringify({ error: { code: 'internal_error', message: 'internal error' } }));
   }
+  // A 5xx is the service's fault (a sealing failure, an unreachable dependency): it is logged with its cause even
+  // though the client gets a documented code.
+  if (known.status >= 500) request.log.error({ err: known, code: known.code }, 'request failed');
   if (known.details.retryAfter !== undefined) reply.header('Retry-After', String(known.details.retryAfter));
   if (known.details.etag !== undefined) reply.header('ETag', known.details.etag);
   return reply.code(known.status).type('application/json; charset=utf-8').send(errorBody(known));

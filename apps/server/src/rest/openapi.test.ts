@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { DISCOVERY_PATHS } from '../app.js';
 import { startHarness, type Harness } from '../testing/harness.js';
 
 let h: Harness;
@@ -18,9 +19,13 @@ describe('OpenAPI document', () => {
     for (const [path, operations] of Object.entries(response.json.paths as Record<string, Record<string, unknown>>))
       for (const method of Object.keys(operations))
         described.add(`${method.toUpperCase()} /v1${path.replace(/\{(\w+)\}/g, ':$1')}`);
-    const served = h.built.served.filter((route) => route.includes(' /v1/') && !route.endsWith('/openapi.json'));
-    expect(served.length).toBe(h.built.routes.length);
-    for (const route of served) expect(described, `${route} is described`).toContain(route);
+    // The discovery documents (API index, platform index, this document) need no key and are not operations.
+    const discovery = new Set<string>(DISCOVERY_PATHS.map((path) => `GET ${path}`));
+    const served = h.built.served.filter((route) => route.startsWith('GET /v1') || route.includes(' /v1/'));
+    const operations = served.filter((route) => !discovery.has(route));
+    expect(served).toEqual(expect.arrayContaining([...discovery]));
+    expect(operations.length).toBe(h.built.routes.length);
+    for (const route of operations) expect(described, `${route} is described`).toContain(route);
     expect(described.size).toBe(h.built.routes.length);
   });
 
