@@ -6,11 +6,15 @@ import { enforceRateLimit } from '../rest/rate-limit.js';
 import type { GraphqlContext } from './context.js';
 import { EndpointResolver } from './endpoint.resolver.js';
 import { EventTypeResolver, SettingsResolver, TenantResolver, ViewerResolver } from './resolvers.js';
+import { ConsoleSessionResolver } from './session.resolver.js';
 
-/** Every resolver declares @Authorized(); the checker authenticates the bearer key like the REST adapter. */
+/**
+ * Every resolver declares @Authorized() (but the console session mutations, whose credential is their input); the
+ * checker authenticates the bearer key like the REST adapter, or a console session token (svc_cs_).
+ */
 const authChecker: AuthChecker<GraphqlContext> = async ({ context, info }) => {
   if (!context.actor) {
-    const actor = await context.services.auth.authenticate(context.authorization);
+    const actor = await context.services.consoleSessions.authenticateConsole(context.authorization);
     // One token per GraphQL request, from the bucket of its kind, like the REST adapter.
     await enforceRateLimit(context.services, actor, info.operation.operation === 'mutation' ? 'config_write' : 'read');
     context.actor = actor;
@@ -20,7 +24,14 @@ const authChecker: AuthChecker<GraphqlContext> = async ({ context, info }) => {
 
 export function buildGraphqlSchema() {
   return buildSchema({
-    resolvers: [ViewerResolver, TenantResolver, EventTypeResolver, SettingsResolver, EndpointResolver],
+    resolvers: [
+      ViewerResolver,
+      TenantResolver,
+      EventTypeResolver,
+      SettingsResolver,
+      EndpointResolver,
+      ConsoleSessionResolver,
+    ],
     authChecker,
     validate: false,
   });

@@ -1,0 +1,52 @@
+import { Arg, Ctx, Field, Mutation, ObjectType, Resolver } from 'type-graphql';
+import { isServiceError, ServiceError, sessionTokenOf } from '@svc/core';
+import type { GraphqlContext } from './context.js';
+
+/**
+ * Sign-in attempts of the whole installation share one bucket (the caller is unknown before the key is
+ * checked); a team's own sign-ins share another, so one team cannot fill the sessions table.
+ */
+const SIGN_IN_LIMITS = {
+  installation: { owner: '*installation', bucket: 'console_sign_in', spec: { rate: 10, burst: 60 } },
+  team: { bucket: 'console_sessions', spec: { rate: 1, burst: 20 } },
+} as const;
+
+@ObjectType({ description: 'A web console session; the token stands in for the secret key in the console cookie' })
+export class ConsoleSession {
+  @Field(() => String, { description: 'Bearer token for the GraphQL API (svc_cs_...); shown once, stored hashed' })
+  token!: string;
+  @Field(() => Date, { description: 'When the session ends, 12 hours after sign-in' }) expiresAt!: Date;
+}
+
+@Resolver()
+export class ConsoleSessionResolver {
+  /** Public: the secret key is the credential. Answers like any request with that key (401, 403, 429). */
+  @Mutation(() => ConsoleSession, { description: 'Trades a secret key for an expiring, revocable console session' })
+  async createConsoleSession(
+    @Ctx() context: GraphqlContext,
+    @Arg('secretKey', () => String) secretKey: string,
+  ): Promise<ConsoleSession> {
+    const { rateLimits, consoleSessions } = context.services;
+    const { installation, team } = SIGN_IN_LIMITS;
+    await rateLimits.take(installation.owner, installation.bucket, installation.spec);
+    const session = await consoleSessions.createSession(secretKey);
+    try {
+      await rateLimits.take(session.teamId, team.bucket, team.spec);
+    } catch (error) {
+      // Over the team's limit: the session just made is not handed out, so it must not stay usable either.
+      if (isServiceError(error)) await consoleSessions.revokeSession(session.token);
+      throw error;
+    }
+    return { token: session.token, expiresAt: session.expiresAt };
+  }
+
+  /** Public: holding the token is the authority to end it, so sign-out works even for a suspended team. */
+  @Mutation(() => Boolean, { description: 'Ends the console session whose token authorizes this request' })
+  async endConsoleSession(@Ctx() context: GraphqlContext): Promise<boolean> {
+    const token = sessionTokenOf(context.authorization);
+    if (token === null)
+      throw new ServiceError('unauthorized', 'send the console session token as Authorization: Bearer svc_cs_...');
+    await context.services.consoleSessions.revokeSession(token);
+    return true;
+  }
+}
