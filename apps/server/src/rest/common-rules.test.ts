@@ -121,6 +121,33 @@ describe('request bodies', () => {
     expect(response.status).toBe(422);
     expect(response.json.error).toMatchObject({ code: 'invalid_field', field: 'colour' });
   });
+  it('says which type a present field of the wrong type needs, and calls only absent fields required', async () => {
+    const wrongType = await post(h, '/tenants', { external_id: 123, name: 'n' });
+    expect(wrongType.status).toBe(422);
+    expect(wrongType.json.error).toEqual({
+      code: 'invalid_field',
+      message: 'external_id must be a string, not a number',
+      field: 'external_id',
+    });
+    const nullName = await post(h, '/tenants', { external_id: 'typed', name: null });
+    expect(nullName.json.error).toMatchObject({ field: 'name', message: 'name must be a string, not null' });
+    const nested = await post(h, '/tenants', { external_id: 'typed', name: 'n', metadata: { plan: 7 } });
+    expect(nested.json.error).toMatchObject({
+      field: 'metadata.plan',
+      message: 'metadata.plan must be a string, not a number',
+    });
+    const settings = await h.request('GET', '/settings');
+    const integer = await h.request('PATCH', '/settings', {
+      ifMatch: settings.headers.get('etag')!,
+      body: { payload_retention_days: '7' },
+    });
+    expect(integer.json.error).toMatchObject({
+      field: 'payload_retention_days',
+      message: 'payload_retention_days must be a number, not a string',
+    });
+    const missing = await post(h, '/tenants', { name: 'n' });
+    expect(missing.json.error).toMatchObject({ field: 'external_id', message: 'external_id is required' });
+  });
   it('accepts application/json with a utf-8 charset', async () => {
     const response = await post(
       h,
@@ -268,6 +295,10 @@ describe('If-Match', () => {
       const missing = await h.request(method, `/tenants/${id}`, method === 'PATCH' ? { body: { name: 'x' } } : {});
       expect(missing.status).toBe(428);
       expect(missing.json.error.code).toBe('precondition_required');
+      // The message says where the value comes from.
+      expect(missing.json.error.message).toMatch(
+        /^If-Match is required: send If-Match with the ETag header from (a )?GET/,
+      );
       const malformed = await h.request(method, `/tenants/${id}`, {
         ifMatch: 'wd:nope',
         ...(method === 'PATCH' ? { body: { name: 'x' } } : {}),

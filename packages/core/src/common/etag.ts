@@ -7,9 +7,17 @@ export function etagFor(id: string, version: string | number | bigint): string {
 
 const STRONG_ETAG = /^"[\x21\x23-\x7e]{1,200}"$/;
 
-/** Validates an If-Match header holding exactly one strong ETag; 428 when absent, 422 when malformed. */
-export function requireIfMatch(header: string | string[] | undefined): string {
-  if (header === undefined) throw new ServiceError('precondition_required', 'If-Match is required');
+/**
+ * Validates an If-Match header holding exactly one strong ETag; 428 when absent, 422 when malformed. `readPath`
+ * names the GET whose ETag header to send (e.g. `GET /tenants/{id}`), so the message says where the value comes
+ * from.
+ */
+export function requireIfMatch(header: string | string[] | undefined, readPath?: string): string {
+  if (header === undefined)
+    throw new ServiceError(
+      'precondition_required',
+      `If-Match is required: send If-Match with the ETag header from ${readPath ?? 'a GET of this resource'} (or from the response that last changed it)`,
+    );
   const value = Array.isArray(header) ? header : [header];
   const only = value.length === 1 ? value[0]!.trim() : '';
   if (!STRONG_ETAG.test(only))

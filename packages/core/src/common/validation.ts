@@ -18,8 +18,50 @@ export function parseInput<S extends z.ZodType>(schema: S, raw: unknown): z.outp
     throw new ServiceError('invalid_field', `unknown field ${field}`, { field });
   }
   const field = base || 'body';
-  const missing = issue.code === 'invalid_type' && issue.input === undefined;
-  throw new ServiceError('invalid_field', missing ? `${field} is required` : `${field}: ${issue.message}`, { field });
+  if (issue.code === 'invalid_type') {
+    // zod does not report the input by default: look the value up, so a present value of the wrong type is not
+    // reported as missing.
+    const value = valueAt(raw, issue.path);
+    if (value === undefined) throw new ServiceError('invalid_field', `${field} is required`, { field });
+    throw new ServiceError('invalid_field', `${field} must be ${describeExpected(issue)}, not ${jsonType(value)}`, {
+      field,
+    });
+  }
+  throw new ServiceError('invalid_field', `${field}: ${issue.message}`, { field });
+}
+
+function valueAt(raw: unknown, path: readonly PropertyKey[]): unknown {
+  let current = raw;
+  for (const key of path) {
+    if (typeof current !== 'object' || current === null || !Object.hasOwn(current, key)) return undefined;
+    current = (current as Record<PropertyKey, unknown>)[key];
+  }
+  return current;
+}
+
+const JSON_TYPE_NAMES: Record<string, string> = {
+  string: 'a string',
+  number: 'a number',
+  int: 'an integer',
+  boolean: 'a boolean',
+  object: 'an object',
+  record: 'an object',
+  array: 'an array',
+  null: 'null',
+};
+
+/** What the schema wanted, in JSON terms ("a string"); a custom message (e.g. "must be a JSON value") wins. */
+function describeExpected(issue: z.core.$ZodIssueInvalidType): string {
+  const custom = /^must be (.+)$/.exec(issue.message);
+  if (custom) return custom[1]!;
+  return JSON_TYPE_NAMES[issue.expected] ?? issue.expected;
+}
+
+function jsonType(value: unknown): string {
+  if (value === null) return 'null';
+  if (Array.isArray(value)) return 'an array';
+  if (typeof value === 'object') return 'an object';
+  return JSON_TYPE_NAMES[typeof value] ?? typeof value;
 }
 
 export function utf8Bytes(text: string): number {

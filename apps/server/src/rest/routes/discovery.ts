@@ -8,6 +8,15 @@ export function documentedPath(path: string): string {
   return path.replace(/:([A-Za-z_]+)/g, '{$1}');
 }
 
+/**
+ * Where a route's If-Match value comes from: the ETag header of the resource's GET (`/endpoints/:id/resume` ->
+ * `GET /v1/endpoints/{id}`), for the 428 message.
+ */
+export function etagSource(prefix: string, path: string): string {
+  const resource = /^\/[a-z_]+(\/:[A-Za-z_]+)?/.exec(path)?.[0] ?? path;
+  return `GET ${prefix}${documentedPath(resource)}`;
+}
+
 /** GET /v1: what a person or a client finds at the printed REST URL, offline. */
 export function apiIndex(routes: readonly RouteSpec[], publicBaseUrl: string, prefix: string) {
   const base = `${publicBaseUrl}${prefix}`;
