@@ -1,1 +1,2 @@
 export { startWorker, JOBS, type RunningWorker, type WorkerOptions } from './worker.js';
+export { defineJobHandler, type JobHandler } from './jobs/job.js';

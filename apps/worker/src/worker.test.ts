@@ -1,9 +1,17 @@
 import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestDatabase } from '@svc/db';
-import { DAY, ManualClock, openCore, requestFingerprint, testCoreOptions, type Services } from '@svc/core';
+import {
+  DAY,
+  ManualClock,
+  openCore,
+  purgeExpiredJob,
+  requestFingerprint,
+  testCoreOptions,
+  type Actor,
+  type Services,
+} from '@svc/core';
 import { startWorker, type RunningWorker } from './worker.js';
-import { purgeExpiredJob } from './jobs/purge-expired.job.js';
 
 let services: Services;
 let worker: RunningWorker;
@@ -30,14 +38,21 @@ afterAll(async () => {
   await drop();
 });
 
+async function record(actor: Actor, key: string): Promise<void> {
+  await services.idempotency.runOnce(actor, key, requestFingerprint('op', {}, {}), async () => ({
+    response: { status: 200, headers: {}, body: null },
+    value: null,
+  }));
+}
+
 describe('worker', () => {
   it('runs a queued maintenance job from Postgres: expired idempotency records are purged', async () => {
     const team = await services.teams.createTeam('w');
     const actor = { teamId: team.id, keyId: 'key_x' };
-    await services.idempotency.claim(actor, 'old', requestFingerprint('op', {}, {}));
+    await record(actor, 'old');
     clock.advance(36 * DAY);
-    await services.idempotency.claim(actor, 'new', requestFingerprint('op', {}, {}));
-    await worker.boss.send(purgeExpiredJob.id, {});
+    await record(actor, 'new');
+    await worker.boss.send(purgeExpiredJob.queue, { v: purgeExpiredJob.version });
     worker.notify();
     const deadline = Date.now() + 10_000;
     let keys: string[] = [];

@@ -1,99 +1,195 @@
 import PgBoss from 'pg-boss';
 import type { Logger } from 'pino';
-import type { Services } from '@svc/core';
-import type { JobDefinition } from './jobs/job.js';
-import { purgeExpiredJob } from './jobs/purge-expired.job.js';
+import { JOB_SCHEMA, type Services } from '@svc/core';
+import { poolConfig } from '@svc/db';
+import type { JobHandler } from './jobs/job.js';
+import { purgeExpiredHandler } from './jobs/purge-expired.job.js';
 
-export const JOBS: readonly JobDefinition<unknown>[] = [purgeExpiredJob as JobDefinition<unknown>];
+export const JOBS: readonly JobHandler<unknown>[] = [purgeExpiredHandler as JobHandler<unknown>];
 
 export interface WorkerOptions {
   databaseUrl: string;
   services: Services;
   logger: Logger;
+  /** Most jobs fetched in one round trip. */
   batchSize?: number;
-  /** Longest sleep between polls when queues are empty. */
+  /** Most jobs running at once in this process, across all queues. */
+  concurrency?: number;
+  /** Longest sleep between polls of an empty queue. */
   maxIdleMs?: number;
+  handlers?: readonly JobHandler<unknown>[];
 }
 
 export interface RunningWorker {
   boss: PgBoss;
-  /** Wakes the loop at once (work was published in this process). */
+  /** Wakes every queue's loop at once (work was published in this process). */
   notify(): void;
   stop(): Promise<void>;
 }
 
+/** Counts running jobs against a process-wide cap and per-queue caps; wakes waiters when a slot frees. */
+class JobPool {
+  private running = 0;
+  private readonly perQueue = new Map<string, number>();
+  private waiters: (() => void)[] = [];
+
+  constructor(private readonly capacity: number) {}
+
+  free(queue: string, queueCap: number): number {
+    return Math.max(0, Math.min(this.capacity - this.running, queueCap - (this.perQueue.get(queue) ?? 0)));
+  }
+
+  get active(): number {
+    return this.running;
+  }
+
+  start(queue: string): void {
+    this.running += 1;
+    this.perQueue.set(queue, (this.perQueue.get(queue) ?? 0) + 1);
+  }
+
+  finish(queue: string): void {
+    this.running -= 1;
+    this.perQueue.set(queue, (this.perQueue.get(queue) ?? 1) - 1);
+    const waiters = this.waiters;
+    this.waiters = [];
+    for (const wake of waiters) wake();
+  }
+
+  slotFreed(): Promise<void> {
+    return new Promise((resolve) => this.waiters.push(resolve));
+  }
+
+  drained(): Promise<void> {
+    return this.running === 0 ? Promise.resolve() : this.slotFreed().then(() => this.drained());
+  }
+}
+
+/** Completions are settled in batches: one round trip per queue per tick instead of one per job. */
+class CompletionBatcher {
+  private readonly pending = new Map<string, string[]>();
+  private scheduled: Promise<void> | null = null;
+
+  constructor(
+    private readonly boss: PgBoss,
+    private readonly logger: Logger,
+  ) {}
+
+  complete(queue: string, id: string): void {
+    const ids = this.pending.get(queue) ?? [];
+    ids.push(id);
+    this.pending.set(queue, ids);
+    this.scheduled ??= new Promise<void>((resolve) => setImmediate(resolve)).then(() => this.flush());
+  }
+
+  async flush(): Promise<void> {
+    this.scheduled = null;
+    const batches = [...this.pending];
+    this.pending.clear();
+    for (const [queue, ids] of batches) {
+      try {
+        await this.boss.complete(queue, ids);
+      } catch (error) {
+        // The jobs expire and run again: handlers are idempotent.
+        this.logger.error({ err: error, queue, jobs: ids.length }, 'completing jobs failed');
+      }
+    }
+  }
+}
+
 /**
- * The worker runs its own fetch loop instead of pg-boss work() polling: it fetches in batches, fetches again at
- * once while batches come back full, backs off when queues are empty, and can be woken by notify().
+ * The worker runs its own fetch loop per queue instead of pg-boss work() polling: it fetches as many jobs as the
+ * bounded pool has room for, fetches again at once while batches come back full, backs off when a queue is
+ * empty, and wakes on notify(). Jobs run concurrently in the pool; completions are batched.
  */
 export async function startWorker(options: WorkerOptions): Promise<RunningWorker> {
   const { services, logger } = options;
-  const batchSize = options.batchSize ?? 20;
+  const handlers = options.handlers ?? JOBS;
+  const batchSize = options.batchSize ?? 50;
   const maxIdleMs = options.maxIdleMs ?? 2000;
-  const boss = new PgBoss({ connectionString: options.databaseUrl, schema: 'pgboss', max: 4 });
+  const boss = new PgBoss({ ...poolConfig(options.databaseUrl, 4), schema: JOB_SCHEMA });
   boss.on('error', (error) => logger.error({ err: error }, 'pg-boss error'));
   await boss.start();
-  for (const job of JOBS) {
-    await boss.createQueue(job.id);
-    if (job.cron) await boss.schedule(job.id, job.cron, {}, { tz: 'UTC' });
+  for (const handler of handlers) {
+    const { contract } = handler;
+    await boss.createQueue(contract.queue, { name: contract.queue, retryLimit: contract.retryLimit ?? 2 });
+    if (contract.cron) await boss.schedule(contract.queue, contract.cron, { v: contract.version }, { tz: 'UTC' });
   }
 
+  const pool = new JobPool(options.concurrency ?? 64);
+  const completions = new CompletionBatcher(boss, logger);
   let stopping = false;
-  let wake: (() => void) | null = null;
+  const wakers = new Set<() => void>();
   const sleep = (ms: number) =>
     new Promise<void>((resolve) => {
-      const timer = setTimeout(() => {
-        wake = null;
-        resolve();
-      }, ms);
-      wake = () => {
+      const wake = () => {
         clearTimeout(timer);
-        wake = null;
+        wakers.delete(wake);
         resolve();
       };
+      const timer = setTimeout(wake, ms);
+      wakers.add(wake);
     });
 
-  async function runOnce(): Promise<number> {
-    let handled = 0;
-    for (const job of JOBS) {
-      const fetched = await boss.fetch<unknown>(job.id, { batchSize });
-      for (const item of fetched) {
-        handled += 1;
-        try {
-          await job.run(job.payload.parse(item.data), services);
-          await boss.complete(job.id, item.id);
-        } catch (error) {
-          logger.error({ err: error, job: job.id, jobId: item.id }, 'job failed');
-          await boss.fail(job.id, item.id, { message: (error as Error).message });
-        }
-      }
+  async function execute(handler: JobHandler<unknown>, job: PgBoss.Job<unknown>): Promise<void> {
+    const { contract } = handler;
+    try {
+      const data = job.data as { v?: unknown } | null;
+      if (data?.v !== undefined && data.v !== contract.version)
+        throw new Error(`job version ${String(data.v)} is not ${contract.version}`);
+      await handler.run(contract.payload.parse(data ?? {}), services);
+      completions.complete(contract.queue, job.id);
+    } catch (error) {
+      logger.error({ err: error, queue: contract.queue, jobId: job.id }, 'job failed');
+      await boss.fail(contract.queue, job.id, { message: (error as Error).message }).catch(() => undefined);
+    } finally {
+      pool.finish(contract.queue);
     }
-    return handled;
   }
 
-  const loop = (async () => {
-    let idleMs = 50;
+  async function queueLoop(handler: JobHandler<unknown>): Promise<void> {
+    const queue = handler.contract.queue;
+    let idleMs = 20;
     while (!stopping) {
+      const free = pool.free(queue, handler.concurrency);
+      if (free === 0) {
+        await pool.slotFreed();
+        continue;
+      }
+      const wanted = Math.min(free, batchSize);
+      let jobs: PgBoss.Job<unknown>[] = [];
       try {
-        const handled = await runOnce();
-        if (handled >= batchSize) continue;
-        idleMs = handled > 0 ? 50 : Math.min(maxIdleMs, idleMs * 2);
+        jobs = await boss.fetch<unknown>(queue, { batchSize: wanted });
       } catch (error) {
         if (stopping) break;
-        logger.error({ err: error }, 'worker loop error');
-        idleMs = maxIdleMs;
+        logger.error({ err: error, queue }, 'fetching jobs failed');
+        await sleep(maxIdleMs);
+        continue;
       }
+      for (const job of jobs) {
+        pool.start(queue);
+        void execute(handler, job);
+      }
+      if (jobs.length === wanted) continue;
+      idleMs = jobs.length > 0 ? 20 : Math.min(maxIdleMs, idleMs * 2);
       if (!stopping) await sleep(idleMs);
     }
-  })();
+  }
+
+  const loops = handlers.map((handler) => queueLoop(handler));
 
   return {
     boss,
-    notify: () => wake?.(),
+    notify: () => {
+      for (const wake of [...wakers]) wake();
+    },
     async stop() {
       stopping = true;
-      wake?.();
-      await loop;
+      for (const wake of [...wakers]) wake();
+      // A loop parked on a full pool wakes when a running job finishes.
+      await pool.drained();
+      await Promise.all(loops);
+      await completions.flush();
       await boss.stop({ graceful: true, wait: true, timeout: 5000 });
     },
   };

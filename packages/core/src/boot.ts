@@ -2,27 +2,41 @@ import { openDataSource, runMigrations } from '@svc/db';
 import type { Clock } from './common/clock.js';
 import type { CoreConfig } from './config.js';
 import { ENTITIES } from './entities.js';
+import { JOB_CONTRACTS } from './jobs/contracts.js';
+import { PgBossJobQueue } from './jobs/job-queue.js';
 import { createServices, type CoreOptions, type Services } from './services.js';
 
-export interface OpenCoreOptions extends Omit<CoreOptions, 'db'> {
+export interface OpenCoreOptions extends Omit<CoreOptions, 'db' | 'jobs'> {
   databaseUrl: string;
   poolSize?: number;
   migrate?: boolean;
 }
 
+export interface OpenedCore {
+  services: Services;
+  /** The job queue (the worker fetches and completes through its pg-boss). */
+  jobQueue: PgBossJobQueue;
+  close(): Promise<void>;
+}
+
 /** Opens the database (applying migrations first unless told not to) and builds the services over it. */
-export async function openCore(options: OpenCoreOptions): Promise<{ services: Services; close(): Promise<void> }> {
+export async function openCore(options: OpenCoreOptions): Promise<OpenedCore> {
   if (options.migrate !== false) await runMigrations(options.databaseUrl);
   const db = await openDataSource(options.databaseUrl, ENTITIES, options.poolSize);
-  const services = createServices({ ...options, db });
-  return { services, close: () => db.destroy() };
+  const jobQueue = await PgBossJobQueue.open(options.databaseUrl, options.clock, JOB_CONTRACTS);
+  const services = createServices({ ...options, db, jobs: jobQueue });
+  return {
+    services,
+    jobQueue,
+    async close() {
+      await jobQueue.stop();
+      await db.destroy();
+    },
+  };
 }
 
 /** Production processes (server, worker): refuse to start without a database or a sealing key. */
-export function openProductionCore(
-  config: CoreConfig,
-  clock: Clock,
-): Promise<{ services: Services; close(): Promise<void> }> {
+export function openProductionCore(config: CoreConfig, clock: Clock): Promise<OpenedCore> {
   if (!config.databaseUrl) throw new Error('DATABASE_URL is required in production mode (npm start runs local mode)');
   if (!config.sealingKey)
     throw new Error('SVC_ENCRYPTION_KEY (base64 of 32 random bytes) is required in production mode');

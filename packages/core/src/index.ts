@@ -25,7 +25,11 @@ export * from './idempotency/idempotency.service.js';
 export * from './billing/billing.service.js';
 export { ENTITIES } from './entities.js';
 export { createServices, type Services, type CoreOptions } from './services.js';
-export { openCore, openProductionCore, type OpenCoreOptions } from './boot.js';
+export { openCore, openProductionCore, type OpenCoreOptions, type OpenedCore } from './boot.js';
+export { defineJobContract, type JobContract, type JobEnvelope } from './jobs/job-contract.js';
+export { PgBossJobQueue, JOB_SCHEMA, type JobQueue, type NewJob } from './jobs/job-queue.js';
+export * from './jobs/contracts.js';
+export { inTransaction, lockOwned, lockTeam, reader } from './common/transaction.js';
 export { Sealer } from './common/sealing.js';
 export {
   EndpointEntity,

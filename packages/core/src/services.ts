@@ -8,6 +8,7 @@ import { Sealer } from './common/sealing.js';
 import { EndpointService } from './endpoints/endpoint.service.js';
 import { EventTypeService } from './event-types/event-type.service.js';
 import { IdempotencyService } from './idempotency/idempotency.service.js';
+import type { JobQueue } from './jobs/job-queue.js';
 import { RateLimitService } from './rate-limits/rate-limit.service.js';
 import { ConsoleSessionService } from './sessions/console-session.service.js';
 import { SettingsService } from './settings/settings.service.js';
@@ -25,6 +26,8 @@ export interface CoreOptions {
   sealingKey: Buffer;
   /** Which receiver URLs are acceptable (strict in production; loopback allowed in local mode). */
   urlPolicy: UrlPolicy;
+  /** Where services send jobs, inside their own transactions. */
+  jobs: JobQueue;
 }
 
 export interface Services {
@@ -42,6 +45,9 @@ export interface Services {
   readonly rateLimits: RateLimitService;
   readonly billing: BillingService;
   readonly consoleSessions: ConsoleSessionService;
+  readonly jobs: JobQueue;
+  /** Readiness: the database answers. */
+  ready(): Promise<boolean>;
 }
 
 export function createServices(options: CoreOptions): Services {
@@ -69,5 +75,11 @@ export function createServices(options: CoreOptions): Services {
     rateLimits: new RateLimitService(db, clock),
     billing: new BillingService(clock),
     consoleSessions: new ConsoleSessionService(db, clock),
+    jobs: options.jobs,
+    ready: () =>
+      db.query('SELECT 1').then(
+        () => true,
+        () => false,
+      ),
   };
 }

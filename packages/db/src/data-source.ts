@@ -4,7 +4,37 @@ import { DataSource, type EntityManager, type MixedList, type EntitySchema } fro
 // eslint-disable-next-line @typescript-eslint/no-unsafe-function-type
 export type EntityList = MixedList<Function | string | EntitySchema>;
 
-export async function openDataSource(databaseUrl: string, entities: EntityList, poolSize = 10): Promise<DataSource> {
+/**
+ * Session timeouts every pool sets (server, worker, pg-boss, admin), so a stuck statement, a lock wait or a
+ * transaction left open by a stalled request ends with an error instead of holding rows and connections forever.
+ */
+export interface SessionTimeouts {
+  statement_timeout: number;
+  lock_timeout: number;
+  idle_in_transaction_session_timeout: number;
+}
+
+export const DEFAULT_SESSION_TIMEOUTS: SessionTimeouts = {
+  statement_timeout: 30_000,
+  lock_timeout: 10_000,
+  idle_in_transaction_session_timeout: 60_000,
+};
+
+/** node-postgres connection settings (for pg.Pool, pg-boss) with the session timeouts applied. */
+export function poolConfig(
+  databaseUrl: string,
+  max: number,
+  timeouts: SessionTimeouts = DEFAULT_SESSION_TIMEOUTS,
+): { connectionString: string; max: number } & SessionTimeouts {
+  return { connectionString: databaseUrl, max, ...timeouts };
+}
+
+export async function openDataSource(
+  databaseUrl: string,
+  entities: EntityList,
+  poolSize = 10,
+  timeouts: SessionTimeouts = DEFAULT_SESSION_TIMEOUTS,
+): Promise<DataSource> {
   const dataSource = new DataSource({
     type: 'postgres',
     url: databaseUrl,
@@ -12,7 +42,7 @@ export async function openDataSource(databaseUrl: string, entities: EntityList, 
     synchronize: false,
     migrationsRun: false,
     logging: false,
-    extra: { max: poolSize },
+    extra: { max: poolSize, ...timeouts },
   });
   await dataSource.initialize();
   return dataSource;

@@ -1,4 +1,12 @@
 export { startEmbeddedPostgres, findFreePort, type EmbeddedCluster, type EmbeddedOptions } from './embedded.js';
 export { runMigrations, loadMigrations, ensureDatabase, SCHEMA_DIR, type Migration } from './migrate.js';
-export { openDataSource, type EntityList, type DataSource, type EntityManager } from './data-source.js';
+export {
+  openDataSource,
+  poolConfig,
+  DEFAULT_SESSION_TIMEOUTS,
+  type SessionTimeouts,
+  type EntityList,
+  type DataSource,
+  type EntityManager,
+} from './data-source.js';
 export { createTestDatabase } from './test-database.js';

@@ -127,33 +127,24 @@ export function registerRoute(app: FastifyInstance, route: RouteSpec, deps: Pipe
       }
 
       const fingerprint = requestFingerprint(route.operationId, params, input ?? body);
-      const claim = await deps.services.idempotency.claim(actor, idempotencyKey, fingerprint);
-      if (claim.outcome === 'replay') {
-        reply.header('Idempotency-Replayed', 'true');
-        const { response } = claim;
-        const replayed =
-          response.body && route.replayBody
-            ? await route.replayBody(response.body, { actor, sameKey: response.keyId === actor.keyId })
-            : response.body;
-        return send(reply, route, { status: response.status, headers: response.headers }, replayed, false);
-      }
-      try {
-        const { result, encoded } = await deps.services.db.transaction(async (tx) => {
-          const result = await route.handler({ ctx: { actor, tx }, params, query, input, body, ifMatch });
-          const encoded = encodeBody(result);
-          const stored = route.storedBody ? encodeBody({ ...result, body: route.storedBody(result) }) : encoded;
-          await deps.services.idempotency.complete(tx, actor, idempotencyKey, {
-            status: result.status,
-            headers: result.headers ?? {},
-            body: stored,
-          });
-          return { result, encoded };
-        });
-        return send(reply, route, result, encoded, deps.config.validateResponses);
-      } catch (error) {
-        await deps.services.idempotency.release(actor, idempotencyKey);
-        throw error;
-      }
+      const run = await deps.services.idempotency.runOnce(actor, idempotencyKey, fingerprint, async (tx) => {
+        const result = await route.handler({ ctx: { actor, tx }, params, query, input, body, ifMatch });
+        const encoded = encodeBody(result);
+        const stored = route.storedBody ? encodeBody({ ...result, body: route.storedBody(result) }) : encoded;
+        return {
+          response: { status: result.status, headers: result.headers ?? {}, body: stored },
+          value: { result, encoded },
+        };
+      });
+      if (run.outcome === 'executed')
+        return send(reply, route, run.value.result, run.value.encoded, deps.config.validateResponses);
+      reply.header('Idempotency-Replayed', 'true');
+      const { response } = run;
+      const replayed =
+        response.body && route.replayBody
+          ? await route.replayBody(response.body, { actor, sameKey: response.keyId === actor.keyId })
+          : response.body;
+      return send(reply, route, { status: response.status, headers: response.headers }, replayed, false);
     },
   });
 }

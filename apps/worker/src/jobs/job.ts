@@ -1,16 +1,16 @@
-import type { z } from 'zod';
-import type { Services } from '@svc/core';
+import type { JobContract, Services } from '@svc/core';
 
-/** One job definition per file: an ID (the pg-boss queue), a version and a payload schema that carries IDs only. */
-export interface JobDefinition<P> {
-  id: string;
-  version: number;
-  payload: z.ZodType<P>;
-  /** Cron schedule (UTC) for recurring jobs. */
-  cron?: string;
+/**
+ * A job handler: the contract it serves (queue, version, payload schema, all in core) and the code that runs
+ * it. One handler per file.
+ */
+export interface JobHandler<P> {
+  contract: JobContract<P>;
+  /** Most jobs of this queue running at once in this process. */
+  concurrency: number;
   run(payload: P, services: Services): Promise<void>;
 }
 
-export function defineJob<P>(definition: JobDefinition<P>): JobDefinition<P> {
-  return definition;
+export function defineJobHandler<P>(handler: JobHandler<P>): JobHandler<P> {
+  return handler;
 }

@@ -21,6 +21,10 @@ export function unitsFor(bytes: number, meter: Meter['id']): number {
   return Math.max(1, Math.ceil(bytes / unitBytes));
 }
 
+function unitPrice(meter: Meter['id']): bigint {
+  return METERS.find((m) => m.id === meter)!.unitPriceMicros;
+}
+
 export function priceMicros(items: readonly ChargeItem[]): bigint {
   return items.reduce(
     (sum, item) => sum + BigInt(item.units) * METERS.find((m) => m.id === item.meter)!.unitPriceMicros,
@@ -28,59 +32,70 @@ export function priceMicros(items: readonly ChargeItem[]): bigint {
   );
 }
 
+/** Items of one resource merged per meter: one ledger row per message and meter. */
+function mergeByMeter(items: readonly ChargeItem[]): ChargeItem[] {
+  const merged = new Map<string, ChargeItem>();
+  for (const item of items) {
+    const key = `${item.meter}\u0000${item.resourceId}`;
+    const seen = merged.get(key);
+    merged.set(key, seen ? { ...seen, units: seen.units + item.units } : { ...item });
+  }
+  return [...merged.values()];
+}
+
 /**
- * Charges are ledger rows written in the transaction of the work they pay for. The paying key's month-to-date
- * spend is locked, checked against its limit and moved in that same transaction.
+ * Charges are ledger rows written in the transaction of the work they pay for. One statement writes the rows
+ * (one per resource and meter) and moves the paying key's month-to-date spend with a conditional upsert that
+ * refuses to pass its limit. Call it last in the work's transaction: the spend row stays locked only from this
+ * statement to the commit, not across the whole admission.
  */
 export class BillingService {
   constructor(private readonly clock: Clock) {}
 
   async charge(tx: EntityManager, payer: Actor, items: readonly ChargeItem[]): Promise<bigint> {
-    const rows: { has_payment_card: boolean; spending_limit_micros: string | null }[] = await tx.query(
-      `SELECT t.has_payment_card, k.spending_limit_micros
-         FROM api_keys k JOIN teams t ON t.id = k.team_id WHERE k.id = $1`,
-      [payer.keyId],
-    );
-    const payerRow = rows[0];
-    if (!payerRow?.has_payment_card) throw new ServiceError('billing_required', 'the account has no payment card');
-    const total = priceMicros(items);
+    const rows = mergeByMeter(items);
+    const total = priceMicros(rows);
     const now = this.clock.now();
     const month = billingMonth(now);
-    await tx.query(
-      `INSERT INTO key_monthly_spend (key_id, billing_month, spent_micros) VALUES ($1, $2, 0)
-       ON CONFLICT (key_id, billing_month) DO NOTHING`,
-      [payer.keyId, month],
+    const result: { card: boolean | null; charged: number }[] = await tx.query(
+      `WITH payer AS (
+         SELECT t.has_payment_card AS card, k.spending_limit_micros AS lim
+           FROM api_keys k JOIN teams t ON t.id = k.team_id WHERE k.id = $1),
+       spend AS (
+         INSERT INTO key_monthly_spend AS s (key_id, billing_month, spent_micros)
+         SELECT $1, $2, $3::bigint FROM payer WHERE payer.card AND (payer.lim IS NULL OR $3::bigint <= payer.lim)
+         ON CONFLICT (key_id, billing_month) DO UPDATE SET spent_micros = s.spent_micros + EXCLUDED.spent_micros
+          WHERE NOT EXISTS (SELECT 1 FROM api_keys k WHERE k.id = s.key_id
+                              AND k.spending_limit_micros < s.spent_micros + EXCLUDED.spent_micros)
+         RETURNING 1),
+       ledger AS (
+         INSERT INTO charges (id, team_id, key_id, meter, units, amount_micros, rate_version, resource_id,
+                              billing_month, created_at)
+         SELECT c.id, $4, $1, c.meter, c.units, c.amount, $5, c.resource_id, $2, $6
+           FROM unnest($7::text[], $8::text[], $9::int[], $10::bigint[], $11::text[])
+                AS c(id, meter, units, amount, resource_id)
+          WHERE EXISTS (SELECT 1 FROM spend)
+         RETURNING 1)
+       SELECT (SELECT card FROM payer) AS card, (SELECT count(*) FROM spend)::int AS charged,
+              (SELECT count(*) FROM ledger)::int AS written`,
+      [
+        payer.keyId,
+        month,
+        total.toString(),
+        payer.teamId,
+        RATE_VERSION,
+        now,
+        rows.map(() => newId('charge', this.clock)),
+        rows.map((item) => item.meter),
+        rows.map((item) => item.units),
+        rows.map((item) => (BigInt(item.units) * unitPrice(item.meter)).toString()),
+        rows.map((item) => item.resourceId),
+      ],
     );
-    const spent: { spent_micros: string }[] = await tx.query(
-      `SELECT spent_micros FROM key_monthly_spend WHERE key_id = $1 AND billing_month = $2 FOR UPDATE`,
-      [payer.keyId, month],
-    );
-    const current = BigInt(spent[0]?.spent_micros ?? '0');
-    if (payerRow.spending_limit_micros !== null && current + total > BigInt(payerRow.spending_limit_micros))
+    const outcome = result[0];
+    if (!outcome?.card) throw new ServiceError('billing_required', 'the account has no payment card');
+    if (outcome.charged === 0)
       throw new ServiceError('spending_limit', "the charge would exceed the paying key's monthly spending limit");
-    for (const item of items) {
-      const unitPrice = METERS.find((m) => m.id === item.meter)!.unitPriceMicros;
-      await tx.query(
-        `INSERT INTO charges (id, team_id, key_id, meter, units, amount_micros, rate_version, resource_id, billing_month, created_at)
-         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)`,
-        [
-          newId('charge', this.clock),
-          payer.teamId,
-          payer.keyId,
-          item.meter,
-          item.units,
-          (BigInt(item.units) * unitPrice).toString(),
-          RATE_VERSION,
-          item.resourceId,
-          month,
-          now,
-        ],
-      );
-    }
-    await tx.query(
-      `UPDATE key_monthly_spend SET spent_micros = spent_micros + $3 WHERE key_id = $1 AND billing_month = $2`,
-      [payer.keyId, month, total.toString()],
-    );
     return total;
   }
 

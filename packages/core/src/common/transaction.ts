@@ -16,13 +16,20 @@ export function reader(db: DataSource, ctx: CallContext): EntityManager {
   return ctx.tx ?? db.manager;
 }
 
-/** Serialises a team's quota-checked creates (tenants, event types, endpoints) for the rest of the transaction. */
+/**
+ * Serialises a team's quota-checked creates (tenants, event types, endpoints) for the rest of the transaction.
+ * An advisory lock, not a row lock on `teams`: every insert that references the team (messages, deliveries,
+ * charges) takes FOR KEY SHARE on that row, and a FOR UPDATE here would make all of them wait behind any
+ * configuration write of the team.
+ */
 export async function lockTeam(tx: EntityManager, teamId: string): Promise<void> {
-  await tx.query('SELECT 1 FROM teams WHERE id = $1 FOR UPDATE', [teamId]);
+  await tx.query(`SELECT pg_advisory_xact_lock(hashtextextended('team-quota:' || $1, 0))`, [teamId]);
 }
 
 /**
- * Locks one of the team's rows for update, or throws not_found: another team's ID is answered like a missing
+ * Locks one of the team's rows for a change, or throws not_found. FOR NO KEY UPDATE: it serialises writers of the
+ * row but, unlike FOR UPDATE, does not block the FOR KEY SHARE that inserts referencing the row take (a message
+ * or delivery of an endpoint being edited is admitted without waiting).: another team's ID is answered like a missing
  * one. Soft-deleted rows count as missing when the entity has `deletedAt`.
  */
 export async function lockOwned<T extends ObjectLiteral>(
@@ -36,7 +43,7 @@ export async function lockOwned<T extends ObjectLiteral>(
   const qb = tx
     .getRepository(entity)
     .createQueryBuilder('row')
-    .setLock('pessimistic_write')
+    .setLock('for_no_key_update')
     .where('row.id = :id AND row.team_id = :teamId', { id, teamId });
   if (options.softDeleted) qb.andWhere('row.deleted_at IS NULL');
   const row = await qb.getOne();

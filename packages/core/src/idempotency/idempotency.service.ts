@@ -1,14 +1,12 @@
 import { createHash } from 'node:crypto';
 import type { DataSource, EntityManager } from 'typeorm';
 import { canonicalStringify } from '@svc/json';
-import { addMs, DAY, SECOND, type Clock } from '../common/clock.js';
+import { addMs, DAY, type Clock } from '../common/clock.js';
 import type { Actor } from '../common/context.js';
 import { ServiceError } from '../common/errors.js';
 import { comparableValue } from '../common/raw-json.js';
 
 export const IDEMPOTENCY_RETENTION_MS = 35 * DAY;
-/** A claim whose holder died is taken over after this long. */
-export const CLAIM_LEASE_MS = 60 * SECOND;
 const KEY_PATTERN = /^[\x20-\x7e]{1,128}$/;
 
 export interface StoredResponse {
@@ -19,7 +17,13 @@ export interface StoredResponse {
   keyId: string;
 }
 
-export type ClaimResult = { outcome: 'claimed' } | { outcome: 'replay'; response: StoredResponse };
+/** What the work hands back: the response to store for replays and whatever the transport needs to send. */
+export interface IdempotentResult<T> {
+  response: Omit<StoredResponse, 'keyId'>;
+  value: T;
+}
+
+export type RunOnceOutcome<T> = { outcome: 'executed'; value: T } | { outcome: 'replay'; response: StoredResponse };
 
 export function validateIdempotencyKey(header: string | string[] | undefined): string {
   if (header === undefined)
@@ -39,18 +43,22 @@ export function requestFingerprint(operation: string, params: Record<string, str
     .digest('hex');
 }
 
-interface RecordRow {
-  fingerprint: string;
-  state: 'running' | 'completed';
-  key_id: string;
+interface BeginRow {
+  locked: boolean;
+  fingerprint: string | null;
+  key_id: string | null;
   response_status: number | null;
   response_headers: Record<string, string> | null;
   response_body: Buffer | null;
+  expires_at: Date | null;
 }
 
 /**
- * Idempotency keys: a request claims its key before running (so a concurrent twin sees request_in_progress),
- * completes it in the same transaction as its work, and releases it when it fails.
+ * Exactly-once execution under an Idempotency-Key. The work runs in one transaction that first takes a
+ * transaction-scoped advisory lock on the key and writes the completed record last. The lock lives exactly as
+ * long as the transaction: a twin arriving meanwhile is answered request_in_progress however long the first one
+ * takes (there is no lease to outlive), a failed request rolls back and leaves the key unused, and a holder whose
+ * connection dies loses the lock together with its uncommitted work. Double execution is impossible.
  */
 export class IdempotencyService {
   constructor(
@@ -58,71 +66,58 @@ export class IdempotencyService {
     private readonly clock: Clock,
   ) {}
 
-  async claim(actor: Actor, key: string, fingerprint: string): Promise<ClaimResult> {
-    const now = this.clock.now();
-    const taken: unknown[] = await this.db.query(
-      `INSERT INTO idempotency_records
-         (team_id, idempotency_key, key_id, fingerprint, state, locked_until, created_at, expires_at)
-       VALUES ($1, $2, $3, $4, 'running', $5, $6, $7)
-       ON CONFLICT (team_id, idempotency_key) DO UPDATE
-         SET key_id = EXCLUDED.key_id, fingerprint = EXCLUDED.fingerprint, state = 'running',
-             locked_until = EXCLUDED.locked_until, created_at = EXCLUDED.created_at, expires_at = EXCLUDED.expires_at,
-             response_status = NULL, response_headers = NULL, response_body = NULL
-         WHERE idempotency_records.expires_at <= $6
-            OR (idempotency_records.state = 'running' AND idempotency_records.locked_until <= $6)
-       RETURNING 1`,
-      [
-        actor.teamId,
-        key,
-        actor.keyId,
-        fingerprint,
-        addMs(now, CLAIM_LEASE_MS),
-        now,
-        addMs(now, IDEMPOTENCY_RETENTION_MS),
-      ],
-    );
-    if (taken.length > 0) return { outcome: 'claimed' };
-    const rows: RecordRow[] = await this.db.query(
-      `SELECT fingerprint, state, key_id, response_status, response_headers, response_body
-         FROM idempotency_records WHERE team_id = $1 AND idempotency_key = $2`,
-      [actor.teamId, key],
-    );
-    const row = rows[0];
-    // The holder finished and released between our two statements: try once more.
-    if (!row) return this.claim(actor, key, fingerprint);
-    if (row.fingerprint !== fingerprint)
-      throw new ServiceError('idempotency_conflict', 'this Idempotency-Key was used for a different request');
-    if (row.state === 'running')
-      throw new ServiceError('request_in_progress', 'a request with this Idempotency-Key is still running', {
-        retryAfter: 1,
-      });
-    return {
-      outcome: 'replay',
-      response: {
-        status: row.response_status ?? 200,
-        headers: row.response_headers ?? {},
-        body: row.response_body,
-        keyId: row.key_id,
-      },
-    };
-  }
-
-  /** Stores the response inside the work's transaction, so work and record commit together. */
-  async complete(tx: EntityManager, actor: Actor, key: string, response: Omit<StoredResponse, 'keyId'>): Promise<void> {
-    await tx.query(
-      `UPDATE idempotency_records
-          SET state = 'completed', response_status = $3, response_headers = $4, response_body = $5
-        WHERE team_id = $1 AND idempotency_key = $2`,
-      [actor.teamId, key, response.status, JSON.stringify(response.headers), response.body],
-    );
-  }
-
-  /** A request that failed does not consume its key. */
-  async release(actor: Actor, key: string): Promise<void> {
-    await this.db.query(
-      `DELETE FROM idempotency_records WHERE team_id = $1 AND idempotency_key = $2 AND state = 'running'`,
-      [actor.teamId, key],
-    );
+  async runOnce<T>(
+    actor: Actor,
+    key: string,
+    fingerprint: string,
+    work: (tx: EntityManager) => Promise<IdempotentResult<T>>,
+  ): Promise<RunOnceOutcome<T>> {
+    return this.db.transaction(async (tx) => {
+      const [row]: BeginRow[] = await tx.query('SELECT * FROM idempotency_begin($1, $2)', [actor.teamId, key]);
+      if (!row?.locked)
+        throw new ServiceError('request_in_progress', 'a request with this Idempotency-Key is still running', {
+          retryAfter: 1,
+        });
+      const now = this.clock.now();
+      if (row.fingerprint !== null && row.expires_at !== null && row.expires_at > now) {
+        if (row.fingerprint !== fingerprint)
+          throw new ServiceError('idempotency_conflict', 'this Idempotency-Key was used for a different request');
+        return {
+          outcome: 'replay',
+          response: {
+            status: row.response_status ?? 200,
+            headers: row.response_headers ?? {},
+            body: row.response_body,
+            keyId: row.key_id ?? '',
+          },
+        };
+      }
+      const { response, value } = await work(tx);
+      // An expired record of the same key is replaced; the advisory lock makes this the only writer.
+      await tx.query(
+        `INSERT INTO idempotency_records
+           (team_id, idempotency_key, key_id, fingerprint, response_status, response_headers, response_body,
+            created_at, expires_at)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)
+         ON CONFLICT (team_id, idempotency_key) DO UPDATE
+           SET key_id = EXCLUDED.key_id, fingerprint = EXCLUDED.fingerprint,
+               response_status = EXCLUDED.response_status, response_headers = EXCLUDED.response_headers,
+               response_body = EXCLUDED.response_body, created_at = EXCLUDED.created_at,
+               expires_at = EXCLUDED.expires_at`,
+        [
+          actor.teamId,
+          key,
+          actor.keyId,
+          fingerprint,
+          response.status,
+          JSON.stringify(response.headers),
+          response.body,
+          now,
+          addMs(now, IDEMPOTENCY_RETENTION_MS),
+        ],
+      );
+      return { outcome: 'executed', value };
+    });
   }
 
   /** Retention: deletes expired records in small batches so no long transaction is needed. */

@@ -1,0 +1,84 @@
+import PgBoss from 'pg-boss';
+import type { EntityManager } from 'typeorm';
+import { poolConfig } from '@svc/db';
+import type { Clock } from '../common/clock.js';
+import type { JobContract } from './job-contract.js';
+
+export interface NewJob<P> {
+  payload: P;
+  /** Not before this time of the service clock. */
+  startAfter?: Date;
+  /** A stable ID makes a resend of the same job a no-op. */
+  id?: string;
+}
+
+/**
+ * The job-queue port: jobs are sent inside the caller's transaction, so they exist exactly when the work that
+ * needs them commits ("nothing is stored that is not scheduled").
+ */
+export interface JobQueue {
+  send<P>(tx: EntityManager, contract: JobContract<P>, jobs: readonly NewJob<P>[]): Promise<void>;
+}
+
+/** The schema pg-boss keeps its tables in. */
+export const JOB_SCHEMA = 'pgboss';
+
+/**
+ * pg-boss behind the port. Every process opens one (it creates pg-boss's schema and the contracts' queues once);
+ * the worker also uses `boss` to fetch and complete. Sends go through pg-boss `insert` with the caller's
+ * transaction as its `db`, so they cost one round trip for any number of jobs.
+ */
+export class PgBossJobQueue implements JobQueue {
+  readonly boss: PgBoss;
+
+  private constructor(
+    boss: PgBoss,
+    private readonly clock: Clock,
+  ) {
+    this.boss = boss;
+  }
+
+  static async open(
+    databaseUrl: string,
+    clock: Clock,
+    contracts: readonly JobContract<unknown>[],
+    options: { max?: number } = {},
+  ): Promise<PgBossJobQueue> {
+    const boss = new PgBoss({
+      ...poolConfig(databaseUrl, options.max ?? 2),
+      schema: JOB_SCHEMA,
+      // The worker runs maintenance and its own fetch loop; other processes only send.
+      supervise: false,
+      schedule: false,
+    });
+    boss.on('error', () => undefined);
+    await boss.start();
+    for (const contract of contracts) {
+      await boss.createQueue(contract.queue, {
+        name: contract.queue,
+        ...(contract.expireInSeconds ? { expireInSeconds: contract.expireInSeconds } : {}),
+        retryLimit: contract.retryLimit ?? 2,
+      });
+    }
+    return new PgBossJobQueue(boss, clock);
+  }
+
+  async send<P>(tx: EntityManager, contract: JobContract<P>, jobs: readonly NewJob<P>[]): Promise<void> {
+    if (jobs.length === 0) return;
+    const now = this.clock.now().getTime();
+    await this.boss.insert(
+      jobs.map((job) => ({
+        ...(job.id ? { id: job.id } : {}),
+        name: contract.queue,
+        data: { ...(job.payload as object), v: contract.version },
+        // Relative to the service clock: pg-boss compares start_after with the database's now().
+        ...(job.startAfter ? { startAfter: String(Math.max(0, (job.startAfter.getTime() - now) / 1000)) } : {}),
+      })) as PgBoss.JobInsert[],
+      { db: { executeSql: async (text: string, values: unknown[]) => ({ rows: await tx.query(text, values) }) } },
+    );
+  }
+
+  stop(): Promise<void> {
+    return this.boss.stop({ graceful: false, wait: true, close: true });
+  }
+}
