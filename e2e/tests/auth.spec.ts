@@ -1,6 +1,9 @@
 import type { Response } from '@playwright/test';
 import { expect, signIn, snap, test } from '../support/fixtures';
 
+const SESSION_COOKIE = 'svc_console_session';
+const TWELVE_HOURS_S = 12 * 3600;
+
 test('a wrong key shows an error next to the key field; the right key opens the tenants page', async ({
   page,
   stack,
@@ -41,24 +44,49 @@ test('signing out returns to the sign-in page and every page then redirects ther
   await snap(page, testInfo, 'signed-out');
 });
 
-test('a cookie whose key the API no longer accepts ends the session', async ({ page, context, stack }, testInfo) => {
+test('after sign-out a copy of the old session cookie no longer opens the console', async ({
+  signedIn: page,
+  context,
+}, testInfo) => {
+  const [session] = await context.cookies();
+  expect(session?.name).toBe(SESSION_COOKIE);
+  await page.getByRole('button', { name: 'Sign out' }).click();
+  await expect(page).toHaveURL(/\/sign-in$/);
+  expect(await context.cookies()).toEqual([]);
+
+  // Someone who copied the cookie before sign-out puts it back.
+  await context.addCookies([session!]);
+  for (const path of ['/tenants', '/settings']) {
+    await page.goto(path);
+    await expect(page, `${path} with the replayed cookie`).toHaveURL(/\/sign-in\?expired=1$/);
+    await expect(page.getByRole('alert', { name: 'Signed out' })).toContainText('session has ended');
+    await expect(page.getByRole('table')).toHaveCount(0);
+  }
+  await snap(page, testInfo, 'replayed-cookie');
+});
+
+test('a cookie with an unknown session or a raw key from an old console opens nothing', async ({
+  page,
+  context,
+  stack,
+}, testInfo) => {
   await context.addCookies([
-    {
-      name: 'svc_console_key',
-      value: `svc_sk_${'r'.repeat(43)}`,
-      url: stack.consoleUrl,
-      httpOnly: true,
-      sameSite: 'Strict',
-    },
+    { name: SESSION_COOKIE, value: `svc_cs_${'r'.repeat(43)}`, url: stack.consoleUrl, httpOnly: true, secure: true },
   ]);
   await page.goto('/event-types');
   await expect(page).toHaveURL(/\/sign-in\?expired=1$/);
-  await expect(page.getByRole('alert', { name: 'Signed out' })).toContainText('no longer accepts the key');
+  await expect(page.getByRole('alert', { name: 'Signed out' })).toContainText('session has ended');
   await expect(page.getByRole('heading', { name: 'Event types' })).toHaveCount(0);
-  await snap(page, testInfo, 'expired');
+  await snap(page, testInfo, 'unknown-session');
+
+  // The cookie of consoles that kept the key itself is not a session any more.
+  await context.clearCookies();
+  await context.addCookies([{ name: 'svc_console_key', value: stack.key, url: stack.consoleUrl, httpOnly: true }]);
+  await page.goto('/tenants');
+  await expect(page).toHaveURL(/\/sign-in$/);
 });
 
-test('the key never reaches the page: not in any response body, HTML or document.cookie', async ({
+test('the cookie holds an expiring session, not the key: Secure, HttpOnly, SameSite=Lax, 12 hours', async ({
   page,
   context,
   stack,
@@ -73,6 +101,7 @@ test('the key never reaches the page: not in any response body, HTML or document
     );
   });
 
+  const signedInAt = Date.now() / 1000;
   await signIn(page, stack.key);
   for (const path of ['/tenants', '/event-types', '/settings']) {
     await page.goto(path);
@@ -83,16 +112,53 @@ test('the key never reaches the page: not in any response body, HTML or document
   await page.getByRole('link', { name: 'Tenants' }).click();
   await expect(page.getByRole('heading', { name: 'Tenants' })).toBeVisible();
 
-  expect(await page.evaluate(() => document.cookie)).not.toContain(stack.key);
+  expect(await page.evaluate(() => document.cookie)).toBe('');
   const storage = await page.evaluate(() => JSON.stringify({ ...localStorage, ...sessionStorage }));
   expect(storage).not.toContain(stack.key);
 
   const cookies = await context.cookies();
   expect(cookies).toHaveLength(1);
-  expect(cookies[0]).toMatchObject({ httpOnly: true, sameSite: 'Strict', path: '/' });
+  const [cookie] = cookies;
+  expect(cookie).toMatchObject({ name: SESSION_COOKIE, httpOnly: true, secure: true, sameSite: 'Lax', path: '/' });
+  expect(cookie!.value).toMatch(/^svc_cs_/);
+  expect(cookie!.value).not.toContain(stack.key.slice('svc_sk_'.length));
+  // Max-Age is the session's remaining life: about 12 hours from sign-in, not a browser-session cookie.
+  expect(cookie!.expires).toBeGreaterThan(signedInAt + TWELVE_HOURS_S - 120);
+  expect(cookie!.expires).toBeLessThanOrEqual(Date.now() / 1000 + TWELVE_HOURS_S + 5);
 
   const seen = await Promise.all(bodies);
   expect(seen.length).toBeGreaterThan(5);
   expect(seen.filter(({ body }) => body.includes(stack.key)).map(({ url }) => url)).toEqual([]);
   await snap(page, testInfo, 'signed-in');
+});
+
+test('every page sends a Content-Security-Policy that forbids framing; another site cannot frame the console', async ({
+  page,
+  stack,
+  browserErrors,
+}, testInfo) => {
+  const signInResponse = await page.goto('/sign-in');
+  await signIn(page, stack.key);
+  const tenantsResponse = await page.goto('/tenants');
+  for (const response of [signInResponse!, tenantsResponse!]) {
+    const policy = response.headers()['content-security-policy'] ?? '';
+    expect(policy, response.url()).toContain("frame-ancestors 'none'");
+    expect(policy, response.url()).toContain("default-src 'self'");
+    expect(policy, response.url()).toMatch(/script-src 'self' 'nonce-[^']+'/);
+    expect(response.headers()['x-frame-options'], response.url()).toBe('DENY');
+  }
+  // The policy does not get in the console's own way: the page is interactive (browserErrors stays empty).
+  await page.getByRole('button', { name: 'New tenant' }).click();
+  await expect(page.getByRole('dialog', { name: 'New tenant' })).toBeVisible();
+  await page.keyboard.press('Escape');
+
+  // A page elsewhere (another origin) that frames the console gets nothing.
+  await page.goto('about:blank');
+  await page.setContent(`<iframe id="console" src="${stack.consoleUrl}/tenants" width="800" height="600"></iframe>`);
+  const frame = page.frameLocator('#console');
+  await expect.poll(() => browserErrors.some((line) => line.includes('frame-ancestors'))).toBe(true);
+  await expect(frame.getByRole('heading', { name: 'Tenants' })).toHaveCount(0);
+  await snap(page, testInfo, 'framed');
+  // The refusal itself is the only error this test expects.
+  browserErrors.splice(0, browserErrors.length, ...browserErrors.filter((line) => !line.includes('frame-ancestors')));
 });

@@ -2,6 +2,7 @@ import '@mantine/core/styles.css';
 import '@mantine/notifications/styles.css';
 import type { Metadata } from 'next';
 import type { ReactNode } from 'react';
+import { headers } from 'next/headers';
 import { ColorSchemeScript, MantineProvider, mantineHtmlProps } from '@mantine/core';
 import { Notifications } from '@mantine/notifications';
 import { theme } from './theme';
@@ -11,11 +12,13 @@ export const metadata: Metadata = {
   description: 'Manage tenants, event types and settings of the webhook service',
 };
 
-export default function RootLayout({ children }: { children: ReactNode }) {
+/** Reading the request's CSP nonce (proxy.ts) renders every page per request, each with its nonce. */
+export default async function RootLayout({ children }: { children: ReactNode }) {
+  const nonce = (await headers()).get('x-nonce') ?? undefined;
   return (
     <html lang="en" {...mantineHtmlProps}>
       <head>
-        <ColorSchemeScript defaultColorScheme="light" />
+        <ColorSchemeScript defaultColorScheme="light" nonce={nonce} />
       </head>
       <body>
         <MantineProvider theme={theme} defaultColorScheme="light">

@@ -2,16 +2,16 @@ import 'server-only';
 import { redirect } from 'next/navigation';
 import type { ActionResult } from './api-error';
 import { ApiFailure, graphql } from './graphql.server';
-import { requireKey } from './session.server';
+import { requireSessionToken } from './session.server';
 
-/** Where a rejected key sends the visitor; the sign-in page explains why. */
+/** Where an ended session (signed out elsewhere, expired, key revoked) sends the visitor; the sign-in page explains. */
 const EXPIRED_SESSION = '/sign-in?expired=1';
 
-/** One GraphQL operation with the signed-in key. A key the API no longer accepts ends the session. */
+/** One GraphQL operation with the console session. A session the API no longer accepts goes to sign-in. */
 export async function consoleRequest<TData>(query: string, variables: Record<string, unknown> = {}): Promise<TData> {
-  const key = await requireKey();
+  const token = await requireSessionToken();
   try {
-    return await graphql<TData>(key, query, variables);
+    return await graphql<TData>(token, query, variables);
   } catch (error) {
     if (error instanceof ApiFailure && error.error.code === 'unauthorized') redirect(EXPIRED_SESSION);
     throw error;

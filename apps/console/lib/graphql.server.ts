@@ -39,9 +39,12 @@ export function toApiError(errors: readonly GraphqlErrorBody[] | undefined): Api
   };
 }
 
-/** Sends one GraphQL operation with the secret key and returns its data, or throws ApiFailure. */
+/**
+ * Sends one GraphQL operation and returns its data, or throws ApiFailure. `bearer` is the console session token
+ * (null only for the public session mutations).
+ */
 export async function graphql<TData>(
-  key: string,
+  bearer: string | null,
   query: string,
   variables: Record<string, unknown> = {},
 ): Promise<TData> {
@@ -49,7 +52,11 @@ export async function graphql<TData>(
   try {
     response = await fetch(consoleConfig.graphqlUrl, {
       method: 'POST',
-      headers: { 'content-type': 'application/json', accept: 'application/json', authorization: `Bearer ${key}` },
+      headers: {
+        'content-type': 'application/json',
+        accept: 'application/json',
+        ...(bearer === null ? {} : { authorization: `Bearer ${bearer}` }),
+      },
       body: JSON.stringify({ query, variables }),
       cache: 'no-store',
       signal: AbortSignal.timeout(consoleConfig.requestTimeoutMs),

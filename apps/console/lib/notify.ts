@@ -10,6 +10,8 @@ const TITLES: Record<string, string> = {
   invalid_state: 'Not possible now',
   not_found: 'Not found',
   temporarily_unavailable: 'API unavailable',
+  account_suspended: 'Account suspended',
+  unauthorized: 'Signed out',
 };
 
 export function notifyApiError(error: ApiError): void {

@@ -1,35 +1,38 @@
 import 'server-only';
-import { cookies, headers } from 'next/headers';
+import { cookies } from 'next/headers';
 import { redirect } from 'next/navigation';
-import { SESSION_COOKIE } from './session-cookie';
+import { consoleConfig } from './config.server';
+import { LEGACY_KEY_COOKIE, SESSION_COOKIE } from './session-cookie';
 
-export async function readKey(): Promise<string | null> {
+export async function readSessionToken(): Promise<string | null> {
   return (await cookies()).get(SESSION_COOKIE)?.value ?? null;
 }
 
-/** The signed-in key; without one the visitor goes to the sign-in page. */
-export async function requireKey(): Promise<string> {
-  const key = await readKey();
-  if (!key) redirect('/sign-in');
-  return key;
+/** The session token of the signed-in operator; without one the visitor goes to the sign-in page. */
+export async function requireSessionToken(): Promise<string> {
+  const token = await readSessionToken();
+  if (!token) redirect('/sign-in');
+  return token;
 }
 
-/** Secure when the console is served over https (directly or behind a proxy that says so). */
-async function servedOverHttps(): Promise<boolean> {
-  const proto = (await headers()).get('x-forwarded-proto') ?? '';
-  return proto.split(',')[0]?.trim() === 'https';
-}
-
-/** A session cookie: gone when the browser session ends, never readable by page scripts. */
-export async function storeKey(key: string): Promise<void> {
-  (await cookies()).set(SESSION_COOKIE, key, {
+/**
+ * Keeps the session token, never the key: httpOnly, SameSite=Lax (links from elsewhere open the console
+ * signed in; cross-site posts carry no cookie), Secure by default, and gone when the session ends.
+ */
+export async function storeSession(token: string, expiresAt: string): Promise<void> {
+  const jar = await cookies();
+  jar.delete({ name: LEGACY_KEY_COOKIE, path: '/' });
+  jar.set(SESSION_COOKIE, token, {
     httpOnly: true,
-    sameSite: 'strict',
+    sameSite: 'lax',
     path: '/',
-    secure: await servedOverHttps(),
+    secure: consoleConfig.secureCookie,
+    maxAge: Math.max(0, Math.floor((Date.parse(expiresAt) - Date.now()) / 1000)),
   });
 }
 
-export async function clearKey(): Promise<void> {
-  (await cookies()).delete({ name: SESSION_COOKIE, path: '/' });
+export async function clearSession(): Promise<void> {
+  const jar = await cookies();
+  jar.delete({ name: SESSION_COOKIE, path: '/', secure: consoleConfig.secureCookie, httpOnly: true });
+  jar.delete({ name: LEGACY_KEY_COOKIE, path: '/' });
 }

@@ -1,11 +1,17 @@
 import type { ReactNode } from 'react';
-import { consoleRequest } from '@/lib/console-api.server';
+import { consoleRequest, toActionResult } from '@/lib/console-api.server';
+import { ConsoleProblem } from './console-problem';
 import { ConsoleShell } from './console-shell';
 
 const VIEWER = `query ConsoleViewer { viewer { teamId teamName } }`;
 
-/** Every page in this group needs a key the API accepts; the shell shows whose team it is. */
+/**
+ * Every page in this group needs a session the API accepts; the shell shows whose team it is. An ended
+ * session goes to sign-in (consoleRequest); any other refusal (suspended, rate limited, unavailable) is
+ * explained in place of the page, which could not load either.
+ */
 export default async function ConsoleLayout({ children }: { children: ReactNode }) {
-  const { viewer } = await consoleRequest<{ viewer: { teamId: string; teamName: string } }>(VIEWER);
-  return <ConsoleShell teamName={viewer.teamName}>{children}</ConsoleShell>;
+  const viewer = await toActionResult(() => consoleRequest<{ viewer: { teamId: string; teamName: string } }>(VIEWER));
+  if (!viewer.ok) return <ConsoleProblem error={viewer.error} />;
+  return <ConsoleShell teamName={viewer.data.viewer.teamName}>{children}</ConsoleShell>;
 }

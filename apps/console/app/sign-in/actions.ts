@@ -2,28 +2,37 @@
 
 import { redirect } from 'next/navigation';
 import { ApiFailure, graphql } from '@/lib/graphql.server';
-import { storeKey } from '@/lib/session.server';
+import { storeSession } from '@/lib/session.server';
 
 export interface SignInState {
   error: string | null;
 }
 
-const VIEWER = `query SignInViewer { viewer { teamId teamName } }`;
+const CREATE_SESSION = `mutation CreateConsoleSession($secretKey: String!) {
+  createConsoleSession(secretKey: $secretKey) { token expiresAt }
+}`;
 
-/** Verifies the pasted key with the `viewer` query; only a key the API accepts is stored. */
+const REFUSALS: Record<string, string> = {
+  unauthorized: 'This key was not accepted. Check that it is a current secret key of your team.',
+  account_suspended: 'This team’s account is suspended, so the API accepts none of its keys. Contact the operator.',
+  rate_limited: 'Too many sign-ins just now. Wait a moment and try again.',
+};
+
+/** Trades the pasted key for a console session; only the session token is kept, in an httpOnly cookie. */
 export async function signIn(_previous: SignInState, form: FormData): Promise<SignInState> {
   const raw = form.get('key');
   const key = typeof raw === 'string' ? raw.trim() : '';
   if (key === '') return { error: 'Paste a secret key.' };
   if (!key.startsWith('svc_sk_')) return { error: 'A secret key starts with svc_sk_.' };
+  let session: { token: string; expiresAt: string };
   try {
-    await graphql<{ viewer: { teamId: string; teamName: string } }>(key, VIEWER);
+    ({ createConsoleSession: session } = await graphql<{ createConsoleSession: typeof session }>(null, CREATE_SESSION, {
+      secretKey: key,
+    }));
   } catch (error) {
-    if (error instanceof ApiFailure && error.error.code === 'unauthorized')
-      return { error: 'This key was not accepted. Check that it is a current secret key of your team.' };
-    if (error instanceof ApiFailure) return { error: error.error.message };
+    if (error instanceof ApiFailure) return { error: REFUSALS[error.error.code] ?? error.error.message };
     throw error;
   }
-  await storeKey(key);
+  await storeSession(session.token, session.expiresAt);
   redirect('/tenants');
 }

@@ -4,11 +4,11 @@ import { SignInForm } from './sign-in-form';
 export const metadata = { title: 'Sign in · Webhook console' };
 
 interface SignInPageProps {
-  searchParams: Promise<{ expired?: string | string[] }>;
+  searchParams: Promise<{ expired?: string | string[]; unconfirmed?: string | string[] }>;
 }
 
 export default async function SignInPage({ searchParams }: SignInPageProps) {
-  const { expired } = await searchParams;
+  const { expired, unconfirmed } = await searchParams;
   return (
     <Center mih="100vh" p="md">
       <Paper withBorder shadow="sm" p="xl" w="100%" maw={460}>
@@ -16,12 +16,18 @@ export default async function SignInPage({ searchParams }: SignInPageProps) {
           <div>
             <Title order={2}>Webhook console</Title>
             <Text c="dimmed" size="sm">
-              Sign in with a secret key of your team. It is kept in a cookie that scripts in this page cannot read.
+              Sign in with a secret key of your team. The console does not keep the key: it opens a session of at most
+              12 hours, kept in a cookie that scripts in this page cannot read. Sign out ends it.
             </Text>
           </div>
           {expired !== undefined && (
             <Alert color="yellow" title="Signed out">
-              The API no longer accepts the key of this session. Sign in again.
+              Your console session has ended: it expired, was signed out, or its key was revoked. Sign in again.
+            </Alert>
+          )}
+          {unconfirmed !== undefined && (
+            <Alert color="yellow" title="Signed out in this browser">
+              The API could not be reached to end the session; it ends on its own within 12 hours.
             </Alert>
           )}
           <SignInForm />
