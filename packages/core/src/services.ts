@@ -53,13 +53,14 @@ export interface Services {
 export function createServices(options: CoreOptions): Services {
   const { db, clock, limits } = options;
   const tenants = new TenantService(db, clock, limits);
+  const auth = new AuthService(db);
   return {
     db,
     clock,
     limits,
     capabilities: capabilities(options.serviceId, options.region, limits),
-    auth: new AuthService(db),
-    teams: new TeamService(db, clock),
+    auth,
+    teams: new TeamService(db, clock, () => auth.forget()),
     tenants,
     eventTypes: new EventTypeService(db, clock, limits),
     settings: new SettingsService(db, clock),

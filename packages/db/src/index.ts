@@ -10,3 +10,4 @@ export {
   type EntityManager,
 } from './data-source.js';
 export { createTestDatabase } from './test-database.js';
+export { countRoundTrips, type RoundTripCounter } from './round-trips.js';

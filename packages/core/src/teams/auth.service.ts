@@ -13,27 +13,60 @@ interface KeyRow {
   webhooks_suspended: boolean;
 }
 
-/** Turns an Authorization header into an Actor, or the documented 401 / 403. */
+/** How long a process trusts a key lookup: a revoked key or suspended team is refused within this in every process. */
+export const AUTH_CACHE_MS = 1000;
+const AUTH_CACHE_ENTRIES = 10_000;
+
+type CachedOutcome = { actor: Actor } | { error: ServiceError };
+
+/**
+ * Turns an Authorization header into an Actor, or the documented 401 / 403. Lookups are cached for at most one
+ * second per process (a GET then costs no round trip for its key); changes made through this process's
+ * TeamService clear the cache at once.
+ */
 export class AuthService {
+  private readonly cache = new Map<string, { outcome: CachedOutcome; until: number }>();
+
   constructor(private readonly db: DataSource) {}
+
+  /** Drops every cached lookup (a key was revoked or a team suspended in this process). */
+  forget(): void {
+    this.cache.clear();
+  }
 
   async authenticate(authorization: string | undefined): Promise<Actor> {
     const unauthorized = () => new ServiceError('unauthorized', 'a valid secret key is required');
     const match = /^Bearer ([^\s]+)$/.exec(authorization ?? '');
     const secret = match?.[1];
     if (!secret || !secret.startsWith(SECRET_KEY_PREFIX) || !isWellFormedKey(secret)) throw unauthorized();
+    const hash = hashKey(secret);
+    const now = performance.now();
+    const cacheKey = hash.toString('hex');
+    const cached = this.cache.get(cacheKey);
+    if (cached && cached.until > now) {
+      if ('error' in cached.outcome) throw cached.outcome.error;
+      return cached.outcome.actor;
+    }
     const rows: KeyRow[] = await this.db.query(
       `SELECT k.id AS key_id, k.team_id, k.kind, k.webhooks_allowed, k.revoked_at IS NOT NULL AS revoked,
               t.suspended, t.webhooks_suspended
          FROM api_keys k JOIN teams t ON t.id = k.team_id
         WHERE k.secret_sha256 = $1`,
-      [hashKey(secret)],
+      [hash],
     );
     const row = rows[0];
     // Lookup is by hash through a unique index, so no timing comparison on the secret itself is needed.
-    if (!row || row.kind !== 'secret' || row.revoked || !row.webhooks_allowed) throw unauthorized();
-    if (row.suspended || row.webhooks_suspended)
-      throw new ServiceError('account_suspended', 'the account or its webhooks use is suspended');
-    return { teamId: row.team_id, keyId: row.key_id };
+    // Unknown secrets are not cached: a flood of random keys must not evict the real ones.
+    if (!row) throw unauthorized();
+    const outcome: CachedOutcome =
+      row.kind !== 'secret' || row.revoked || !row.webhooks_allowed
+        ? { error: unauthorized() }
+        : row.suspended || row.webhooks_suspended
+          ? { error: new ServiceError('account_suspended', 'the account or its webhooks use is suspended') }
+          : { actor: { teamId: row.team_id, keyId: row.key_id } };
+    if (this.cache.size >= AUTH_CACHE_ENTRIES) this.cache.clear();
+    this.cache.set(cacheKey, { outcome, until: now + AUTH_CACHE_MS });
+    if ('error' in outcome) throw outcome.error;
+    return outcome.actor;
   }
 }

@@ -25,6 +25,8 @@ export class TeamService {
   constructor(
     private readonly db: DataSource,
     private readonly clock: Clock,
+    /** Called after a key or a team's standing changes, so this process's auth cache forgets at once. */
+    private readonly credentialsChanged: () => void = () => undefined,
   ) {}
 
   async createTeam(name: string): Promise<TeamEntity> {
@@ -96,11 +98,13 @@ export class TeamService {
   async revokeKey(keyId: string): Promise<void> {
     const result = await this.db.getRepository(ApiKeyEntity).update({ id: keyId }, { revokedAt: this.clock.now() });
     if (!result.affected) throw notFound('key');
+    this.credentialsChanged();
   }
 
   async setSuspension(teamId: string, suspension: { suspended: boolean; webhooksSuspended: boolean }): Promise<void> {
     await this.getTeam(teamId);
     await this.db.getRepository(TeamEntity).update({ id: teamId }, { ...suspension, updatedAt: this.clock.now() });
+    this.credentialsChanged();
   }
 
   async setPaymentCard(teamId: string, hasPaymentCard: boolean): Promise<void> {
