@@ -35,7 +35,6 @@ describe('round trips per request on the hot configuration paths', () => {
       () => h.request('POST', '/tenants', { idempotencyKey: uniqueKey(), body: { external_id: 'rt-1', name: 'RT' } }),
       201,
     );
-    console.log(`round trips: GET ${get}, PATCH ${patch}, create ${create}`);
     expect(get).toBeLessThanOrEqual(2);
     expect(patch).toBeLessThanOrEqual(5);
     expect(create).toBeLessThanOrEqual(10);
