@@ -10,7 +10,7 @@ test('a suspended team sees a readable explanation on every page, can sign out, 
   await expect(page.getByRole('table', { name: 'Tenants' })).toBeVisible();
 
   await admin(stack, 'team', 'suspend', '--team', teamId);
-  for (const path of ['/tenants', '/event-types', '/settings', `/tenants/wdt_${'0'.repeat(26)}/endpoints`]) {
+  for (const path of ['/tenants', `/tenants/wdt_${'0'.repeat(26)}/endpoints`, '/event-types', '/settings']) {
     await page.goto(path);
     const alert = page.getByRole('alert').filter({ hasText: 'Account suspended' });
     await expect(alert, path).toBeVisible();
