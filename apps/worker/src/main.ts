@@ -5,6 +5,7 @@ import { startWorker } from './worker.js';
 /** Production entry point: one worker process against DATABASE_URL. */
 async function main(): Promise<void> {
   const config = readCoreConfig(process.env, 'production');
+  for (const warning of config.warnings) console.warn(warning);
   const logger = pino({ level: config.logLevel });
   const core = await openProductionCore(config, systemClock);
   const worker = await startWorker({ databaseUrl: config.databaseUrl!, services: core.services, logger });
@@ -18,7 +19,13 @@ async function main(): Promise<void> {
   process.once('SIGINT', handler);
 }
 
+/** A failure to start is one line: what is wrong (a missing setting, an unreachable database). */
+function oneLine(error: unknown): string {
+  if (error instanceof AggregateError && !error.message) return error.errors.map(oneLine).join('; ');
+  return error instanceof Error ? error.message : String(error);
+}
+
 main().catch((error: unknown) => {
-  console.error(error);
+  console.error(`worker did not start: ${oneLine(error)}`);
   process.exit(1);
 });

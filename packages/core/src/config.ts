@@ -14,7 +14,15 @@ export interface CoreConfig {
   /** 32-byte key that seals secrets at rest (SVC_ENCRYPTION_KEY, base64); local mode keeps one in its data dir. */
   sealingKey: Buffer | null;
   urlPolicy: UrlPolicy;
+  /** The service's own public URL, without a trailing slash; its host is never accepted as a receiver. */
   publicBaseUrl: string;
+  /** Lines the process prints at start, loudly (for example: loopback receivers are allowed). */
+  warnings: string[];
+}
+
+/** A setting that prevents the process from starting; its message is the one line to show. */
+export class ConfigError extends Error {
+  override name = 'ConfigError';
 }
 
 /** SVC_ENCRYPTION_KEY: standard or URL-safe base64 of exactly 32 bytes. */
@@ -25,9 +33,37 @@ export function parseSealingKey(value: string | undefined): Buffer | null {
   return key;
 }
 
+/**
+ * SVC_PUBLIC_BASE_URL: where receivers and integrators reach this service. Required outside local mode, where
+ * `localhost` would be wrong in every link we print and would leave the service's real host name free to be
+ * registered as a receiver of its own deliveries.
+ */
+function readPublicBaseUrl(env: NodeJS.ProcessEnv, mode: RunMode): string {
+  const value = env['SVC_PUBLIC_BASE_URL'];
+  if (!value) {
+    if (mode === 'local') return `http://localhost:${env['PORT'] || 8080}`;
+    throw new ConfigError(
+      'SVC_PUBLIC_BASE_URL is required in production: the URL where this service is reached, e.g. https://webhooks.example.com',
+    );
+  }
+  const url = URL.canParse(value) ? new URL(value) : null;
+  if (!url || (url.protocol !== 'http:' && url.protocol !== 'https:') || url.search || url.hash || url.username)
+    throw new ConfigError(
+      `SVC_PUBLIC_BASE_URL must be an http(s) URL like https://webhooks.example.com, not "${value}"`,
+    );
+  return url.toString().replace(/\/+$/, '');
+}
+
+function readLoopbackSetting(env: NodeJS.ProcessEnv, mode: RunMode): boolean {
+  const value = env['SVC_ALLOW_LOOPBACK_RECEIVERS'];
+  if (value === undefined || value === '') return mode === 'local';
+  if (value !== '0' && value !== '1') throw new ConfigError('SVC_ALLOW_LOOPBACK_RECEIVERS must be 0 or 1');
+  return value === '1';
+}
+
 export function readCoreConfig(env: NodeJS.ProcessEnv, mode: RunMode): CoreConfig {
-  const loopbackSetting = env['SVC_ALLOW_LOOPBACK_RECEIVERS'];
-  const publicBaseUrl = env['SVC_PUBLIC_BASE_URL'] ?? `http://localhost:${env['PORT'] || 8080}`;
+  const publicBaseUrl = readPublicBaseUrl(env, mode);
+  const allowLoopback = readLoopbackSetting(env, mode);
   return {
     mode,
     databaseUrl: env['DATABASE_URL'] || undefined,
@@ -37,7 +73,7 @@ export function readCoreConfig(env: NodeJS.ProcessEnv, mode: RunMode): CoreConfi
     limits: DEFAULT_LIMITS,
     sealingKey: parseSealingKey(env['SVC_ENCRYPTION_KEY']),
     urlPolicy: {
-      allowLoopback: mode === 'local' ? loopbackSetting !== '0' : loopbackSetting === '1',
+      allowLoopback,
       // The service's own host names are never receivers.
       serviceHosts: [
         new URL(publicBaseUrl).hostname,
@@ -48,5 +84,12 @@ export function readCoreConfig(env: NodeJS.ProcessEnv, mode: RunMode): CoreConfi
       ],
     },
     publicBaseUrl,
+    warnings: allowLoopback
+      ? [
+          mode === 'local'
+            ? 'WARNING: loopback receivers are allowed (local mode): endpoints may point at 127.0.0.1 and localhost, http or https, any port. SVC_ALLOW_LOOPBACK_RECEIVERS=0 applies the production URL rules.'
+            : 'WARNING: loopback receivers are allowed (SVC_ALLOW_LOOPBACK_RECEIVERS=1): endpoints may point at 127.0.0.1 and localhost, so deliveries can reach services on this host. Never use this in production.',
+        ]
+      : [],
   };
 }

@@ -1,0 +1,45 @@
+import { describe, expect, it } from 'vitest';
+import { readCoreConfig } from './config.js';
+
+describe('readCoreConfig', () => {
+  it('requires SVC_PUBLIC_BASE_URL outside local mode, with one line that says what to set', () => {
+    expect(() => readCoreConfig({ DATABASE_URL: 'postgres://db/svc' }, 'production')).toThrow(
+      /^SVC_PUBLIC_BASE_URL is required in production: the URL where this service is reached, e\.g\. https:\/\/webhooks\.example\.com$/,
+    );
+    expect(() => readCoreConfig({ SVC_PUBLIC_BASE_URL: 'webhooks.example.com' }, 'production')).toThrow(
+      /SVC_PUBLIC_BASE_URL must be an http\(s\) URL/,
+    );
+    expect(readCoreConfig({}, 'local').publicBaseUrl).toBe('http://localhost:8080');
+  });
+
+  it("never accepts the service's own public host as a receiver", () => {
+    const config = readCoreConfig(
+      { SVC_PUBLIC_BASE_URL: 'https://Hooks.Example.com/', SVC_SERVICE_HOSTS: 'api.example.com' },
+      'production',
+    );
+    expect(config.publicBaseUrl).toBe('https://hooks.example.com');
+    expect(config.urlPolicy.serviceHosts).toEqual(['hooks.example.com', 'api.example.com']);
+  });
+
+  it('allows loopback receivers only when asked outside local mode, and says so in one WARNING line', () => {
+    const production = { SVC_PUBLIC_BASE_URL: 'https://hooks.example.com' };
+    expect(readCoreConfig(production, 'production')).toMatchObject({
+      urlPolicy: { allowLoopback: false },
+      warnings: [],
+    });
+    const allowed = readCoreConfig({ ...production, SVC_ALLOW_LOOPBACK_RECEIVERS: '1' }, 'production');
+    expect(allowed.urlPolicy.allowLoopback).toBe(true);
+    expect(allowed.warnings).toEqual([expect.stringMatching(/^WARNING: loopback receivers are allowed [^\n]*$/)]);
+
+    const local = readCoreConfig({}, 'local');
+    expect(local.urlPolicy.allowLoopback).toBe(true);
+    expect(local.warnings).toEqual([expect.stringMatching(/^WARNING: loopback receivers are allowed \(local mode\)/)]);
+    expect(readCoreConfig({ SVC_ALLOW_LOOPBACK_RECEIVERS: '0' }, 'local')).toMatchObject({
+      urlPolicy: { allowLoopback: false },
+      warnings: [],
+    });
+    expect(() => readCoreConfig({ SVC_ALLOW_LOOPBACK_RECEIVERS: 'yes' }, 'local')).toThrow(
+      'SVC_ALLOW_LOOPBACK_RECEIVERS must be 0 or 1',
+    );
+  });
+});
