@@ -4,5 +4,14 @@ export { checkHostName, checkDestinationAddress, describeBlockReason } from './h
 export type { UrlPolicy, HostCheck, AddressCheck } from './host-policy.js';
 export { checkReceiverUrl, MAX_RECEIVER_URL_BYTES } from './url-policy.js';
 export type { UrlCheck, UrlCheckCode } from './url-policy.js';
-export { resolvePublicIPv4, checkConnectedAddress, systemLookup } from './resolve.js';
-export type { LookupFn, ResolveResult, ConnectedAddressCheck } from './resolve.js';
+export { resolvePublicIPv4, resolveDestination, checkConnectedAddress, systemLookup } from './resolve.js';
+export type { LookupFn, ResolveResult, DestinationResult, DestinationBlock, ConnectedAddressCheck } from './resolve.js';
+export { createDnsLookup } from './dns-lookup.js';
+export type { DnsLookupOptions } from './dns-lookup.js';
+export { createPinnedConnector, UnsafeDestinationError, DnsLookupError } from './pinned-connector.js';
+export type { PinnedConnectorOptions } from './pinned-connector.js';
+export { createEgressClient, MAX_RESPONSE_BODY_BYTES } from './egress-client.js';
+export type { EgressClient, EgressClientOptions, EgressRequest, EgressOutcome } from './egress-client.js';
+export { parseRetryAfter } from './retry-after.js';
+export { buildDeliveryHeaders, userAgent } from './delivery-headers.js';
+export type { DeliveryHeadersInput } from './delivery-headers.js';
