@@ -73,14 +73,9 @@ export async function buildApp(
   });
 
   app.get('/healthz', async () => ({ status: 'ok' }));
-  app.get('/readyz', async (_request, reply) => {
-    try {
-      await services.db.query('SELECT 1');
-      return { status: 'ready' };
-    } catch {
-      return reply.code(503).send({ status: 'unavailable' });
-    }
-  });
+  app.get('/readyz', async (_request, reply) =>
+    (await services.ready()) ? { status: 'ready' } : reply.code(503).send({ status: 'unavailable' }),
+  );
 
   const routes = restRoutes(services);
   const openApi = buildOpenApi(routes, `${config.publicBaseUrl}${REST_PREFIX}`);

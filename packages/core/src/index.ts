@@ -23,6 +23,7 @@ export { TeamSettingsEntity } from './settings/settings.entity.js';
 export { UpdateSettingsInput } from './settings/settings.service.js';
 export * from './idempotency/idempotency.service.js';
 export * from './billing/billing.service.js';
+export { RateLimitService, type RateClass, type BucketSpec } from './rate-limits/rate-limit.service.js';
 export { ENTITIES } from './entities.js';
 export { createServices, type Services, type CoreOptions } from './services.js';
 export { openCore, openProductionCore, type OpenCoreOptions, type OpenedCore } from './boot.js';

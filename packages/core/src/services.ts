@@ -73,7 +73,7 @@ export function createServices(options: CoreOptions): Services {
       tenants,
     }),
     idempotency: new IdempotencyService(db, clock),
-    rateLimits: new RateLimitService(db, clock),
+    rateLimits: new RateLimitService(db, clock, limits),
     billing: new BillingService(clock),
     consoleSessions: new ConsoleSessionService(db, clock),
     jobs: options.jobs,

@@ -13,7 +13,7 @@ import {
 import type { ServerConfig } from '../config.js';
 import { enforceRateLimit } from './rate-limit.js';
 import { plainValue, renderJson } from './render.js';
-import type { RouteResult, RouteSpec } from './route.js';
+import type { AnyRouteSpec, RouteResult, RouteSpec, UnauthenticatedRouteSpec } from './route.js';
 
 export const MAX_BODY_BYTES = 1_048_576;
 
@@ -106,8 +106,42 @@ function encodeBody(result: RouteResult): Buffer | null {
   return result.body === undefined ? null : Buffer.from(renderJson(result.body), 'utf8');
 }
 
-/** Registers one declared route with the common rules, in the order the spec and docs/api-choices.md give. */
-export function registerRoute(app: FastifyInstance, route: RouteSpec, deps: PipelineDeps): void {
+/**
+ * Registers one declared route with the common rules, in the order the spec and docs/api-choices.md give,
+ * dispatching on how the route authenticates.
+ */
+export function registerRoute(app: FastifyInstance, route: AnyRouteSpec, deps: PipelineDeps): void {
+  if (route.auth === 'secret_key') registerKeyRoute(app, route, deps);
+  else registerUnauthenticatedRoute(app, route);
+}
+
+/**
+ * Routes without a key (the receive route, discovery): Svc-Mode still comes first (the /v1 hook), then the
+ * handler gets the bytes as received; it authenticates (a provider signature) and rate-limits by itself.
+ */
+function registerUnauthenticatedRoute(app: FastifyInstance, route: UnauthenticatedRouteSpec): void {
+  app.route({
+    method: route.method,
+    url: route.path,
+    handler: async (request, reply) => {
+      const result = await route.handler({
+        params: request.params as Record<string, string>,
+        query: request.query as Record<string, unknown>,
+        headers: request.headers,
+        rawBody: request.rawBody ?? Buffer.alloc(0),
+        url: request.url,
+      });
+      reply.code(result.status);
+      for (const [name, value] of Object.entries(result.headers ?? {})) reply.header(name, value);
+      if (result.raw !== undefined)
+        return reply.type(result.contentType ?? 'application/octet-stream').send(result.raw);
+      const body = encodeBody(result);
+      return body === null ? reply.send() : reply.type('application/json; charset=utf-8').send(body);
+    },
+  });
+}
+
+function registerKeyRoute(app: FastifyInstance, route: RouteSpec, deps: PipelineDeps): void {
   app.route({
     method: route.method,
     url: route.path,

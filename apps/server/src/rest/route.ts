@@ -1,8 +1,28 @@
-import type { Actor, CallContext } from '@svc/core';
+import type { Actor, CallContext, RateClass as CoreRateClass } from '@svc/core';
 import type { z } from 'zod';
 
 export type HttpMethod = 'GET' | 'POST' | 'PATCH' | 'DELETE';
-export type RateClass = 'read' | 'config_write' | 'none';
+export type RateClass = CoreRateClass | 'none';
+
+/**
+ * How a route authenticates, which the pipeline dispatches on:
+ * - `secret_key`: a bearer svc_sk_ key; the pipeline resolves the Actor and takes the team's rate token.
+ * - `source_signature`: the receive route; the token in the path names a source and the provider's signature
+ *   authenticates the request, both checked by the service (which also takes the source's rate token).
+ * - `public`: no credentials at all (discovery documents).
+ */
+export type RouteAuth = 'secret_key' | 'source_signature' | 'public';
+
+/** What a route without a key gets: the request as sent, bytes and headers untouched. */
+export interface UnauthenticatedRequest {
+  params: Record<string, string>;
+  query: Record<string, unknown>;
+  headers: Record<string, string | string[] | undefined>;
+  /** The body exactly as received (signatures are over these bytes). */
+  rawBody: Buffer;
+  /** The path and query as called. */
+  url: string;
+}
 
 export interface RouteRequest<I> {
   ctx: CallContext;
@@ -26,12 +46,25 @@ export interface RouteResult {
  * A REST route declares its shape once: the pipeline enforces the common rules from it and the OpenAPI
  * document is generated from it.
  */
-export interface RouteSpec<I = unknown> {
+interface RouteBase {
   operationId: string;
   summary: string;
   method: HttpMethod;
   /** Fastify path syntax relative to /v1, e.g. /tenants/:id */
   path: string;
+  /** Query parameters, for the API description. */
+  query?: z.ZodType;
+  responses: Record<number, z.ZodType | null>;
+}
+
+/** A route that needs no secret key: no idempotency, If-Match or JSON body rules; the handler sees raw bytes. */
+export interface UnauthenticatedRouteSpec extends RouteBase {
+  auth: 'source_signature' | 'public';
+  rateClass: 'none';
+  handler(request: UnauthenticatedRequest): Promise<RouteResult & { contentType?: string; raw?: Buffer }>;
+}
+
+export interface RouteSpec<I = unknown> extends RouteBase {
   auth: 'secret_key';
   rateClass: RateClass;
   /** POST routes that require Idempotency-Key. */
@@ -42,9 +75,6 @@ export interface RouteSpec<I = unknown> {
   input?: z.ZodType<I>;
   /** Top-level body fields kept as their exact JSON text. */
   rawFields?: readonly string[];
-  /** Query parameters, for the API description. */
-  query?: z.ZodType;
-  responses: Record<number, z.ZodType | null>;
   handler(request: RouteRequest<I>): Promise<RouteResult>;
   /** The body kept for idempotent replays when it must differ from the one sent (a secret is never stored). */
   storedBody?(result: RouteResult): unknown;
@@ -55,3 +85,9 @@ export interface RouteSpec<I = unknown> {
 export function defineRoute<I>(spec: RouteSpec<I>): RouteSpec<I> {
   return spec;
 }
+
+export function defineUnauthenticatedRoute(spec: UnauthenticatedRouteSpec): UnauthenticatedRouteSpec {
+  return spec;
+}
+
+export type AnyRouteSpec = RouteSpec | UnauthenticatedRouteSpec;

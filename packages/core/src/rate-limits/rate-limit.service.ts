@@ -1,6 +1,20 @@
 import type { DataSource } from 'typeorm';
+import { BURSTS, type Limits } from '../catalog/limits.js';
 import type { Clock } from '../common/clock.js';
 import { ServiceError } from '../common/errors.js';
+
+/**
+ * The kinds of request a team is limited on, each its own bucket: reads, configuration writes, message admission
+ * (POST /messages and endpoint tests) and source captures (POST /receive, per source).
+ */
+export type RateClass = 'read' | 'config_write' | 'admission' | 'source';
+
+const BUCKETS = {
+  read: { limit: 'read_requests_per_second', burst: BURSTS.read_requests_per_second },
+  config_write: { limit: 'config_writes_per_second', burst: BURSTS.config_writes_per_second },
+  admission: { limit: 'admission_rate', burst: BURSTS.admission_rate },
+  source: { limit: 'source_requests_per_second', burst: BURSTS.source_requests_per_second },
+} as const;
 
 export interface BucketSpec {
   /** Tokens added per second. */
@@ -16,7 +30,14 @@ export class RateLimitService {
   constructor(
     private readonly db: DataSource,
     private readonly clock: Clock,
+    private readonly limits: Limits,
   ) {}
+
+  /** One token from the bucket of this kind of request; `scope` is the team, or the source for captures. */
+  takeFor(scope: string, rateClass: RateClass): Promise<void> {
+    const bucket = BUCKETS[rateClass];
+    return this.take(scope, rateClass, { rate: this.limits[bucket.limit].value, burst: bucket.burst });
+  }
 
   async take(teamId: string, bucket: string, spec: BucketSpec): Promise<void> {
     const now = this.clock.now();
