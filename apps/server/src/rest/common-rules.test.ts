@@ -331,7 +331,7 @@ describe('lists and cursors', () => {
     for (let i = 0; i < 55; i += 1)
       await h.services.tenants.createTenant(
         { actor: team },
-        { external_id: `p-${String(i).padStart(2, '0')}`, name: `P ${i}` },
+        { external_id: `p-${String(i).padStart(2, '0')}`, name: `P ${i}`, metadata: {} },
       );
     const first = await h.request('GET', '/tenants', { key: team.key });
     expect(first.json.data).toHaveLength(50);

@@ -103,7 +103,7 @@ describe('creating endpoints', () => {
       expect(stored).not.toContain(Buffer.from(secret).toString('hex'));
     }
     const entity = await h.services.endpoints.getEndpointEntity({ actor: team }, created.json.id);
-    const credentials = await h.services.endpoints.credentials(h.services.db.manager, entity);
+    const credentials = await h.services.endpoints.credentials.forDelivery(h.services.db.manager, entity);
     expect(credentials).toEqual({
       headers: { 'X-Api-Key': 'header-value-secret', 'X-Trace': 'on' },
       authorization: 'Bearer receiver-credential-xyz',
@@ -315,7 +315,7 @@ describe('rotating secrets', () => {
     expect(rotated.json.secret_version).toBe(2);
     expect(rotated.json.old_secret_expires_at).toBe(new Date(h.clock.now().getTime() + 86_400 * SECOND).toISOString());
     const entity = await h.services.endpoints.getEndpointEntity({ actor: team }, id);
-    const during = await h.services.endpoints.credentials(h.services.db.manager, entity);
+    const during = await h.services.endpoints.credentials.forDelivery(h.services.db.manager, entity);
     expect(during.signingSecrets).toEqual([second, first]);
     // Both secrets verify with the stock Standard Webhooks library, each on its own.
     for (const secret of during.signingSecrets) {
@@ -344,7 +344,7 @@ describe('rotating secrets', () => {
     });
     expect(retire.status).toBe(200);
     expect(retire.json).toMatchObject({ secret_version: 3, old_secret_expires_at: null });
-    const after = await h.services.endpoints.credentials(
+    const after = await h.services.endpoints.credentials.forDelivery(
       h.services.db.manager,
       await h.services.endpoints.getEndpointEntity({ actor: team }, id),
     );
@@ -364,7 +364,7 @@ describe('rotating secrets', () => {
     h.clock.advance(3600 * SECOND + 1);
     const read = await h.request('GET', `/endpoints/${id}`, { key: team.key });
     expect(read.json.old_secret_expires_at).toBeNull();
-    const secrets = await h.services.endpoints.credentials(
+    const secrets = await h.services.endpoints.credentials.forDelivery(
       h.services.db.manager,
       await h.services.endpoints.getEndpointEntity({ actor: team }, id),
     );

@@ -7,9 +7,19 @@ let tenantId: string;
 let eventTypeId: string;
 beforeAll(async () => {
   h = await startHarness();
-  const tenant = await h.services.tenants.createTenant({ actor: h.team }, { external_id: 'fuzz', name: 'Fuzz' });
+  const tenant = await h.services.tenants.createTenant(
+    { actor: h.team },
+    {
+      external_id: 'fuzz',
+      name: 'Fuzz',
+      metadata: {},
+    },
+  );
   tenantId = tenant.id;
-  const eventType = await h.services.eventTypes.createEventType({ actor: h.team }, { name: 'fuzz.event' });
+  const eventType = await h.services.eventTypes.createEventType(
+    { actor: h.team },
+    { name: 'fuzz.event', description: '', example: null },
+  );
   eventTypeId = eventType.id;
 });
 afterAll(async () => {

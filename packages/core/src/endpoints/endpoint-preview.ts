@@ -1,9 +1,8 @@
 import { parseStrict } from '@svc/json';
 import { unitsFor } from '../billing/billing.service.js';
 import type { CallContext } from '../common/context.js';
-import { parseInput } from '../common/validation.js';
 import { compileRules } from './endpoint-rules.js';
-import { PreviewInput } from './endpoint.inputs.js';
+import type { PreviewInput } from './endpoint.inputs.js';
 import type { EndpointService } from './endpoint.service.js';
 import { matchesEventPatterns } from './patterns.js';
 
@@ -32,9 +31,8 @@ export interface PreviewResult {
 export async function previewEndpoint(
   endpoints: EndpointService,
   ctx: CallContext,
-  raw: unknown,
+  input: PreviewInput,
 ): Promise<PreviewResult> {
-  const input = parseInput(PreviewInput, raw);
   const endpoint = await endpoints.getEndpointEntity(ctx, input.endpoint_id);
   const rules = compileRules(endpoint.filter, endpoint.transform);
   const payload = input.payload === null ? 'null' : input.payload.minified;

@@ -170,8 +170,10 @@ export type UpdateEndpointInput = z.output<typeof UpdateEndpointInput>;
 export const RotateSecretInput = z.strictObject({
   overlap_seconds: z.number().int().min(0).max(86_400).default(86_400),
 });
+export type RotateSecretInput = z.output<typeof RotateSecretInput>;
 
 export const EmptyInput = z.strictObject({});
+export type EmptyInput = z.output<typeof EmptyInput>;
 
 export const ListEndpointsQuery = z.strictObject({
   tenant_id: z.string().max(64).optional(),
@@ -179,6 +181,7 @@ export const ListEndpointsQuery = z.strictObject({
   limit: z.unknown().optional(),
   cursor: z.unknown().optional(),
 });
+export type ListEndpointsQuery = z.output<typeof ListEndpointsQuery>;
 
 export const PreviewInput = z.strictObject({
   endpoint_id: z.string().min(1).max(64),

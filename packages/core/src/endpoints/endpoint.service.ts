@@ -9,13 +9,13 @@ import { newId } from '../common/ids.js';
 import { decodeCursor, parseLimit, toPage, type ListScope, type Page } from '../common/paging.js';
 import type { Sealer } from '../common/sealing.js';
 import { inTransaction, lockOwned, lockTeam, reader } from '../common/transaction.js';
-import { parseInput } from '../common/validation.js';
 import type { Limits } from '../catalog/limits.js';
 import type { TenantService } from '../tenants/tenant.service.js';
 import { compileRules } from './endpoint-rules.js';
-import { EndpointSecrets, generateSigningSecret } from './endpoint-secrets.js';
+import { EndpointCredentialsService } from './endpoint-credentials.service.js';
+import { generateSigningSecret } from './endpoint-secrets.js';
 import { EndpointEntity } from './endpoint.entity.js';
-import {
+import type {
   CreateEndpointInput,
   EmptyInput,
   ListEndpointsQuery,
@@ -23,9 +23,6 @@ import {
   UpdateEndpointInput,
 } from './endpoint.inputs.js';
 import { toEndpointView, type EndpointView, type EndpointWithSecret } from './endpoint.view.js';
-
-const headersContext = (id: string) => `endpoint:${id}:headers`;
-const authorizationContext = (id: string) => `endpoint:${id}:authorization`;
 
 export interface EndpointServiceDeps {
   db: DataSource;
@@ -36,21 +33,21 @@ export interface EndpointServiceDeps {
   tenants: TenantService;
 }
 
-/** The outbound credentials of an endpoint, opened for the delivery engine. Never rendered. */
-export interface EndpointCredentials {
-  headers: Record<string, string>;
-  authorization: string | null;
-  signingSecrets: string[];
-}
+/** The columns a change may set; version and updated_at follow from any of them. */
+type EndpointChange = Partial<Omit<EndpointEntity, 'id' | 'teamId' | 'tenantId' | 'version' | 'createdAt'>>;
 
+/**
+ * Endpoints: create, read, list, change, delete, rotate the signing secret and resume. Inputs arrive parsed by the
+ * transport with the shared schemas (endpoint.inputs.ts). Sealed values and signing secrets live in `credentials`.
+ */
 export class EndpointService {
-  readonly secrets: EndpointSecrets;
+  readonly credentials: EndpointCredentialsService;
 
   constructor(private readonly deps: EndpointServiceDeps) {
-    this.secrets = new EndpointSecrets(deps.sealer);
+    this.credentials = new EndpointCredentialsService(deps.sealer, deps.clock);
   }
 
-  etag(endpoint: EndpointEntity): string {
+  etag(endpoint: { id: string; version: string }): string {
     return etagFor(endpoint.id, endpoint.version);
   }
 
@@ -65,13 +62,11 @@ export class EndpointService {
     return { host: check.host };
   }
 
-  async createEndpoint(ctx: CallContext, raw: unknown): Promise<EndpointWithSecret> {
-    const input = parseInput(CreateEndpointInput, raw);
+  async createEndpoint(ctx: CallContext, input: CreateEndpointInput): Promise<EndpointWithSecret> {
     const { host } = this.checkUrl(input.url);
     compileRules(input.filter, input.transform);
+    this.checkConcurrency(input.max_concurrency);
     const cap = this.deps.limits.max_endpoint_concurrency.value;
-    if (input.max_concurrency !== undefined && input.max_concurrency > cap)
-      throw new ServiceError('invalid_field', `max_concurrency is at most ${cap}`, { field: 'max_concurrency' });
     return inTransaction(this.deps.db, ctx, async (tx) => {
       await lockTeam(tx, ctx.actor.teamId);
       await this.deps.tenants.requireActiveTenant({ ...ctx, tx }, input.tenant_id);
@@ -97,8 +92,8 @@ export class EndpointService {
         maxConcurrency: input.max_concurrency ?? Math.min(3, cap),
         retryDelaysSeconds: input.retry_delays_seconds,
         timeoutSeconds: input.timeout_seconds,
-        ...this.sealHeaders(id, input.headers),
-        authorizationSealed: this.sealAuthorization(id, input.authorization),
+        ...this.credentials.sealHeaders(id, input.headers),
+        authorizationSealed: this.credentials.sealAuthorization(id, input.authorization),
         metadata: input.metadata,
         secretVersion: 1,
         oldSecretExpiresAt: null,
@@ -114,9 +109,15 @@ export class EndpointService {
       });
       await tx.getRepository(EndpointEntity).insert(endpoint);
       const signingSecret = generateSigningSecret();
-      await this.secrets.addCurrent(tx, id, 1, signingSecret, ctx.actor.keyId, now);
+      await this.credentials.secrets.addCurrent(tx, id, 1, signingSecret, ctx.actor.keyId, now);
       return { endpoint: this.view(endpoint), signingSecret };
     });
+  }
+
+  private checkConcurrency(maxConcurrency: number | undefined): void {
+    const cap = this.deps.limits.max_endpoint_concurrency.value;
+    if (maxConcurrency !== undefined && maxConcurrency > cap)
+      throw new ServiceError('invalid_field', `max_concurrency is at most ${cap}`, { field: 'max_concurrency' });
   }
 
   private async checkQuotas(tx: EntityManager, teamId: string, tenantId: string): Promise<void> {
@@ -138,21 +139,6 @@ export class EndpointService {
       );
   }
 
-  private sealHeaders(
-    id: string,
-    headers: Record<string, string>,
-  ): Pick<EndpointEntity, 'headerNames' | 'headersSealed'> {
-    const names = Object.keys(headers).map((name) => name.toLowerCase());
-    return {
-      headerNames: names,
-      headersSealed: names.length === 0 ? null : this.deps.sealer.seal(JSON.stringify(headers), headersContext(id)),
-    };
-  }
-
-  private sealAuthorization(id: string, authorization: string | null): Buffer | null {
-    return authorization === null ? null : this.deps.sealer.seal(authorization, authorizationContext(id));
-  }
-
   async getEndpointEntity(ctx: CallContext, id: string): Promise<EndpointEntity> {
     const endpoint = await reader(this.deps.db, ctx)
       .getRepository(EndpointEntity)
@@ -165,8 +151,7 @@ export class EndpointService {
     return this.view(await this.getEndpointEntity(ctx, id));
   }
 
-  async listEndpoints(ctx: CallContext, raw: unknown): Promise<Page<EndpointView>> {
-    const query = parseInput(ListEndpointsQuery, raw);
+  async listEndpoints(ctx: CallContext, query: ListEndpointsQuery): Promise<Page<EndpointView>> {
     const limit = parseLimit(query.limit);
     const scope: ListScope = {
       teamId: ctx.actor.teamId,
@@ -186,48 +171,55 @@ export class EndpointService {
     return toPage(scope, await qb.getMany(), limit, (row) => this.view(row));
   }
 
-  async updateEndpoint(ctx: CallContext, id: string, ifMatch: string, raw: unknown): Promise<EndpointView> {
-    const input = parseInput(UpdateEndpointInput, raw);
+  /** Only what differs is written; an unchanged request keeps the version. */
+  async updateEndpoint(
+    ctx: CallContext,
+    id: string,
+    ifMatch: string,
+    input: UpdateEndpointInput,
+  ): Promise<EndpointView> {
     if (input.status === 'disabled')
       throw new ServiceError('invalid_field', 'status can be set to enabled or paused; only the service disables', {
         field: 'status',
       });
     compileRules(input.filter ?? null, input.transform ?? null);
-    const cap = this.deps.limits.max_endpoint_concurrency.value;
-    if (input.max_concurrency !== undefined && input.max_concurrency > cap)
-      throw new ServiceError('invalid_field', `max_concurrency is at most ${cap}`, { field: 'max_concurrency' });
+    this.checkConcurrency(input.max_concurrency);
     return inTransaction(this.deps.db, ctx, async (tx) => {
       const endpoint = await this.lock(tx, ctx, id);
       assertCurrent(ifMatch, this.etag(endpoint));
-      const before = JSON.stringify(endpoint);
-      if (input.url !== undefined && input.url !== endpoint.url) this.changeUrl(endpoint, input.url, raw);
+      const change: EndpointChange = {};
+      const set = <K extends keyof EndpointChange>(key: K, value: EndpointEntity[K] | undefined) => {
+        if (value !== undefined && JSON.stringify(value) !== JSON.stringify(endpoint[key])) change[key] = value;
+      };
+      if (input.url !== undefined && input.url !== endpoint.url)
+        Object.assign(change, this.urlChange(endpoint, input.url, input));
       if (input.status !== undefined && input.status !== endpoint.status) {
         if (endpoint.status === 'disabled')
           throw new ServiceError(
             'invalid_state',
             'the service disabled this endpoint; use POST /endpoints/{id}/resume',
           );
-        endpoint.status = input.status;
+        change.status = input.status;
       }
-      if (input.name !== undefined) endpoint.name = input.name;
-      if (input.description !== undefined) endpoint.description = input.description;
-      if (input.events !== undefined) endpoint.events = input.events;
-      if (input.filter !== undefined) endpoint.filter = input.filter?.text ?? null;
+      set('name', input.name);
+      set('description', input.description);
+      set('events', input.events);
+      if (input.filter !== undefined) set('filter', input.filter?.text ?? null);
       if (input.transform !== undefined && (input.transform?.text ?? null) !== endpoint.transform) {
-        endpoint.transform = input.transform?.text ?? null;
-        endpoint.transformVersion = (BigInt(endpoint.transformVersion) + 1n).toString();
+        change.transform = input.transform?.text ?? null;
+        change.transformVersion = (BigInt(endpoint.transformVersion) + 1n).toString();
       }
-      if (input.rate_per_second !== undefined) endpoint.ratePerSecond = input.rate_per_second;
-      if (input.max_concurrency !== undefined) endpoint.maxConcurrency = input.max_concurrency;
-      if (input.retry_delays_seconds !== undefined) endpoint.retryDelaysSeconds = input.retry_delays_seconds;
-      if (input.timeout_seconds !== undefined) endpoint.timeoutSeconds = input.timeout_seconds;
-      if (input.metadata !== undefined) endpoint.metadata = input.metadata;
-      if (input.headers !== undefined && !this.sameHeaders(endpoint, input.headers))
-        Object.assign(endpoint, this.sealHeaders(id, input.headers));
-      if (input.authorization !== undefined && !this.sameAuthorization(endpoint, input.authorization))
-        endpoint.authorizationSealed = this.sealAuthorization(id, input.authorization);
-      if (JSON.stringify(endpoint) === before) return this.view(endpoint);
-      return this.view(await this.saveChange(tx, endpoint));
+      set('ratePerSecond', input.rate_per_second);
+      set('maxConcurrency', input.max_concurrency);
+      set('retryDelaysSeconds', input.retry_delays_seconds);
+      set('timeoutSeconds', input.timeout_seconds);
+      set('metadata', input.metadata);
+      if (input.headers !== undefined && !this.credentials.sameHeaders(endpoint, input.headers))
+        Object.assign(change, this.credentials.sealHeaders(id, input.headers));
+      if (input.authorization !== undefined && !this.credentials.sameAuthorization(endpoint, input.authorization))
+        change.authorizationSealed = this.credentials.sealAuthorization(id, input.authorization);
+      if (Object.keys(change).length === 0) return this.view(endpoint);
+      return this.view(await this.applyChange(tx, endpoint, change));
     });
   }
 
@@ -235,61 +227,47 @@ export class EndpointService {
    * A URL with a new host must come with authorization (or null) and headers (or {}), so credentials meant for
    * one host never go to another. Any new URL resets health and moves url_revision.
    */
-  private changeUrl(endpoint: EndpointEntity, url: string, raw: unknown): void {
-    const given = (field: string) => typeof raw === 'object' && raw !== null && Object.hasOwn(raw, field);
+  private urlChange(endpoint: EndpointEntity, url: string, input: UpdateEndpointInput): EndpointChange {
     const { host } = this.checkUrl(url);
     if (host !== endpoint.urlHost) {
-      if (!given('authorization'))
+      if (input.authorization === undefined)
         throw new ServiceError(
           'invalid_field',
           'a URL with a new host needs authorization (or null) in the same request',
           { field: 'authorization' },
         );
-      if (!given('headers'))
+      if (input.headers === undefined)
         throw new ServiceError('invalid_field', 'a URL with a new host needs headers (or {}) in the same request', {
           field: 'headers',
         });
     }
-    endpoint.url = url;
-    endpoint.urlHost = host;
-    endpoint.urlRevision = (BigInt(endpoint.urlRevision) + 1n).toString();
-    Object.assign(endpoint, {
+    return {
+      url,
+      urlHost: host,
+      urlRevision: (BigInt(endpoint.urlRevision) + 1n).toString(),
       circuit: 'closed',
       consecutiveFailures: 0,
       lastSuccessAt: null,
       lastFailureAt: null,
       nextProbeAt: null,
-    });
-  }
-
-  private sameHeaders(endpoint: EndpointEntity, headers: Record<string, string>): boolean {
-    const current = endpoint.headersSealed
-      ? (JSON.parse(this.deps.sealer.open(endpoint.headersSealed, headersContext(endpoint.id))) as Record<
-          string,
-          string
-        >)
-      : {};
-    return JSON.stringify(current) === JSON.stringify(headers);
-  }
-
-  private sameAuthorization(endpoint: EndpointEntity, authorization: string | null): boolean {
-    const current = endpoint.authorizationSealed
-      ? this.deps.sealer.open(endpoint.authorizationSealed, authorizationContext(endpoint.id))
-      : null;
-    return current === authorization;
+    };
   }
 
   async deleteEndpoint(ctx: CallContext, id: string, ifMatch: string): Promise<void> {
     await inTransaction(this.deps.db, ctx, async (tx) => {
       const endpoint = await this.lock(tx, ctx, id);
       assertCurrent(ifMatch, this.etag(endpoint));
-      endpoint.deletedAt = this.deps.clock.now();
-      await this.saveChange(tx, endpoint);
+      await this.applyChange(tx, endpoint, { deletedAt: this.deps.clock.now() });
     });
   }
 
-  async rotateSecret(ctx: CallContext, id: string, ifMatch: string, raw: unknown): Promise<EndpointWithSecret> {
-    const { overlap_seconds: overlapSeconds } = parseInput(RotateSecretInput, raw);
+  async rotateSecret(
+    ctx: CallContext,
+    id: string,
+    ifMatch: string,
+    input: RotateSecretInput,
+  ): Promise<EndpointWithSecret> {
+    const { overlap_seconds: overlapSeconds } = input;
     return inTransaction(this.deps.db, ctx, async (tx) => {
       const endpoint = await this.lock(tx, ctx, id);
       assertCurrent(ifMatch, this.etag(endpoint));
@@ -302,17 +280,19 @@ export class EndpointService {
       const version = endpoint.secretVersion + 1;
       const overlapEnd = addMs(now, overlapSeconds * SECOND);
       const signingSecret = generateSigningSecret();
-      await this.secrets.addCurrent(tx, id, version, signingSecret, ctx.actor.keyId, now);
-      await this.secrets.retireOlder(tx, id, version, overlapSeconds === 0 ? now : overlapEnd);
-      endpoint.secretVersion = version;
-      endpoint.oldSecretExpiresAt = overlapSeconds === 0 ? null : overlapEnd;
-      return { endpoint: this.view(await this.saveChange(tx, endpoint)), signingSecret };
+      const { secrets } = this.credentials;
+      await secrets.addCurrent(tx, id, version, signingSecret, ctx.actor.keyId, now);
+      await secrets.retireOlder(tx, id, version, overlapSeconds === 0 ? now : overlapEnd);
+      const rotated = await this.applyChange(tx, endpoint, {
+        secretVersion: version,
+        oldSecretExpiresAt: overlapSeconds === 0 ? null : overlapEnd,
+      });
+      return { endpoint: this.view(rotated), signingSecret };
     });
   }
 
-  /** Re-checks the URL and sends one probe: enabled with the circuit half open. */
-  async resumeEndpoint(ctx: CallContext, id: string, ifMatch: string, raw: unknown): Promise<EndpointView> {
-    parseInput(EmptyInput, raw);
+  /** Re-checks the URL and sends one probe: enabled with the circuit half open. The body is `{}`. */
+  async resumeEndpoint(ctx: CallContext, id: string, ifMatch: string, _input: EmptyInput): Promise<EndpointView> {
     return inTransaction(this.deps.db, ctx, async (tx) => {
       const endpoint = await this.lock(tx, ctx, id);
       assertCurrent(ifMatch, this.etag(endpoint));
@@ -324,13 +304,13 @@ export class EndpointService {
           'only a disabled endpoint or one with an open circuit can be resumed; use PATCH status for paused ones',
         );
       this.checkUrl(endpoint.url);
-      Object.assign(endpoint, {
+      const resumed = await this.applyChange(tx, endpoint, {
         status: 'enabled',
         disabledReason: null,
         circuit: 'half_open',
         nextProbeAt: this.deps.clock.now(),
       });
-      return this.view(await this.saveChange(tx, endpoint));
+      return this.view(resumed);
     });
   }
 
@@ -343,33 +323,28 @@ export class EndpointService {
       .getRepository(EndpointEntity)
       .findOneBy({ id: endpointId, teamId: ctx.actor.teamId });
     if (!endpoint || endpoint.deletedAt || endpoint.secretVersion !== version) return null;
-    return this.secrets.currentFor(reader(this.deps.db, ctx), endpointId, version, ctx.actor.keyId);
-  }
-
-  /** For the delivery engine: the values to send, opened from their sealed form. */
-  async credentials(tx: EntityManager, endpoint: EndpointEntity): Promise<EndpointCredentials> {
-    return {
-      headers: endpoint.headersSealed
-        ? (JSON.parse(this.deps.sealer.open(endpoint.headersSealed, headersContext(endpoint.id))) as Record<
-            string,
-            string
-          >)
-        : {},
-      authorization: endpoint.authorizationSealed
-        ? this.deps.sealer.open(endpoint.authorizationSealed, authorizationContext(endpoint.id))
-        : null,
-      signingSecrets: await this.secrets.signingSecrets(tx, endpoint.id, this.deps.clock.now()),
-    };
+    return this.credentials.secrets.currentFor(reader(this.deps.db, ctx), endpointId, version, ctx.actor.keyId);
   }
 
   private lock(tx: EntityManager, ctx: CallContext, id: string): Promise<EndpointEntity> {
     return lockOwned(tx, EndpointEntity, ctx.actor.teamId, id, 'endpoint', { softDeleted: true });
   }
 
-  private async saveChange(tx: EntityManager, endpoint: EndpointEntity): Promise<EndpointEntity> {
-    endpoint.version = (BigInt(endpoint.version) + 1n).toString();
-    endpoint.updatedAt = this.deps.clock.now();
-    await tx.getRepository(EndpointEntity).save(endpoint);
-    return endpoint;
+  /**
+   * Writes a change to a row locked by this transaction with one UPDATE (save() would read the row again first)
+   * and moves the version.
+   */
+  private async applyChange(
+    tx: EntityManager,
+    endpoint: EndpointEntity,
+    change: EndpointChange,
+  ): Promise<EndpointEntity> {
+    const update = {
+      ...change,
+      version: (BigInt(endpoint.version) + 1n).toString(),
+      updatedAt: this.deps.clock.now(),
+    };
+    await tx.getRepository(EndpointEntity).update({ id: endpoint.id }, update);
+    return Object.assign(endpoint, update);
   }
 }

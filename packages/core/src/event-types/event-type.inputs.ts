@@ -41,3 +41,4 @@ export const ListEventTypesQuery = z.strictObject({
   limit: z.unknown().optional(),
   cursor: z.unknown().optional(),
 });
+export type ListEventTypesQuery = z.output<typeof ListEventTypesQuery>;

@@ -6,10 +6,10 @@ import { ServiceError, notFound } from '../common/errors.js';
 import { newId } from '../common/ids.js';
 import { decodeCursor, parseLimit, toPage, type ListScope, type Page } from '../common/paging.js';
 import { inTransaction, lockOwned, lockTeam, reader } from '../common/transaction.js';
-import { parseInput } from '../common/validation.js';
 import type { Limits } from '../catalog/limits.js';
 import { EventTypeEntity } from './event-type.entity.js';
-import { CreateEventTypeInput, ListEventTypesQuery, UpdateEventTypeInput } from './event-type.inputs.js';
+import type { CreateEventTypeInput, ListEventTypesQuery, UpdateEventTypeInput } from './event-type.inputs.js';
+import { toEventTypeView, type EventTypeView } from './event-type.view.js';
 
 export class EventTypeService {
   constructor(
@@ -18,12 +18,12 @@ export class EventTypeService {
     private readonly limits: Limits,
   ) {}
 
-  etag(eventType: EventTypeEntity): string {
+  etag(eventType: { id: string; version: string }): string {
     return etagFor(eventType.id, eventType.version);
   }
 
-  async createEventType(ctx: CallContext, raw: unknown): Promise<EventTypeEntity> {
-    const input = parseInput(CreateEventTypeInput, raw);
+  /** Inputs arrive parsed by the transport with the shared schemas (event-type.inputs.ts). */
+  async createEventType(ctx: CallContext, input: CreateEventTypeInput): Promise<EventTypeView> {
     return inTransaction(this.db, ctx, async (tx) => {
       await lockTeam(tx, ctx.actor.teamId);
       const repo = tx.getRepository(EventTypeEntity);
@@ -51,18 +51,17 @@ export class EventTypeService {
         updatedAt: now,
       });
       await repo.insert(eventType);
-      return eventType;
+      return toEventTypeView(eventType);
     });
   }
 
-  async getEventType(ctx: CallContext, id: string): Promise<EventTypeEntity> {
+  async getEventType(ctx: CallContext, id: string): Promise<EventTypeView> {
     const found = await reader(this.db, ctx).getRepository(EventTypeEntity).findOneBy({ id, teamId: ctx.actor.teamId });
     if (!found) throw notFound('event type');
-    return found;
+    return toEventTypeView(found);
   }
 
-  async listEventTypes(ctx: CallContext, raw: unknown): Promise<Page<EventTypeEntity>> {
-    const query = parseInput(ListEventTypesQuery, raw);
+  async listEventTypes(ctx: CallContext, query: ListEventTypesQuery): Promise<Page<EventTypeView>> {
     const limit = parseLimit(query.limit);
     const scope: ListScope = { teamId: ctx.actor.teamId, list: 'event_types', filters: { name: query.name ?? null } };
     const after = decodeCursor(scope, query.cursor);
@@ -74,11 +73,15 @@ export class EventTypeService {
       .limit(limit + 1);
     if (query.name !== undefined) qb.andWhere('e.name = :name', { name: query.name });
     if (after) qb.andWhere('e.id > :after', { after });
-    return toPage(scope, await qb.getMany(), limit, (row) => row);
+    return toPage(scope, await qb.getMany(), limit, toEventTypeView);
   }
 
-  async updateEventType(ctx: CallContext, id: string, ifMatch: string, raw: unknown): Promise<EventTypeEntity> {
-    const input = parseInput(UpdateEventTypeInput, raw);
+  async updateEventType(
+    ctx: CallContext,
+    id: string,
+    ifMatch: string,
+    input: UpdateEventTypeInput,
+  ): Promise<EventTypeView> {
     return inTransaction(this.db, ctx, async (tx) => {
       const eventType = await lockOwned(tx, EventTypeEntity, ctx.actor.teamId, id, 'event type');
       assertCurrent(ifMatch, this.etag(eventType));
@@ -92,17 +95,17 @@ export class EventTypeService {
         next.example === eventType.example &&
         next.archived === eventType.archived
       )
-        return eventType;
+        return toEventTypeView(eventType);
       return this.saveChange(tx, eventType, next);
     });
   }
 
   /** DELETE archives: new messages of the type are refused; archiving an archived type changes nothing. */
-  async archiveEventType(ctx: CallContext, id: string, ifMatch: string): Promise<EventTypeEntity> {
+  async archiveEventType(ctx: CallContext, id: string, ifMatch: string): Promise<EventTypeView> {
     return inTransaction(this.db, ctx, async (tx) => {
       const eventType = await lockOwned(tx, EventTypeEntity, ctx.actor.teamId, id, 'event type');
       assertCurrent(ifMatch, this.etag(eventType));
-      if (eventType.archived) return eventType;
+      if (eventType.archived) return toEventTypeView(eventType);
       return this.saveChange(tx, eventType, { archived: true });
     });
   }
@@ -117,16 +120,14 @@ export class EventTypeService {
     return found;
   }
 
+  /** An explicit UPDATE of the locked row (save() would read it again first); the version moves by one. */
   private async saveChange(
     tx: EntityManager,
     eventType: EventTypeEntity,
-    change: Partial<EventTypeEntity>,
-  ): Promise<EventTypeEntity> {
-    Object.assign(eventType, change, {
-      version: (BigInt(eventType.version) + 1n).toString(),
-      updatedAt: this.clock.now(),
-    });
-    await tx.getRepository(EventTypeEntity).save(eventType);
-    return eventType;
+    change: Pick<Partial<EventTypeEntity>, 'description' | 'example' | 'archived'>,
+  ): Promise<EventTypeView> {
+    const update = { ...change, version: (BigInt(eventType.version) + 1n).toString(), updatedAt: this.clock.now() };
+    await tx.getRepository(EventTypeEntity).update({ id: eventType.id }, update);
+    return toEventTypeView(Object.assign(eventType, update));
   }
 }

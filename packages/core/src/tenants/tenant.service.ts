@@ -6,10 +6,10 @@ import { ServiceError, notFound } from '../common/errors.js';
 import { newId } from '../common/ids.js';
 import { decodeCursor, parseLimit, toPage, type ListScope, type Page } from '../common/paging.js';
 import { inTransaction, lockOwned, lockTeam, reader } from '../common/transaction.js';
-import { parseInput } from '../common/validation.js';
 import type { Limits } from '../catalog/limits.js';
 import { TenantEntity, TenantExternalIdClaimEntity } from './tenant.entity.js';
-import { CreateTenantInput, ListTenantsQuery, UpdateTenantInput } from './tenant.inputs.js';
+import type { CreateTenantInput, ListTenantsQuery, UpdateTenantInput } from './tenant.inputs.js';
+import { toTenantView, type TenantView } from './tenant.view.js';
 
 export const EXTERNAL_ID_RESERVATION_MS = 90 * DAY;
 
@@ -20,12 +20,12 @@ export class TenantService {
     private readonly limits: Limits,
   ) {}
 
-  etag(tenant: TenantEntity): string {
+  etag(tenant: { id: string; version: string }): string {
     return etagFor(tenant.id, tenant.version);
   }
 
-  async createTenant(ctx: CallContext, raw: unknown): Promise<TenantEntity> {
-    const input = parseInput(CreateTenantInput, raw);
+  /** Inputs arrive parsed by the transport with the shared schemas (tenant.inputs.ts). */
+  async createTenant(ctx: CallContext, input: CreateTenantInput): Promise<TenantView> {
     return inTransaction(this.db, ctx, async (tx) => {
       await lockTeam(tx, ctx.actor.teamId);
       const active = await tx.getRepository(TenantEntity).countBy({ teamId: ctx.actor.teamId, status: 'active' });
@@ -55,7 +55,7 @@ export class TenantService {
         tenantId: tenant.id,
         reservedUntil: null,
       });
-      return tenant;
+      return toTenantView(tenant);
     });
   }
 
@@ -81,14 +81,13 @@ export class TenantService {
     await claims.delete({ teamId, externalId });
   }
 
-  async getTenant(ctx: CallContext, id: string): Promise<TenantEntity> {
+  async getTenant(ctx: CallContext, id: string): Promise<TenantView> {
     const tenant = await reader(this.db, ctx).getRepository(TenantEntity).findOneBy({ id, teamId: ctx.actor.teamId });
     if (!tenant) throw notFound('tenant');
-    return tenant;
+    return toTenantView(tenant);
   }
 
-  async listTenants(ctx: CallContext, raw: unknown): Promise<Page<TenantEntity>> {
-    const query = parseInput(ListTenantsQuery, raw);
+  async listTenants(ctx: CallContext, query: ListTenantsQuery): Promise<Page<TenantView>> {
     const limit = parseLimit(query.limit);
     const scope: ListScope = {
       teamId: ctx.actor.teamId,
@@ -104,24 +103,21 @@ export class TenantService {
       .limit(limit + 1);
     if (query.external_id !== undefined) qb.andWhere('t.external_id = :externalId', { externalId: query.external_id });
     if (after) qb.andWhere('t.id > :after', { after });
-    return toPage(scope, await qb.getMany(), limit, (row) => row);
+    return toPage(scope, await qb.getMany(), limit, toTenantView);
   }
 
-  async updateTenant(ctx: CallContext, id: string, ifMatch: string, raw: unknown): Promise<TenantEntity> {
-    const input = parseInput(UpdateTenantInput, raw);
+  async updateTenant(ctx: CallContext, id: string, ifMatch: string, input: UpdateTenantInput): Promise<TenantView> {
     return inTransaction(this.db, ctx, async (tx) => {
       const tenant = await lockOwned(tx, TenantEntity, ctx.actor.teamId, id, 'tenant');
       assertCurrent(ifMatch, this.etag(tenant));
       if (tenant.status !== 'active') throw new ServiceError('invalid_state', 'a deleted tenant cannot be changed');
       const name = input.name ?? tenant.name;
       const metadata = input.metadata ?? tenant.metadata;
-      if (name === tenant.name && sameMetadata(metadata, tenant.metadata)) return tenant;
-      tenant.name = name;
-      tenant.metadata = metadata;
-      tenant.version = (BigInt(tenant.version) + 1n).toString();
-      tenant.updatedAt = this.clock.now();
-      await tx.getRepository(TenantEntity).save(tenant);
-      return tenant;
+      if (name === tenant.name && sameMetadata(metadata, tenant.metadata)) return toTenantView(tenant);
+      // An explicit UPDATE of the locked row: save() would read it again first.
+      const change = { name, metadata, version: nextVersion(tenant.version), updatedAt: this.clock.now() };
+      await tx.getRepository(TenantEntity).update({ id: tenant.id }, change);
+      return toTenantView(Object.assign(tenant, change));
     });
   }
 
@@ -135,11 +131,12 @@ export class TenantService {
       assertCurrent(ifMatch, this.etag(tenant));
       if (tenant.status === 'deleted') return;
       const now = this.clock.now();
-      tenant.status = 'deleted';
-      tenant.deletedAt = now;
-      tenant.updatedAt = now;
-      tenant.version = (BigInt(tenant.version) + 1n).toString();
-      await tx.getRepository(TenantEntity).save(tenant);
+      await tx
+        .getRepository(TenantEntity)
+        .update(
+          { id: tenant.id },
+          { status: 'deleted', deletedAt: now, updatedAt: now, version: nextVersion(tenant.version) },
+        );
       // Endpoints go with their tenant at once (sources, deliveries and content follow in their own issues).
       await tx.query(
         `UPDATE endpoints SET deleted_at = $2, updated_at = $2, version = version + 1 WHERE tenant_id = $1 AND deleted_at IS NULL`,
@@ -161,6 +158,10 @@ export class TenantService {
       throw new ServiceError('invalid_field', 'tenant must be an active tenant', { field });
     return tenant;
   }
+}
+
+function nextVersion(version: string): string {
+  return (BigInt(version) + 1n).toString();
 }
 
 function sameMetadata(a: Record<string, string>, b: Record<string, string>): boolean {

@@ -1,44 +1,58 @@
 import { z } from 'zod';
-import { formatUsd, RATES, UpdateSettingsInput, type Limits, type Services, type TeamSettingsEntity } from '@svc/core';
+import { formatUsd, RATES, UpdateSettingsInput, type Limits, type Services, type SettingsView } from '@svc/core';
 import { defineRoute, type RouteSpec } from '../route.js';
 import { decimalString, ErrorShape, timestamp } from '../shapes.js';
 
-const LimitShape = z.strictObject({ value: z.number().int(), unit: z.string(), measured: z.literal(false).optional() });
-const LimitsShape = z.record(z.string(), LimitShape);
+const LimitShape = z
+  .strictObject({
+    value: z.number().int(),
+    unit: z.string().describe('What the value counts, e.g. count, bytes, per_second'),
+    measured: z.literal(false).optional().describe('false when the limit is declared but not yet enforced'),
+  })
+  .meta({ id: 'Limit' });
+const LimitsShape = z.record(z.string(), LimitShape).meta({ id: 'Limits', description: 'Limits by name' });
 
-export const CapabilitiesShape = z.strictObject({
-  service_id: z.string(),
-  region: z.string(),
-  egress_ipv4_cidrs: z.array(z.string()),
-  ipv6_delivery: z.boolean(),
-  verification_kinds: z.array(z.string()),
-  content_types: z.array(z.string()),
-  limits: LimitsShape,
-  rate_version: z.string(),
-});
+export const CapabilitiesShape = z
+  .strictObject({
+    service_id: z.string(),
+    region: z.string(),
+    egress_ipv4_cidrs: z.array(z.string()).describe('Deliveries come from these IPv4 ranges'),
+    ipv6_delivery: z.boolean().describe('Whether deliveries may go to IPv6 receivers'),
+    verification_kinds: z.array(z.string()).describe('Inbound signature verifiers sources can use'),
+    content_types: z.array(z.string()).describe('Content types a source accepts'),
+    limits: LimitsShape,
+    rate_version: z.string().describe('The version of the published rates in force'),
+  })
+  .meta({ id: 'Capabilities', description: 'What this service supports and its limits' });
 
-export const RatesShape = z.strictObject({
-  currency: z.string(),
-  version: z.string(),
-  effective_at: timestamp,
-  meters: z.array(
-    z.strictObject({
-      id: z.string(),
-      unit: z.literal('unit'),
-      unit_bytes: z.number().int(),
-      unit_price_usd: z.string(),
-    }),
-  ),
-});
+export const RatesShape = z
+  .strictObject({
+    currency: z.string(),
+    version: z.string(),
+    effective_at: timestamp,
+    meters: z.array(
+      z
+        .strictObject({
+          id: z.string(),
+          unit: z.literal('unit'),
+          unit_bytes: z.number().int().describe('Bytes per billable unit'),
+          unit_price_usd: z.string().describe('Price per unit in USD, a decimal string'),
+        })
+        .meta({ id: 'Meter' }),
+    ),
+  })
+  .meta({ id: 'Rates', description: 'The published rates' });
 
-export const SettingsShape = z.strictObject({
-  configuration_version: decimalString,
-  payload_retention_days: z.number().int(),
-  response_body_logging: z.boolean(),
-  response_retention_days: z.number().int(),
-  approved_configuration_version: decimalString,
-  limits: LimitsShape,
-});
+export const SettingsShape = z
+  .strictObject({
+    configuration_version: decimalString.describe('Moves by one with every change of the settings'),
+    payload_retention_days: z.number().int().describe('Days message bodies are kept (1 to 30)'),
+    response_body_logging: z.boolean().describe("Whether receivers' response bodies are kept"),
+    response_retention_days: z.number().int().describe('Days response bodies are kept (1 to 7)'),
+    approved_configuration_version: decimalString,
+    limits: LimitsShape,
+  })
+  .meta({ id: 'Settings', description: "The team's retention settings and limits" });
 
 export function renderLimits(limits: Limits) {
   return Object.fromEntries(
@@ -51,7 +65,7 @@ export function renderLimits(limits: Limits) {
   );
 }
 
-export function renderSettings(settings: TeamSettingsEntity, limits: Limits) {
+export function renderSettings(settings: SettingsView, limits: Limits) {
   return {
     configuration_version: settings.configurationVersion,
     payload_retention_days: settings.payloadRetentionDays,
@@ -128,7 +142,7 @@ export function catalogRoutes(services: Services): RouteSpec[] {
         return {
           status: 200,
           body: renderSettings(settings, services.limits),
-          headers: { ETag: services.settings.etag(settings) },
+          headers: { ETag: settings.etag },
         };
       },
     }),
@@ -147,7 +161,7 @@ export function catalogRoutes(services: Services): RouteSpec[] {
         return {
           status: 200,
           body: renderSettings(settings, services.limits),
-          headers: { ETag: services.settings.etag(settings) },
+          headers: { ETag: settings.etag },
         };
       },
     }),

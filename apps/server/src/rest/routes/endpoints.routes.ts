@@ -2,135 +2,28 @@ import { z } from 'zod';
 import {
   CreateEndpointInput,
   EmptyInput,
+  ListEndpointsQuery,
+  parseInput,
   PreviewInput,
-  RawJson,
   RotateSecretInput,
   UpdateEndpointInput,
   previewEndpoint,
   type Actor,
   type EndpointView,
-  type PreviewResult,
   type Services,
 } from '@svc/core';
 import { defineRoute, type RouteResult, type RouteSpec } from '../route.js';
-import { decimalString, ErrorShape, listOf, pageQuery, timestamp } from '../shapes.js';
+import { ErrorShape, listOf, pageQuery } from '../shapes.js';
+import {
+  EndpointShape,
+  EndpointWithSecretShape,
+  PreviewShape,
+  renderEndpoint,
+  renderPreview,
+  ResumeReplayShape,
+} from './endpoint.shapes.js';
 
-const nullableTimestamp = timestamp.nullable();
-
-export const EndpointShape = z.strictObject({
-  id: z.string().startsWith('wde_'),
-  tenant_id: z.string(),
-  url: z.string(),
-  name: z.string(),
-  description: z.string(),
-  events: z.array(z.string()),
-  filter: z.unknown(),
-  transform: z.unknown(),
-  transform_version: decimalString,
-  status: z.enum(['enabled', 'paused', 'disabled']),
-  disabled_reason: z.string().nullable(),
-  rate_per_second: z.number().int(),
-  max_concurrency: z.number().int(),
-  retry_delays_seconds: z.array(z.number().int()),
-  timeout_seconds: z.number().int(),
-  headers: z.array(z.string()),
-  has_authorization: z.boolean(),
-  metadata: z.record(z.string(), z.string()),
-  secret_version: z.number().int(),
-  old_secret_expires_at: nullableTimestamp,
-  health: z.strictObject({
-    circuit: z.enum(['closed', 'half_open', 'open']),
-    consecutive_failures: z.number().int(),
-    last_success_at: nullableTimestamp,
-    last_failure_at: nullableTimestamp,
-    next_probe_at: nullableTimestamp,
-  }),
-  queued_count: z.number().int(),
-  url_revision: decimalString,
-  version: decimalString,
-  created_at: timestamp,
-  updated_at: timestamp,
-});
-
-export const EndpointWithSecretShape = EndpointShape.extend({
-  signing_secret: z.string().startsWith('whsec_').optional(),
-});
-const ResumeReplayShape = z.union([EndpointShape, z.strictObject({ id: z.string(), status: z.string() })]);
-
-export const PreviewShape = z.strictObject({
-  endpoint_id: z.string(),
-  event_type: z.string().nullable(),
-  matches: z.boolean(),
-  reason: z
-    .enum(['endpoint_disabled', 'event_type_not_subscribed', 'filter_not_matched', 'transform_failed'])
-    .nullable(),
-  event_type_matched: z.boolean().nullable(),
-  filter_matched: z.boolean(),
-  transform_applied: z.boolean(),
-  transform_error: z.strictObject({ field: z.string(), message: z.string() }).nullable(),
-  content_type: z.literal('application/json'),
-  body: z.unknown(),
-  body_bytes: z.number().int().nullable(),
-  delivery_units: z.number().int().nullable(),
-});
-
-const iso = (date: Date | null) => (date ? date.toISOString() : null);
-
-/** The API shape of an endpoint; the signing secret, when shown, is the last member. */
-export function renderEndpoint(view: EndpointView, signingSecret?: string) {
-  return {
-    id: view.id,
-    tenant_id: view.tenantId,
-    url: view.url,
-    name: view.name,
-    description: view.description,
-    events: view.events,
-    filter: view.filter === null ? null : new RawJson(view.filter),
-    transform: view.transform === null ? null : new RawJson(view.transform),
-    transform_version: view.transformVersion,
-    status: view.status,
-    disabled_reason: view.disabledReason,
-    rate_per_second: view.ratePerSecond,
-    max_concurrency: view.maxConcurrency,
-    retry_delays_seconds: view.retryDelaysSeconds,
-    timeout_seconds: view.timeoutSeconds,
-    headers: view.headerNames,
-    has_authorization: view.hasAuthorization,
-    metadata: view.metadata,
-    secret_version: view.secretVersion,
-    old_secret_expires_at: iso(view.oldSecretExpiresAt),
-    health: {
-      circuit: view.health.circuit,
-      consecutive_failures: view.health.consecutiveFailures,
-      last_success_at: iso(view.health.lastSuccessAt),
-      last_failure_at: iso(view.health.lastFailureAt),
-      next_probe_at: iso(view.health.nextProbeAt),
-    },
-    queued_count: view.queuedCount,
-    url_revision: view.urlRevision,
-    version: view.version,
-    created_at: view.createdAt.toISOString(),
-    updated_at: view.updatedAt.toISOString(),
-    ...(signingSecret === undefined ? {} : { signing_secret: signingSecret }),
-  };
-}
-
-export function renderPreview(result: PreviewResult) {
-  return {
-    endpoint_id: result.endpointId,
-    event_type: result.eventType,
-    matches: result.matches,
-    reason: result.reason,
-    event_type_matched: result.eventTypeMatched,
-    filter_matched: result.filterMatched,
-    transform_applied: result.transformApplied,
-    transform_error: result.transformError,
-    content_type: result.contentType,
-    body: result.body === null ? null : new RawJson(result.body),
-    body_bytes: result.bodyBytes,
-    delivery_units: result.deliveryUnits,
-  };
-}
+const EndpointListShape = listOf(EndpointShape, 'EndpointList');
 
 export function endpointRoutes(services: Services): RouteSpec[] {
   const { endpoints } = services;
@@ -181,13 +74,13 @@ export function endpointRoutes(services: Services): RouteSpec[] {
       auth: 'secret_key',
       rateClass: 'read',
       query: z.object({
-        tenant_id: z.string().optional(),
-        status: z.enum(['enabled', 'paused', 'disabled']).optional(),
+        tenant_id: z.string().optional().describe('Only endpoints of this tenant'),
+        status: z.enum(['enabled', 'paused', 'disabled']).optional().describe('Only endpoints with this status'),
         ...pageQuery,
       }),
-      responses: { 200: listOf(EndpointShape), 422: ErrorShape },
+      responses: { 200: EndpointListShape, 422: ErrorShape },
       async handler({ ctx, query }) {
-        const page = await endpoints.listEndpoints(ctx, query);
+        const page = await endpoints.listEndpoints(ctx, parseInput(ListEndpointsQuery, query));
         return {
           status: 200,
           body: { data: page.data.map((view) => renderEndpoint(view)), next_cursor: page.nextCursor },
@@ -227,8 +120,8 @@ export function endpointRoutes(services: Services): RouteSpec[] {
         428: ErrorShape,
         503: ErrorShape,
       },
-      async handler({ ctx, params, ifMatch, body }) {
-        const view = await endpoints.updateEndpoint(ctx, params['id']!, ifMatch, body);
+      async handler({ ctx, params, ifMatch, input }) {
+        const view = await endpoints.updateEndpoint(ctx, params['id']!, ifMatch, input);
         return { status: 200, body: renderEndpoint(view), headers: withEtag(view) };
       },
     }),

@@ -1,20 +1,32 @@
 import { z } from 'zod';
-import { CreateEventTypeInput, RawJson, UpdateEventTypeInput, type EventTypeEntity, type Services } from '@svc/core';
+import {
+  CreateEventTypeInput,
+  ListEventTypesQuery,
+  parseInput,
+  RawJson,
+  UpdateEventTypeInput,
+  type EventTypeView,
+  type Services,
+} from '@svc/core';
 import { defineRoute, type RouteSpec } from '../route.js';
-import { decimalString, ErrorShape, listOf, pageQuery, timestamp } from '../shapes.js';
+import { createdAt, ErrorShape, listOf, pageQuery, updatedAt, versionField } from '../shapes.js';
 
-export const EventTypeShape = z.strictObject({
-  id: z.string().startsWith('wdy_'),
-  name: z.string(),
-  description: z.string(),
-  example: z.unknown(),
-  archived: z.boolean(),
-  version: decimalString,
-  created_at: timestamp,
-  updated_at: timestamp,
-});
+export const EventTypeShape = z
+  .strictObject({
+    id: z.string().startsWith('wdy_').describe('Event type ID (wdy_...)'),
+    name: z.string().describe('Lowercase words separated by dots, e.g. invoice.paid'),
+    description: z.string(),
+    example: z.unknown().describe('An example payload, exactly as written, or null'),
+    archived: z.boolean().describe('Archived types refuse new messages'),
+    version: versionField,
+    created_at: createdAt,
+    updated_at: updatedAt,
+  })
+  .meta({ id: 'EventType', description: 'An entry of the event type catalog' });
 
-export function renderEventType(eventType: EventTypeEntity) {
+const EventTypeListShape = listOf(EventTypeShape, 'EventTypeList');
+
+export function renderEventType(eventType: EventTypeView) {
   return {
     id: eventType.id,
     name: eventType.name,
@@ -31,7 +43,7 @@ const RAW_FIELDS = ['example'] as const;
 
 export function eventTypeRoutes(services: Services): RouteSpec[] {
   const { eventTypes } = services;
-  const withEtag = (eventType: EventTypeEntity) => ({ ETag: eventTypes.etag(eventType) });
+  const withEtag = (eventType: EventTypeView) => ({ ETag: eventType.etag });
   return [
     defineRoute({
       operationId: 'createEventType',
@@ -56,10 +68,10 @@ export function eventTypeRoutes(services: Services): RouteSpec[] {
       path: '/event_types',
       auth: 'secret_key',
       rateClass: 'read',
-      query: z.object({ name: z.string().optional(), ...pageQuery }),
-      responses: { 200: listOf(EventTypeShape), 422: ErrorShape },
+      query: z.object({ name: z.string().optional().describe('Only the event type with this name'), ...pageQuery }),
+      responses: { 200: EventTypeListShape, 422: ErrorShape },
       async handler({ ctx, query }) {
-        const page = await eventTypes.listEventTypes(ctx, query);
+        const page = await eventTypes.listEventTypes(ctx, parseInput(ListEventTypesQuery, query));
         return { status: 200, body: { data: page.data.map(renderEventType), next_cursor: page.nextCursor } };
       },
     }),

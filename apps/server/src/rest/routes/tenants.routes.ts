@@ -1,20 +1,31 @@
 import { z } from 'zod';
-import { CreateTenantInput, UpdateTenantInput, type Services, type TenantEntity } from '@svc/core';
+import {
+  CreateTenantInput,
+  ListTenantsQuery,
+  parseInput,
+  UpdateTenantInput,
+  type Services,
+  type TenantView,
+} from '@svc/core';
 import { defineRoute, type RouteSpec } from '../route.js';
-import { decimalString, ErrorShape, listOf, pageQuery, timestamp } from '../shapes.js';
+import { createdAt, ErrorShape, listOf, metadataField, pageQuery, updatedAt, versionField } from '../shapes.js';
 
-export const TenantShape = z.strictObject({
-  id: z.string().startsWith('wdt_'),
-  external_id: z.string(),
-  name: z.string(),
-  metadata: z.record(z.string(), z.string()),
-  status: z.enum(['active', 'deleted']),
-  version: decimalString,
-  created_at: timestamp,
-  updated_at: timestamp,
-});
+export const TenantShape = z
+  .strictObject({
+    id: z.string().startsWith('wdt_').describe('Tenant ID (wdt_...)'),
+    external_id: z.string().describe('Your ID for the tenant; unique in the team, reserved 90 days after deletion'),
+    name: z.string(),
+    metadata: metadataField,
+    status: z.enum(['active', 'deleted']),
+    version: versionField,
+    created_at: createdAt,
+    updated_at: updatedAt,
+  })
+  .meta({ id: 'Tenant', description: 'One of your customers; endpoints and messages belong to a tenant' });
 
-export function renderTenant(tenant: TenantEntity): z.infer<typeof TenantShape> {
+const TenantListShape = listOf(TenantShape, 'TenantList');
+
+export function renderTenant(tenant: TenantView): z.infer<typeof TenantShape> {
   return {
     id: tenant.id,
     external_id: tenant.externalId,
@@ -29,7 +40,7 @@ export function renderTenant(tenant: TenantEntity): z.infer<typeof TenantShape> 
 
 export function tenantRoutes(services: Services): RouteSpec[] {
   const { tenants } = services;
-  const withEtag = (tenant: TenantEntity) => ({ ETag: tenants.etag(tenant) });
+  const withEtag = (tenant: TenantView) => ({ ETag: tenant.etag });
   return [
     defineRoute({
       operationId: 'createTenant',
@@ -53,10 +64,13 @@ export function tenantRoutes(services: Services): RouteSpec[] {
       path: '/tenants',
       auth: 'secret_key',
       rateClass: 'read',
-      query: z.object({ external_id: z.string().optional(), ...pageQuery }),
-      responses: { 200: listOf(TenantShape), 422: ErrorShape },
+      query: z.object({
+        external_id: z.string().optional().describe('Only the tenant with this external_id'),
+        ...pageQuery,
+      }),
+      responses: { 200: TenantListShape, 422: ErrorShape },
       async handler({ ctx, query }) {
-        const page = await tenants.listTenants(ctx, query);
+        const page = await tenants.listTenants(ctx, parseInput(ListTenantsQuery, query));
         return { status: 200, body: { data: page.data.map(renderTenant), next_cursor: page.nextCursor } };
       },
     }),
