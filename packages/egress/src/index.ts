@@ -15,3 +15,5 @@ export type { EgressClient, EgressClientOptions, EgressRequest, EgressOutcome } 
 export { parseRetryAfter } from './retry-after.js';
 export { buildDeliveryHeaders, userAgent } from './delivery-headers.js';
 export type { DeliveryHeadersInput } from './delivery-headers.js';
+export { measurePostsPerSecond } from './egress.bench.js';
+export type { PostBenchOptions, PostBenchResult } from './egress.bench.js';
