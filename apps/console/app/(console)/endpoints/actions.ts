@@ -11,6 +11,7 @@ import {
   isStringRecord,
 } from '@/lib/action-args.server';
 import { toActionResult } from '@/lib/console-api.server';
+import { isIdempotencyKey } from '@/lib/idempotency.server';
 import {
   createEndpoint,
   deleteEndpoint,
@@ -65,7 +66,11 @@ function checkFields(input: unknown): Checked<EndpointFields & { filter: string 
   };
 }
 
-export async function createEndpointAction(input: CreateEndpointInput): Promise<ActionResult<EndpointSecretReveal>> {
+export async function createEndpointAction(
+  input: CreateEndpointInput,
+  idempotencyKey: string,
+): Promise<ActionResult<EndpointSecretReveal>> {
+  if (!isIdempotencyKey(idempotencyKey)) return invalidArgument('idempotency_key', 'not a valid idempotency key');
   const fields = checkFields(input);
   if (!fields.ok) return fields.result;
   if (typeof input.tenantId !== 'string') return invalidArgument('tenant_id', 'tenant_id must be a string');
@@ -75,13 +80,16 @@ export async function createEndpointAction(input: CreateEndpointInput): Promise<
   if (!isNullableString(input.authorization))
     return invalidArgument('authorization', 'authorization must be text or null');
   return toActionResult(() =>
-    createEndpoint({
-      ...fields.value,
-      tenantId: input.tenantId,
-      status: input.status,
-      headers: input.headers,
-      authorization: input.authorization,
-    }),
+    createEndpoint(
+      {
+        ...fields.value,
+        tenantId: input.tenantId,
+        status: input.status,
+        headers: input.headers,
+        authorization: input.authorization,
+      },
+      idempotencyKey,
+    ),
   );
 }
 
@@ -116,19 +124,26 @@ export async function setEndpointStatusAction(
   return toActionResult(() => updateEndpoint(id, etag, { status }));
 }
 
-export async function resumeEndpointAction(id: string, etag: string): Promise<ActionResult<Endpoint>> {
+export async function resumeEndpointAction(
+  id: string,
+  etag: string,
+  idempotencyKey: string,
+): Promise<ActionResult<Endpoint>> {
   if (typeof id !== 'string' || typeof etag !== 'string') return invalidArgument('id', 'id and etag must be strings');
-  return toActionResult(() => resumeEndpoint(id, etag));
+  if (!isIdempotencyKey(idempotencyKey)) return invalidArgument('idempotency_key', 'not a valid idempotency key');
+  return toActionResult(() => resumeEndpoint(id, etag, idempotencyKey));
 }
 
 export async function rotateEndpointSecretAction(
   id: string,
   etag: string,
   overlapSeconds: number,
+  idempotencyKey: string,
 ): Promise<ActionResult<EndpointSecretReveal>> {
   if (typeof id !== 'string' || typeof etag !== 'string') return invalidArgument('id', 'id and etag must be strings');
   if (!isInteger(overlapSeconds)) return invalidArgument('overlap_seconds', 'must be a whole number of seconds');
-  return toActionResult(() => rotateEndpointSecret(id, etag, overlapSeconds));
+  if (!isIdempotencyKey(idempotencyKey)) return invalidArgument('idempotency_key', 'not a valid idempotency key');
+  return toActionResult(() => rotateEndpointSecret(id, etag, overlapSeconds, idempotencyKey));
 }
 
 export async function deleteEndpointAction(id: string, etag: string): Promise<ActionResult<null>> {

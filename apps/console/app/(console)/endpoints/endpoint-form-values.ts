@@ -41,6 +41,7 @@ export interface FormSectionProps {
 
 /** The REST field names the form shows errors for; any other error goes to a notification. */
 export const FORM_FIELDS = [
+  'tenant_id',
   'url',
   'name',
   'description',

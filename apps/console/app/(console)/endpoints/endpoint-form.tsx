@@ -4,7 +4,9 @@ import { useEffect, useRef, useState, useTransition, type FormEvent } from 'reac
 import { useRouter } from 'next/navigation';
 import { Button, Divider, Group, Input, SegmentedControl, Stack, TagsInput, TextInput, Textarea } from '@mantine/core';
 import { concernsField, fieldMessage, isFormLevel, type ApiError } from '@/lib/api-error';
+import { callAction, useIdempotencyKey } from '@/lib/idempotency-key';
 import { notifyApiError, notifySuccess } from '@/lib/notify';
+import { TenantSelect, type TenantChoices } from '@/components/tenant-select';
 import { jsonProblem } from '@/components/json-editor';
 import { MetadataEditor } from '@/components/metadata-editor';
 import { createEndpointAction, updateEndpointAction } from './actions';
@@ -23,12 +25,21 @@ import { RuleFields } from './rule-fields';
 import type { Endpoint } from './endpoint.types';
 
 type EndpointFormProps =
-  | { endpoint: Endpoint; tenantId?: undefined; onCreated?: undefined; onDone: () => void }
-  | { endpoint?: undefined; tenantId: string; onCreated: (signingSecret: string) => void; onDone: () => void };
+  | { endpoint: Endpoint; tenantId?: undefined; tenants?: undefined; onCreated?: undefined; onDone: () => void }
+  | {
+      endpoint?: undefined;
+      /** The tenant picked to start with, or null to pick one in the form. */
+      tenantId: string | null;
+      tenants: TenantChoices;
+      onCreated: (signingSecret: string) => void;
+      onDone: () => void;
+    };
 
 /** Creates an endpoint for a tenant, or edits one; API errors appear next to the field they name. */
-export function EndpointForm({ endpoint, tenantId, onCreated, onDone }: EndpointFormProps) {
+export function EndpointForm({ endpoint, tenantId: initialTenantId, tenants, onCreated, onDone }: EndpointFormProps) {
   const router = useRouter();
+  const [tenantId, setTenantId] = useState<string | null>(initialTenantId ?? null);
+  const idempotency = useIdempotencyKey();
   const [values, setValues] = useState<EndpointFormValues>(() => initialValues(endpoint));
   const [error, setError] = useState<ApiError | null>(null);
   const [pending, startTransition] = useTransition();
@@ -59,7 +70,7 @@ export function EndpointForm({ endpoint, tenantId, onCreated, onDone }: Endpoint
       const changes = toChanges(values);
       if (!changes.ok) return setError(changes.error);
       startTransition(async () => {
-        const result = await updateEndpointAction(endpoint.id, endpoint.etag, changes.value);
+        const result = await callAction(() => updateEndpointAction(endpoint.id, endpoint.etag, changes.value));
         if (!result.ok) return fail(result.error);
         notifySuccess(`Endpoint ${result.data.name} saved.`);
         onDone();
@@ -67,10 +78,17 @@ export function EndpointForm({ endpoint, tenantId, onCreated, onDone }: Endpoint
       });
       return;
     }
+    if (tenantId === null)
+      return setError({
+        code: 'invalid_field',
+        message: 'Pick the tenant this endpoint delivers for.',
+        field: 'tenant_id',
+      });
     const input = toCreateInput(tenantId, values);
     if (!input.ok) return setError(input.error);
     startTransition(async () => {
-      const result = await createEndpointAction(input.value);
+      const result = await callAction(() => createEndpointAction(input.value, idempotency.key));
+      idempotency.settle(result);
       if (!result.ok) return fail(result.error);
       notifySuccess(`Endpoint ${result.data.endpoint.name} created.`);
       onCreated(result.data.signingSecret);
@@ -81,6 +99,19 @@ export function EndpointForm({ endpoint, tenantId, onCreated, onDone }: Endpoint
   return (
     <form ref={formRef} onSubmit={submit} noValidate>
       <Stack>
+        {tenants && (
+          <TenantSelect
+            tenants={tenants}
+            value={tenantId}
+            onChange={(picked) => {
+              setTenantId(picked);
+              if (concernsField(error, 'tenant_id')) setError(null);
+            }}
+            description="Whose webhooks this endpoint receives"
+            error={fieldMessage(error, 'tenant_id')}
+            required
+          />
+        )}
         <TextInput
           label="URL"
           description="Where deliveries are POSTed: https on port 443. The query is kept and treated as secret."

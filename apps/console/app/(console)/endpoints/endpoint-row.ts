@@ -2,11 +2,14 @@ import { maskedUrl } from './endpoint-url';
 import type { Endpoint } from './endpoint.types';
 
 /** What a list row shows; built on the server so the full URL never reaches the list page. */
-export interface EndpointRow extends Pick<Endpoint, 'id' | 'name' | 'status' | 'disabledReason' | 'health' | 'events'> {
+export interface EndpointRow extends Pick<
+  Endpoint,
+  'id' | 'tenantId' | 'name' | 'status' | 'disabledReason' | 'health' | 'events'
+> {
   maskedUrl: string;
 }
 
 export function toEndpointRow(endpoint: Endpoint): EndpointRow {
-  const { id, name, status, disabledReason, health, events } = endpoint;
-  return { id, name, status, disabledReason, health, events, maskedUrl: maskedUrl(endpoint.url) };
+  const { id, tenantId, name, status, disabledReason, health, events } = endpoint;
+  return { id, tenantId, name, status, disabledReason, health, events, maskedUrl: maskedUrl(endpoint.url) };
 }

@@ -1,5 +1,6 @@
 import 'server-only';
 import { consoleRequest } from '@/lib/console-api.server';
+import { idempotencyParts } from '@/lib/idempotency.server';
 import {
   ENDPOINTS_PAGE_SIZE,
   type CreateEndpointInput,
@@ -18,13 +19,18 @@ const ENDPOINT_FIELDS = `id tenantId url name description events filter transfor
 const PREVIEW_FIELDS = `matches reason eventType eventTypeMatched filterMatched transformApplied
   transformError { field message } contentType body bodyBytes deliveryUnits`;
 
-export async function listEndpoints(args: { tenantId: string; after: string | null }): Promise<EndpointPage> {
+/** Endpoints of one tenant, or of every tenant when `tenantId` is null. */
+export async function listEndpoints(args: { tenantId: string | null; after: string | null }): Promise<EndpointPage> {
   const data = await consoleRequest<{ endpoints: EndpointPage }>(
     `query Endpoints($first: Int, $after: String, $tenantId: ID) {
       endpoints(first: $first, after: $after, tenantId: $tenantId) { nodes { ${ENDPOINT_FIELDS} } nextCursor }
     }`,
     // Absent filters are left out: the API treats an explicit null as a value to check.
-    { first: ENDPOINTS_PAGE_SIZE, tenantId: args.tenantId, ...(args.after ? { after: args.after } : {}) },
+    {
+      first: ENDPOINTS_PAGE_SIZE,
+      ...(args.tenantId ? { tenantId: args.tenantId } : {}),
+      ...(args.after ? { after: args.after } : {}),
+    },
   );
   return data.endpoints;
 }
@@ -37,12 +43,17 @@ export async function getEndpoint(id: string): Promise<Endpoint> {
   return data.endpoint;
 }
 
-export async function createEndpoint(input: CreateEndpointInput): Promise<EndpointSecretReveal> {
+/** `idempotencyKey`: one per form opening, so a resubmit after a lost answer cannot make a second endpoint. */
+export async function createEndpoint(
+  input: CreateEndpointInput,
+  idempotencyKey: string | null,
+): Promise<EndpointSecretReveal> {
+  const idem = await idempotencyParts('createEndpoint', idempotencyKey);
   const data = await consoleRequest<{ createEndpoint: EndpointSecretReveal }>(
-    `mutation CreateEndpoint($input: CreateEndpointInput!) {
-      createEndpoint(input: $input) { endpoint { ${ENDPOINT_FIELDS} } signingSecret }
+    `mutation CreateEndpoint($input: CreateEndpointInput!${idem.declaration}) {
+      createEndpoint(input: $input${idem.argument}) { endpoint { ${ENDPOINT_FIELDS} } signingSecret }
     }`,
-    { input },
+    { input, ...idem.variables },
   );
   return data.createEndpoint;
 }
@@ -73,22 +84,27 @@ export async function rotateEndpointSecret(
   id: string,
   etag: string,
   overlapSeconds: number,
+  idempotencyKey: string | null,
 ): Promise<EndpointSecretReveal> {
+  const idem = await idempotencyParts('rotateEndpointSecret', idempotencyKey);
   const data = await consoleRequest<{ rotateEndpointSecret: EndpointSecretReveal }>(
-    `mutation RotateEndpointSecret($id: ID!, $etag: String!, $overlapSeconds: Int) {
-      rotateEndpointSecret(id: $id, etag: $etag, overlapSeconds: $overlapSeconds) {
+    `mutation RotateEndpointSecret($id: ID!, $etag: String!, $overlapSeconds: Int${idem.declaration}) {
+      rotateEndpointSecret(id: $id, etag: $etag, overlapSeconds: $overlapSeconds${idem.argument}) {
         endpoint { ${ENDPOINT_FIELDS} } signingSecret
       }
     }`,
-    { id, etag, overlapSeconds },
+    { id, etag, overlapSeconds, ...idem.variables },
   );
   return data.rotateEndpointSecret;
 }
 
-export async function resumeEndpoint(id: string, etag: string): Promise<Endpoint> {
+export async function resumeEndpoint(id: string, etag: string, idempotencyKey: string | null): Promise<Endpoint> {
+  const idem = await idempotencyParts('resumeEndpoint', idempotencyKey);
   const data = await consoleRequest<{ resumeEndpoint: Endpoint }>(
-    `mutation ResumeEndpoint($id: ID!, $etag: String!) { resumeEndpoint(id: $id, etag: $etag) { ${ENDPOINT_FIELDS} } }`,
-    { id, etag },
+    `mutation ResumeEndpoint($id: ID!, $etag: String!${idem.declaration}) {
+      resumeEndpoint(id: $id, etag: $etag${idem.argument}) { ${ENDPOINT_FIELDS} }
+    }`,
+    { id, etag, ...idem.variables },
   );
   return data.resumeEndpoint;
 }

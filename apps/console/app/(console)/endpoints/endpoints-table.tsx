@@ -2,18 +2,29 @@
 
 import Link from 'next/link';
 import { Anchor, Table, Text } from '@mantine/core';
+import { CopyableId } from '@/components/copyable-id';
 import { EmptyTableRow } from '@/components/empty-table-row';
 import { HealthBadge } from './health-badge';
 import { StatusBadge } from './status-badge';
 import type { EndpointRow } from './endpoint-row';
 
-export function EndpointsTable({ endpoints }: { endpoints: EndpointRow[] }) {
+interface EndpointsTableProps {
+  endpoints: EndpointRow[];
+  /** Names by tenant ID: given, the table has a Tenant column (the list spans tenants). */
+  tenantNames?: ReadonlyMap<string, string>;
+  /** What the empty table says. */
+  emptyText?: string;
+}
+
+export function EndpointsTable({ endpoints, tenantNames, emptyText = 'No endpoints yet.' }: EndpointsTableProps) {
+  const columns = tenantNames ? 6 : 5;
   return (
     <Table.ScrollContainer minWidth={760}>
       <Table striped highlightOnHover verticalSpacing="sm" aria-label="Endpoints">
         <Table.Thead>
           <Table.Tr>
             <Table.Th>Name</Table.Th>
+            {tenantNames && <Table.Th>Tenant</Table.Th>}
             <Table.Th>URL</Table.Th>
             <Table.Th>Status</Table.Th>
             <Table.Th>Health</Table.Th>
@@ -21,14 +32,26 @@ export function EndpointsTable({ endpoints }: { endpoints: EndpointRow[] }) {
           </Table.Tr>
         </Table.Thead>
         <Table.Tbody>
-          {endpoints.length === 0 && <EmptyTableRow columns={5}>No endpoints yet.</EmptyTableRow>}
+          {endpoints.length === 0 && <EmptyTableRow columns={columns}>{emptyText}</EmptyTableRow>}
           {endpoints.map((endpoint) => (
             <Table.Tr key={endpoint.id} data-endpoint-id={endpoint.id}>
               <Table.Td>
                 <Anchor component={Link} href={`/endpoints/${encodeURIComponent(endpoint.id)}`}>
                   {endpoint.name}
                 </Anchor>
+                <CopyableId id={endpoint.id} label={endpoint.name} />
               </Table.Td>
+              {tenantNames && (
+                <Table.Td>
+                  <Anchor
+                    component={Link}
+                    size="sm"
+                    href={`/tenants/${encodeURIComponent(endpoint.tenantId)}/endpoints`}
+                  >
+                    {tenantNames.get(endpoint.tenantId) ?? endpoint.tenantId}
+                  </Anchor>
+                </Table.Td>
+              )}
               <Table.Td maw={360}>
                 <Text ff="monospace" size="sm" truncate="end" title={endpoint.maskedUrl}>
                   {endpoint.maskedUrl}

@@ -2,11 +2,13 @@
 
 import { Button, Modal } from '@mantine/core';
 import { useDisclosure } from '@mantine/hooks';
+import type { TenantChoices } from '@/components/tenant-select';
 import { EndpointForm } from './endpoint-form';
 import { SecretRevealModal } from './secret-reveal-modal';
 import { useSecretReveal } from './use-secret-reveal';
 
-export function NewEndpointButton({ tenantId }: { tenantId: string }) {
+/** Opens the endpoint form; `tenantId` picks the tenant to start with (the operator may pick another). */
+export function NewEndpointButton({ tenantId, tenants }: { tenantId: string | null; tenants: TenantChoices }) {
   const [opened, { open, close }] = useDisclosure(false);
   const reveal = useSecretReveal();
   return (
@@ -15,6 +17,7 @@ export function NewEndpointButton({ tenantId }: { tenantId: string }) {
       <Modal opened={opened} onClose={close} title="New endpoint" size="xl">
         <EndpointForm
           tenantId={tenantId}
+          tenants={tenants}
           onDone={close}
           onCreated={(secret) => {
             close();

@@ -3,6 +3,7 @@
 import type { ActionResult } from '@/lib/api-error';
 import { invalidArgument, isObject } from '@/lib/action-args.server';
 import { toActionResult } from '@/lib/console-api.server';
+import { isIdempotencyKey } from '@/lib/idempotency.server';
 import { createEventType, setEventTypeArchived, updateEventType } from './event-type.api';
 import type { CreateEventTypeInput, EventType, EventTypeChanges } from './event-type.types';
 
@@ -14,12 +15,16 @@ function checkChanges(input: unknown): ActionResult<never> | null {
   return null;
 }
 
-export async function createEventTypeAction(input: CreateEventTypeInput): Promise<ActionResult<EventType>> {
+export async function createEventTypeAction(
+  input: CreateEventTypeInput,
+  idempotencyKey: string,
+): Promise<ActionResult<EventType>> {
+  if (!isIdempotencyKey(idempotencyKey)) return invalidArgument('idempotency_key', 'not a valid idempotency key');
   const problem = checkChanges(input);
   if (problem) return problem;
   if (typeof input.name !== 'string') return invalidArgument('name', 'name must be a string');
   return toActionResult(() =>
-    createEventType({ name: input.name, description: input.description, example: input.example }),
+    createEventType({ name: input.name, description: input.description, example: input.example }, idempotencyKey),
   );
 }
 

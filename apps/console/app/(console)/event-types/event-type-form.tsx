@@ -4,6 +4,7 @@ import { useState, useTransition, type FormEvent } from 'react';
 import { useRouter } from 'next/navigation';
 import { Button, Group, Stack, TextInput, Textarea } from '@mantine/core';
 import { fieldMessage, isFormLevel, type ActionResult, type ApiError } from '@/lib/api-error';
+import { callAction, useIdempotencyKey } from '@/lib/idempotency-key';
 import { notifyApiError, notifySuccess } from '@/lib/notify';
 import { createEventTypeAction, updateEventTypeAction } from './actions';
 import { JsonEditor, jsonProblem } from '@/components/json-editor';
@@ -24,6 +25,7 @@ export function EventTypeForm({ eventType, onDone }: EventTypeFormProps) {
   const [example, setExample] = useState(eventType?.example ?? '');
   const [error, setError] = useState<ApiError | null>(null);
   const [pending, startTransition] = useTransition();
+  const idempotency = useIdempotencyKey();
   const exampleInvalid = jsonProblem(example) !== null;
 
   const changeExample = (text: string) => {
@@ -37,9 +39,12 @@ export function EventTypeForm({ eventType, onDone }: EventTypeFormProps) {
     // Blank means no example; anything else goes to the API exactly as typed.
     const changes = { description, example: example.trim() === '' ? null : example };
     startTransition(async () => {
-      const result: ActionResult<EventType> = eventType
-        ? await updateEventTypeAction(eventType.id, eventType.etag, changes)
-        : await createEventTypeAction({ name, ...changes });
+      const result: ActionResult<EventType> = await callAction(() =>
+        eventType
+          ? updateEventTypeAction(eventType.id, eventType.etag, changes)
+          : createEventTypeAction({ name, ...changes }, idempotency.key),
+      );
+      idempotency.settle(result);
       if (!result.ok) {
         setError(result.error);
         if (isFormLevel(result.error, FIELDS)) notifyApiError(result.error);

@@ -1,5 +1,6 @@
 import 'server-only';
 import { consoleRequest } from '@/lib/console-api.server';
+import { idempotencyParts } from '@/lib/idempotency.server';
 import {
   EVENT_TYPES_PAGE_SIZE,
   type CreateEventTypeInput,
@@ -25,10 +26,14 @@ export async function listEventTypes(args: { after: string | null; name: string 
   return data.eventTypes;
 }
 
-export async function createEventType(input: CreateEventTypeInput): Promise<EventType> {
+/** `idempotencyKey`: one per form opening, so a resubmit after a lost answer is answered like the first. */
+export async function createEventType(input: CreateEventTypeInput, idempotencyKey: string | null): Promise<EventType> {
+  const idem = await idempotencyParts('createEventType', idempotencyKey);
   const data = await consoleRequest<{ createEventType: EventType }>(
-    `mutation CreateEventType($input: CreateEventTypeInput!) { createEventType(input: $input) { ${EVENT_TYPE_FIELDS} } }`,
-    { input },
+    `mutation CreateEventType($input: CreateEventTypeInput!${idem.declaration}) {
+      createEventType(input: $input${idem.argument}) { ${EVENT_TYPE_FIELDS} }
+    }`,
+    { input, ...idem.variables },
   );
   return data.createEventType;
 }

@@ -2,13 +2,20 @@
 
 import { useState } from 'react';
 import { Badge, Button, Code, Group, Modal, Table, Text } from '@mantine/core';
+import { CopyableId } from '@/components/copyable-id';
 import { EmptyTableRow } from '@/components/empty-table-row';
 import { useLastPresent } from '@/lib/use-last-present';
 import { ArchiveButton } from './archive-button';
 import { EventTypeForm } from './event-type-form';
 import type { EventType } from './event-type.types';
 
-export function EventTypesTable({ eventTypes }: { eventTypes: EventType[] }) {
+export function EventTypesTable({
+  eventTypes,
+  emptyText = 'No event types yet.',
+}: {
+  eventTypes: EventType[];
+  emptyText?: string;
+}) {
   const [editing, setEditing] = useState<EventType | null>(null);
   const shownInEditor = useLastPresent(editing);
 
@@ -25,7 +32,7 @@ export function EventTypesTable({ eventTypes }: { eventTypes: EventType[] }) {
             </Table.Tr>
           </Table.Thead>
           <Table.Tbody>
-            {eventTypes.length === 0 && <EmptyTableRow columns={4}>No event types yet.</EmptyTableRow>}
+            {eventTypes.length === 0 && <EmptyTableRow columns={4}>{emptyText}</EmptyTableRow>}
             {eventTypes.map((eventType) => (
               <Table.Tr key={eventType.id} data-event-type-id={eventType.id}>
                 <Table.Td>
@@ -39,6 +46,7 @@ export function EventTypesTable({ eventTypes }: { eventTypes: EventType[] }) {
                       </Badge>
                     )}
                   </Group>
+                  <CopyableId id={eventType.id} label={eventType.name} />
                 </Table.Td>
                 <Table.Td maw={320}>
                   <Text size="sm" lineClamp={3} c={eventType.description ? undefined : 'dimmed'}>

@@ -37,7 +37,10 @@ export default async function EventTypesPage({ searchParams }: EventTypesPagePro
       {!page.ok && filterError === undefined && <LoadError error={page.error} resetHref="/event-types" />}
       {page.ok && (
         <>
-          <EventTypesTable eventTypes={page.data.nodes} />
+          <EventTypesTable
+            eventTypes={page.data.nodes}
+            emptyText={name ? `No event type is named ${name}. Names match exactly.` : 'No event types yet.'}
+          />
           <Pager
             shown={page.data.nodes.length}
             firstHref={after ? listHref('/event-types', { name }) : null}

@@ -3,16 +3,21 @@
 import type { ActionResult } from '@/lib/api-error';
 import { invalidArgument, isObject, isStringRecord } from '@/lib/action-args.server';
 import { toActionResult } from '@/lib/console-api.server';
+import { isIdempotencyKey } from '@/lib/idempotency.server';
 import { createTenant, deleteTenant, updateTenant } from './tenant.api';
 import type { CreateTenantInput, Tenant, TenantInput } from './tenant.types';
 
-export async function createTenantAction(input: CreateTenantInput): Promise<ActionResult<Tenant>> {
+export async function createTenantAction(
+  input: CreateTenantInput,
+  idempotencyKey: string,
+): Promise<ActionResult<Tenant>> {
+  if (!isIdempotencyKey(idempotencyKey)) return invalidArgument('idempotency_key', 'not a valid idempotency key');
   if (!isObject(input)) return invalidArgument('body', 'the tenant must be an object');
   if (typeof input.externalId !== 'string') return invalidArgument('external_id', 'external_id must be a string');
   if (typeof input.name !== 'string') return invalidArgument('name', 'name must be a string');
   if (!isStringRecord(input.metadata)) return invalidArgument('metadata', 'metadata must map keys to text');
   return toActionResult(() =>
-    createTenant({ externalId: input.externalId, name: input.name, metadata: input.metadata }),
+    createTenant({ externalId: input.externalId, name: input.name, metadata: input.metadata }, idempotencyKey),
   );
 }
 

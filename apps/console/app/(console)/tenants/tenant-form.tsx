@@ -5,6 +5,7 @@ import { useRouter } from 'next/navigation';
 import { Button, Group, Stack, TextInput } from '@mantine/core';
 import { fieldMessage, isFormLevel, type ActionResult, type ApiError } from '@/lib/api-error';
 import { newRow, toRecord, toRows } from '@/lib/key-value-rows';
+import { callAction, useIdempotencyKey } from '@/lib/idempotency-key';
 import { notifyApiError, notifySuccess } from '@/lib/notify';
 import { MetadataEditor } from '@/components/metadata-editor';
 import { createTenantAction, updateTenantAction } from './actions';
@@ -25,6 +26,7 @@ export function TenantForm({ tenant, onDone }: TenantFormProps) {
   const [rows, setRows] = useState(() => (tenant ? toRows(tenant.metadata) : [newRow()]));
   const [error, setError] = useState<ApiError | null>(null);
   const [pending, startTransition] = useTransition();
+  const idempotency = useIdempotencyKey();
 
   const submit = (event: FormEvent<HTMLFormElement>) => {
     event.preventDefault();
@@ -34,9 +36,12 @@ export function TenantForm({ tenant, onDone }: TenantFormProps) {
       return;
     }
     startTransition(async () => {
-      const result: ActionResult<Tenant> = tenant
-        ? await updateTenantAction(tenant.id, tenant.etag, { name, metadata: metadata.record })
-        : await createTenantAction({ externalId, name, metadata: metadata.record });
+      const result: ActionResult<Tenant> = await callAction(() =>
+        tenant
+          ? updateTenantAction(tenant.id, tenant.etag, { name, metadata: metadata.record })
+          : createTenantAction({ externalId, name, metadata: metadata.record }, idempotency.key),
+      );
+      idempotency.settle(result);
       if (!result.ok) {
         setError(result.error);
         if (isFormLevel(result.error, FIELDS)) notifyApiError(result.error);

@@ -1,5 +1,6 @@
 import 'server-only';
 import { consoleRequest } from '@/lib/console-api.server';
+import { idempotencyParts } from '@/lib/idempotency.server';
 import {
   TENANTS_PAGE_SIZE,
   type CreateTenantInput,
@@ -10,14 +11,18 @@ import {
 
 const TENANT_FIELDS = 'id externalId name metadata status etag createdAt';
 
-export async function listTenants(args: { after: string | null; externalId: string | null }): Promise<TenantPage> {
+export async function listTenants(args: {
+  after: string | null;
+  externalId: string | null;
+  first?: number;
+}): Promise<TenantPage> {
   const data = await consoleRequest<{ tenants: TenantPage }>(
     `query Tenants($first: Int, $after: String, $externalId: String) {
       tenants(first: $first, after: $after, externalId: $externalId) { nodes { ${TENANT_FIELDS} } nextCursor }
     }`,
     // Absent filters are left out: the API treats an explicit null as a value to check.
     {
-      first: TENANTS_PAGE_SIZE,
+      first: args.first ?? TENANTS_PAGE_SIZE,
       ...(args.after ? { after: args.after } : {}),
       ...(args.externalId ? { externalId: args.externalId } : {}),
     },
@@ -33,10 +38,14 @@ export async function getTenant(id: string): Promise<Tenant> {
   return data.tenant;
 }
 
-export async function createTenant(input: CreateTenantInput): Promise<Tenant> {
+/** `idempotencyKey`: one per form opening, so a resubmit after a lost answer cannot make a second tenant. */
+export async function createTenant(input: CreateTenantInput, idempotencyKey: string | null): Promise<Tenant> {
+  const idem = await idempotencyParts('createTenant', idempotencyKey);
   const data = await consoleRequest<{ createTenant: Tenant }>(
-    `mutation CreateTenant($input: CreateTenantInput!) { createTenant(input: $input) { ${TENANT_FIELDS} } }`,
-    { input },
+    `mutation CreateTenant($input: CreateTenantInput!${idem.declaration}) {
+      createTenant(input: $input${idem.argument}) { ${TENANT_FIELDS} }
+    }`,
+    { input, ...idem.variables },
   );
   return data.createTenant;
 }

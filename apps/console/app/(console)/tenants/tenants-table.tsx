@@ -4,6 +4,7 @@ import { useState } from 'react';
 import Link from 'next/link';
 import { Badge, Button, Group, Modal, Table, Text } from '@mantine/core';
 import { formatTimestamp } from '@/lib/format';
+import { CopyableId } from '@/components/copyable-id';
 import { EmptyTableRow } from '@/components/empty-table-row';
 import { useLastPresent } from '@/lib/use-last-present';
 import { DeleteTenantModal } from './delete-tenant-modal';
@@ -29,7 +30,7 @@ function MetadataBadges({ metadata }: { metadata: Record<string, string> }) {
   );
 }
 
-export function TenantsTable({ tenants }: { tenants: Tenant[] }) {
+export function TenantsTable({ tenants, emptyText = 'No tenants yet.' }: { tenants: Tenant[]; emptyText?: string }) {
   const [editing, setEditing] = useState<Tenant | null>(null);
   const [deleting, setDeleting] = useState<Tenant | null>(null);
   const shownInEditor = useLastPresent(editing);
@@ -40,7 +41,7 @@ export function TenantsTable({ tenants }: { tenants: Tenant[] }) {
         <Table striped highlightOnHover verticalSpacing="sm" aria-label="Tenants">
           <Table.Thead>
             <Table.Tr>
-              <Table.Th>External ID</Table.Th>
+              <Table.Th>External ID and tenant ID</Table.Th>
               <Table.Th>Name</Table.Th>
               <Table.Th>Metadata</Table.Th>
               <Table.Th>Status</Table.Th>
@@ -49,10 +50,15 @@ export function TenantsTable({ tenants }: { tenants: Tenant[] }) {
             </Table.Tr>
           </Table.Thead>
           <Table.Tbody>
-            {tenants.length === 0 && <EmptyTableRow columns={6}>No tenants yet.</EmptyTableRow>}
+            {tenants.length === 0 && <EmptyTableRow columns={6}>{emptyText}</EmptyTableRow>}
             {tenants.map((tenant) => (
               <Table.Tr key={tenant.id} data-tenant-id={tenant.id}>
-                <Table.Td ff="monospace">{tenant.externalId}</Table.Td>
+                <Table.Td>
+                  <Text ff="monospace" size="sm">
+                    {tenant.externalId}
+                  </Text>
+                  <CopyableId id={tenant.id} label={tenant.externalId} />
+                </Table.Td>
                 <Table.Td>{tenant.name}</Table.Td>
                 <Table.Td>
                   <MetadataBadges metadata={tenant.metadata} />

@@ -1,5 +1,6 @@
 import { Group, Paper, SimpleGrid, Stack, Text, Title } from '@mantine/core';
 import { toActionResult } from '@/lib/console-api.server';
+import { CopyableId } from '@/components/copyable-id';
 import { LoadError } from '@/components/load-error';
 import { PageBreadcrumbs } from '@/components/page-breadcrumbs';
 import { getTenant } from '../../tenants/tenant.api';
@@ -42,9 +43,13 @@ export default async function EndpointPage({ params }: { params: Promise<{ id: s
             <StatusBadge endpoint={endpoint} />
             <HealthBadge health={endpoint.health} />
           </Group>
-          <Text c="dimmed" size="sm" ff="monospace">
-            {endpoint.id}
-          </Text>
+          <CopyableId id={endpoint.id} label={`endpoint ${endpoint.name}`} />
+          <Group gap={4} wrap="nowrap">
+            <Text size="xs" c="dimmed">
+              Tenant {tenant.ok ? tenant.data.name : ''}
+            </Text>
+            <CopyableId id={endpoint.tenantId} label={`tenant ${tenant.ok ? tenant.data.name : endpoint.tenantId}`} />
+          </Group>
         </div>
         <EndpointActions endpoint={endpoint} />
       </Group>

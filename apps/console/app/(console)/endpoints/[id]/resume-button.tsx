@@ -3,6 +3,7 @@
 import { useTransition } from 'react';
 import { useRouter } from 'next/navigation';
 import { Button } from '@mantine/core';
+import { callAction, useIdempotencyKey } from '@/lib/idempotency-key';
 import { notifyApiError, notifySuccess } from '@/lib/notify';
 import { resumeEndpointAction } from '../actions';
 import type { Endpoint } from '../endpoint.types';
@@ -11,11 +12,13 @@ import type { Endpoint } from '../endpoint.types';
 export function ResumeButton({ endpoint }: { endpoint: Endpoint }) {
   const router = useRouter();
   const [pending, startTransition] = useTransition();
+  const idempotency = useIdempotencyKey();
   if (endpoint.status !== 'disabled' && endpoint.health.circuit === 'closed') return null;
 
   const resume = () =>
     startTransition(async () => {
-      const result = await resumeEndpointAction(endpoint.id, endpoint.etag);
+      const result = await callAction(() => resumeEndpointAction(endpoint.id, endpoint.etag, idempotency.key));
+      idempotency.settle(result);
       if (result.ok) notifySuccess(`Endpoint ${endpoint.name} resumed: one probe goes out now.`);
       else notifyApiError(result.error);
       router.refresh();

@@ -4,6 +4,7 @@ import { useState, useTransition, type FormEvent } from 'react';
 import { useRouter } from 'next/navigation';
 import { Alert, Button, Group, NumberInput, Stack, Text } from '@mantine/core';
 import { fieldMessage, isFormLevel, type ApiError } from '@/lib/api-error';
+import { callAction, useIdempotencyKey } from '@/lib/idempotency-key';
 import { rotateEndpointSecretAction } from '../actions';
 import { MAX_SECRET_OVERLAP_SECONDS, type Endpoint } from '../endpoint.types';
 
@@ -19,6 +20,7 @@ export function RotateSecretForm({ endpoint, onRotated, onCancel }: RotateSecret
   const [overlap, setOverlap] = useState<string | number>(MAX_SECRET_OVERLAP_SECONDS);
   const [error, setError] = useState<ApiError | null>(null);
   const [pending, startTransition] = useTransition();
+  const idempotency = useIdempotencyKey();
 
   const submit = (event: FormEvent<HTMLFormElement>) => {
     event.preventDefault();
@@ -32,7 +34,10 @@ export function RotateSecretForm({ endpoint, onRotated, onCancel }: RotateSecret
       return;
     }
     startTransition(async () => {
-      const result = await rotateEndpointSecretAction(endpoint.id, endpoint.etag, seconds);
+      const result = await callAction(() =>
+        rotateEndpointSecretAction(endpoint.id, endpoint.etag, seconds, idempotency.key),
+      );
+      idempotency.settle(result);
       if (!result.ok) {
         setError(result.error);
         if (result.error.code === 'revision_conflict') router.refresh();

@@ -1,6 +1,7 @@
 import { Badge, Group, Stack, Text, Title } from '@mantine/core';
 import { toActionResult } from '@/lib/console-api.server';
 import { listHref, searchParam } from '@/lib/list-href';
+import { CopyableId } from '@/components/copyable-id';
 import { LoadError } from '@/components/load-error';
 import { PageBreadcrumbs } from '@/components/page-breadcrumbs';
 import { Pager } from '@/components/pager';
@@ -9,6 +10,7 @@ import { toEndpointRow } from '../../../endpoints/endpoint-row';
 import { EndpointsTable } from '../../../endpoints/endpoints-table';
 import { NewEndpointButton } from '../../../endpoints/new-endpoint-button';
 import { getTenant } from '../../tenant.api';
+import { listTenantOptions } from '../../tenant-options';
 
 export const metadata = { title: 'Endpoints · Webhook console' };
 
@@ -23,8 +25,11 @@ export default async function TenantEndpointsPage({ params, searchParams }: Tena
   const path = `/tenants/${encodeURIComponent(id)}/endpoints`;
   const tenant = await toActionResult(() => getTenant(id));
   if (!tenant.ok) return <LoadError error={tenant.error} resetHref="/tenants" title="Could not load this tenant" />;
-  const page = await toActionResult(() => listEndpoints({ tenantId: id, after: after || null }));
   const active = tenant.data.status === 'active';
+  const [page, tenants] = await Promise.all([
+    toActionResult(() => listEndpoints({ tenantId: id, after: after || null })),
+    active ? toActionResult(listTenantOptions) : null,
+  ]);
 
   return (
     <Stack>
@@ -42,8 +47,9 @@ export default async function TenantEndpointsPage({ params, searchParams }: Tena
           <Text c="dimmed" size="sm">
             Where webhooks for {tenant.data.name} ({tenant.data.externalId}) are delivered. Oldest first.
           </Text>
+          <CopyableId id={tenant.data.id} label={`tenant ${tenant.data.name}`} />
         </div>
-        {active && <NewEndpointButton tenantId={id} />}
+        {tenants?.ok && <NewEndpointButton tenantId={id} tenants={tenants.data} />}
       </Group>
       {!page.ok && <LoadError error={page.error} resetHref={path} />}
       {page.ok && (
