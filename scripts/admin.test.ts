@@ -23,20 +23,26 @@ afterAll(async () => {
   rmSync(dataDir, { recursive: true, force: true });
 });
 
-async function admin(...args: string[]): Promise<{ code: number; out: unknown; err: string }> {
+async function adminText(
+  args: string[],
+  env: Record<string, string> = { DATABASE_URL: databaseUrl },
+): Promise<{ code: number; stdout: string; stderr: string }> {
   try {
     const { stdout, stderr } = await run(
       path.join(ROOT, 'node_modules/.bin/tsx'),
       [path.join(ROOT, 'scripts/admin.ts'), ...args],
-      {
-        env: { ...process.env, DATABASE_URL: databaseUrl, SVC_DATA_DIR: dataDir },
-      },
+      { env: { ...process.env, DATABASE_URL: '', SVC_DATA_DIR: dataDir, ...env } },
     );
-    return { code: 0, out: JSON.parse(stdout), err: stderr };
+    return { code: 0, stdout, stderr };
   } catch (error) {
-    const failure = error as { code: number; stderr: string };
-    return { code: failure.code, out: null, err: failure.stderr };
+    const failure = error as { code: number; stdout: string; stderr: string };
+    return { code: failure.code, stdout: failure.stdout, stderr: failure.stderr };
   }
+}
+
+async function admin(...args: string[]): Promise<{ code: number; out: unknown; err: string }> {
+  const { code, stdout, stderr } = await adminText(args);
+  return { code, out: code === 0 ? JSON.parse(stdout) : null, err: stderr };
 }
 
 async function status(key: string): Promise<number> {
@@ -87,11 +93,84 @@ describe('admin CLI', () => {
   it('fails with a JSON error and a non-zero exit for bad usage', async () => {
     const unknown = await admin('team', 'explode');
     expect(unknown.code).toBe(2);
-    expect(JSON.parse(unknown.err)).toEqual({ error: 'unknown command "team explode"' });
+    expect(JSON.parse(unknown.err)).toEqual({
+      error: 'unknown command "team explode" (`npm run --silent admin -- help` lists them)',
+    });
     const badLimit = await admin('key', 'create', '--team', 'team_x', '--spending-limit-usd', 'lots');
     expect(badLimit.code).toBe(2);
     const missingTeam = await admin('key', 'create', '--team', 'team_nope');
     expect(missingTeam.code).toBe(1);
     expect(JSON.parse(missingTeam.err).error).toMatch(/not found/);
+  }, 60_000);
+});
+
+describe('admin CLI help and key list', () => {
+  it('explains every command with help, --help or help <command>, without needing a database', async () => {
+    const noDatabase = { DATABASE_URL: '' };
+    const help = await adminText(['help'], noDatabase);
+    expect(help.code).toBe(0);
+    for (const usage of [
+      'team create --name N',
+      'team list',
+      'team suspend --team T [--webhooks-only]',
+      'team unsuspend --team T',
+      'team billing --team T --card on|off',
+      'key create --team T [--publishable] [--no-webhooks] [--spending-limit-usd D]',
+      'key list --team T',
+      'key revoke --key K',
+    ])
+      expect(help.stdout).toContain(`\n  ${usage}\n`);
+    expect((await adminText(['--help'], noDatabase)).stdout).toBe(help.stdout);
+
+    const one = await adminText(['key', 'list', '--help'], noDatabase);
+    expect(one.code).toBe(0);
+    expect(one.stdout).toContain('key list --team T');
+    expect(one.stdout).not.toContain('team create');
+    expect((await adminText(['help', 'key', 'list'], noDatabase)).stdout).toBe(one.stdout);
+
+    const none = await adminText([], noDatabase);
+    expect(none.code).toBe(2);
+    expect(none.stderr).toContain('key list --team T');
+  }, 60_000);
+
+  it("lists a team's keys with kind, limit, created and revoked times, and never a secret", async () => {
+    const teamId = ((await admin('team', 'create', '--name', 'listing')).out as { team_id: string }).team_id;
+    const limited = (await admin('key', 'create', '--team', teamId, '--spending-limit-usd', '12.50')).out as {
+      key_id: string;
+      secret: string;
+    };
+    const publishable = (await admin('key', 'create', '--team', teamId, '--publishable', '--no-webhooks')).out as {
+      key_id: string;
+      secret: string;
+    };
+    await admin('key', 'revoke', '--key', limited.key_id);
+
+    const listed = await adminText(['key', 'list', '--team', teamId]);
+    expect(listed.code).toBe(0);
+    expect(JSON.parse(listed.stdout)).toEqual([
+      {
+        key_id: limited.key_id,
+        kind: 'secret',
+        webhooks_allowed: true,
+        spending_limit_usd: '12.5',
+        created_at: expect.stringMatching(/^\d{4}-\d\d-\d\dT/),
+        revoked_at: expect.stringMatching(/^\d{4}-\d\d-\d\dT/),
+      },
+      {
+        key_id: publishable.key_id,
+        kind: 'publishable',
+        webhooks_allowed: false,
+        spending_limit_usd: null,
+        created_at: expect.stringMatching(/^\d{4}-\d\d-\d\dT/),
+        revoked_at: null,
+      },
+    ]);
+    for (const secret of [limited.secret, publishable.secret]) expect(listed.stdout).not.toContain(secret);
+    expect(listed.stdout).not.toMatch(/svc_[sp]k_/);
+
+    const missing = await adminText(['key', 'list', '--team', 'team_nope']);
+    expect(missing.code).toBe(1);
+    expect(JSON.parse(missing.stderr).error).toMatch(/not found/);
+    expect((await adminText(['key', 'list'])).code).toBe(2);
   }, 60_000);
 });

@@ -1,36 +1,121 @@
 /**
- * Admin CLI for the installation's operator, usable while `npm start` runs; prints JSON.
- *   team create --name N | team list | team suspend --team T [--webhooks-only] | team unsuspend --team T
- *   team billing --team T --card on|off
- *   key create --team T [--publishable] [--no-webhooks] [--spending-limit-usd D] | key revoke --key K
+ * Admin CLI for the installation's operator, usable while `npm start` runs; prints JSON. `help` lists the commands.
  */
 import { parseArgs } from 'node:util';
 import { openCore, parseUsd, readCoreConfig, systemClock, isServiceError } from '@svc/core';
-import { dataDir, localSealingKey, readRuntimeInfo } from './local-runtime.js';
+import { dataDir, listTeamKeys, localSealingKey, readRuntimeInfo } from './local-runtime.js';
 
 class UsageError extends Error {}
+
+const COMMANDS: Record<string, { usage: string; does: string }> = {
+  'team create': { usage: 'team create --name N', does: 'Create a team. Prints {"team_id"}.' },
+  'team list': { usage: 'team list', does: 'List the teams. Prints [{"team_id","name"}].' },
+  'team suspend': {
+    usage: 'team suspend --team T [--webhooks-only]',
+    does: 'Suspend a team: its keys answer 403. --webhooks-only suspends only sending webhooks.',
+  },
+  'team unsuspend': { usage: 'team unsuspend --team T', does: 'Lift a suspension of either kind.' },
+  'team billing': {
+    usage: 'team billing --team T --card on|off',
+    does: 'Record whether the team has a payment card on file (without one, charged work answers 402 billing_required).',
+  },
+  'key create': {
+    usage: 'key create --team T [--publishable] [--no-webhooks] [--spending-limit-usd D]',
+    does:
+      'Issue a key: secret (svc_sk_) unless --publishable (svc_pk_); --no-webhooks keeps it off the webhook API; ' +
+      '--spending-limit-usd caps its month-to-date spend. Prints {"key_id","secret"}: the secret is shown once.',
+  },
+  'key list': {
+    usage: 'key list --team T',
+    does:
+      'List the team\'s keys, oldest first: [{"key_id","kind","webhooks_allowed","spending_limit_usd","created_at",' +
+      '"revoked_at"}]. Never secrets (only their hashes are stored).',
+  },
+  'key revoke': { usage: 'key revoke --key K', does: 'Revoke a key for good: it answers 401 from now on.' },
+  help: { usage: 'help [command]', does: 'This text, or the part about one command (also: <command> --help).' },
+};
+
+function wrap(text: string, width: number): string[] {
+  const lines: string[] = [];
+  let line = '';
+  for (const word of text.split(' ')) {
+    if (line && line.length + 1 + word.length > width) {
+      lines.push(line);
+      line = word;
+    } else line = line ? `${line} ${word}` : word;
+  }
+  return [...lines, line];
+}
+
+/** The help text: every command, or those starting with the words given ("key", "key create"). */
+function helpText(words: string[]): string {
+  const prefix = words.join(' ');
+  const matching = Object.entries(COMMANDS).filter(
+    ([name]) => !prefix || name === prefix || name.startsWith(`${prefix} `),
+  );
+  const entries = matching.length ? matching : Object.entries(COMMANDS);
+  return [
+    'Usage: npm run --silent admin -- <command> [options]',
+    '',
+    "Manages this installation's teams and keys. Finds the database through DATABASE_URL, or the running",
+    '`npm start` (.data/runtime.json, or SVC_DATA_DIR). Prints JSON; an error prints {"error"} on stderr and exits',
+    'non-zero (2 for bad usage).',
+    '',
+    'Commands:',
+    ...entries.flatMap(([, command]) => [
+      `  ${command.usage}`,
+      ...wrap(command.does, 104).map((line) => `      ${line}`),
+    ]),
+    '',
+  ].join('\n');
+}
 
 function required(value: string | boolean | undefined, flag: string): string {
   if (typeof value !== 'string' || value === '') throw new UsageError(`--${flag} is required`);
   return value;
 }
 
+function parseOptions(args: string[]) {
+  try {
+    return parseArgs({
+      args,
+      options: {
+        name: { type: 'string' },
+        team: { type: 'string' },
+        key: { type: 'string' },
+        card: { type: 'string' },
+        publishable: { type: 'boolean' },
+        'no-webhooks': { type: 'boolean' },
+        'webhooks-only': { type: 'boolean' },
+        'spending-limit-usd': { type: 'string' },
+      },
+      strict: true,
+    });
+  } catch (error) {
+    throw new UsageError((error as Error).message);
+  }
+}
+
 async function main(): Promise<void> {
-  const [noun, verb, ...rest] = process.argv.slice(2);
-  const { values } = parseArgs({
-    args: rest,
-    options: {
-      name: { type: 'string' },
-      team: { type: 'string' },
-      key: { type: 'string' },
-      card: { type: 'string' },
-      publishable: { type: 'boolean' },
-      'no-webhooks': { type: 'boolean' },
-      'webhooks-only': { type: 'boolean' },
-      'spending-limit-usd': { type: 'string' },
-    },
-    strict: true,
-  });
+  const args = process.argv.slice(2);
+  const words = args.filter((arg) => !arg.startsWith('-'));
+  if (args.length === 0) {
+    process.stderr.write(helpText([]));
+    process.exit(2);
+  }
+  if (args[0] === 'help' || args[0] === '--help' || args[0] === '-h') {
+    process.stdout.write(helpText(words.filter((word) => word !== 'help')));
+    return;
+  }
+  if (args.includes('--help') || args.includes('-h')) {
+    process.stdout.write(helpText(words.slice(0, 2)));
+    return;
+  }
+  const [noun, verb, ...rest] = args;
+  const command = `${noun ?? ''} ${verb ?? ''}`;
+  if (!(command in COMMANDS))
+    throw new UsageError(`unknown command "${command.trim()}" (\`npm run --silent admin -- help\` lists them)`);
+  const { values } = parseOptions(rest);
   const config = readCoreConfig(process.env, 'local');
   const databaseUrl = config.databaseUrl || readRuntimeInfo(dataDir(process.env))?.databaseUrl;
   if (!databaseUrl) throw new UsageError('no database: start the service with `npm start` first, or set DATABASE_URL');
@@ -45,7 +130,6 @@ async function main(): Promise<void> {
   });
   const { teams } = core.services;
   try {
-    const command = `${noun ?? ''} ${verb ?? ''}`;
     let output: unknown;
     switch (command) {
       case 'team create':
@@ -91,12 +175,15 @@ async function main(): Promise<void> {
         output = { key_id: issued.keyId, secret: issued.secret };
         break;
       }
+      case 'key list':
+        output = await listTeamKeys(core.services, required(values.team, 'team'));
+        break;
       case 'key revoke':
         await teams.revokeKey(required(values.key, 'key'));
         output = { key_id: values.key, revoked: true };
         break;
       default:
-        throw new UsageError(`unknown command "${command.trim()}"`);
+        throw new UsageError(`unknown command "${command.trim()}" (\`npm run --silent admin -- help\` lists them)`);
     }
     console.log(JSON.stringify(output));
   } finally {

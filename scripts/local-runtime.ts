@@ -1,7 +1,8 @@
 import { randomBytes } from 'node:crypto';
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import type { Services } from '@svc/core';
 
 export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 
@@ -38,4 +39,75 @@ export function readRuntimeInfo(dir: string): RuntimeInfo | null {
   const file = path.join(dir, 'runtime.json');
   if (!existsSync(file)) return null;
   return JSON.parse(readFileSync(file, 'utf8')) as RuntimeInfo;
+}
+
+/** How to name a directory to the user: relative to the working directory when inside it (".data"). */
+export function displayPath(dir: string): string {
+  const relative = path.relative(process.cwd(), dir);
+  return relative && !relative.startsWith('..') && !path.isAbsolute(relative) ? relative : dir;
+}
+
+function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    // EPERM: alive, but someone else's.
+    return (error as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+/** The command line of a live process (Linux /proc), or null when it cannot be read. */
+function commandLine(pid: number): string | null {
+  try {
+    return readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0').join(' ');
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * The process that is using a local data directory, or null. A `npm start` that is running says so in
+ * runtime.json; its Postgres in pg/postmaster.pid. A pid file whose process is gone (or is no longer Postgres, after
+ * a reboot reused its number) is stale: it is removed, so that a run that was killed does not block the next one.
+ */
+export function dataDirInUse(dir: string): number | null {
+  const starter = readRuntimeInfo(dir)?.pid;
+  if (starter && starter !== process.pid && isAlive(starter) && /scripts[/\\]start/.test(commandLine(starter) ?? ''))
+    return starter;
+  const pidFile = path.join(dir, 'pg', 'postmaster.pid');
+  if (!existsSync(pidFile)) return null;
+  const postmaster = Number(readFileSync(pidFile, 'utf8').split('\n')[0]);
+  if (Number.isInteger(postmaster) && postmaster > 0 && isAlive(postmaster)) {
+    const command = commandLine(postmaster);
+    if (command === null || /postgres/.test(command)) return postmaster;
+  }
+  rmSync(pidFile, { force: true });
+  return null;
+}
+
+/** What the admin CLI and `npm start` show of a key: never its secret (only its hash is stored anyway). */
+export interface KeyListing {
+  key_id: string;
+  kind: string;
+  webhooks_allowed: boolean;
+  spending_limit_usd: string | null;
+  created_at: string;
+  revoked_at: string | null;
+}
+
+// TeamService has no listing of keys yet; this reads the same entity, oldest first.
+export async function listTeamKeys(services: Services, teamId: string): Promise<KeyListing[]> {
+  // Loaded here: everything else in this file serves scripts that must start without the domain code.
+  const { ApiKeyEntity, formatUsd } = await import('@svc/core');
+  await services.teams.getTeam(teamId);
+  const keys = await services.db.getRepository(ApiKeyEntity).find({ where: { teamId }, order: { id: 'ASC' } });
+  return keys.map((key) => ({
+    key_id: key.id,
+    kind: key.kind,
+    webhooks_allowed: key.webhooksAllowed,
+    spending_limit_usd: key.spendingLimitMicros === null ? null : formatUsd(BigInt(key.spendingLimitMicros)),
+    created_at: key.createdAt.toISOString(),
+    revoked_at: key.revokedAt?.toISOString() ?? null,
+  }));
 }
