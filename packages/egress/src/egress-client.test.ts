@@ -361,6 +361,15 @@ describe('egress client: connections', () => {
     expect(outcome.durationMs).toBeLessThan(1_000);
   });
 
+  it('refuses a deadline that is not a positive whole number of milliseconds', async () => {
+    const egress = client();
+    for (const timeoutMs of [0, -1, 1.5, Number.NaN]) {
+      await expect(egress.post({ url: 'http://127.0.0.1:9/', headers: {}, body: BODY, timeoutMs })).rejects.toThrow(
+        RangeError,
+      );
+    }
+  });
+
   it('reports a failed lookup as a network error', async () => {
     await expect(post(client(), 'http://missing.test.example:8080/')).resolves.toEqual({
       kind: 'network_error',

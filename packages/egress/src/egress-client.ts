@@ -123,6 +123,10 @@ export function createEgressClient(options: EgressClientOptions): EgressClient {
   });
 
   async function post(request: EgressRequest): Promise<EgressOutcome> {
+    if (!Number.isSafeInteger(request.timeoutMs) || request.timeoutMs <= 0) {
+      throw new RangeError('timeoutMs must be a positive integer of milliseconds');
+    }
+    if (!Buffer.isBuffer(request.body)) throw new TypeError('body must be a Buffer of the exact bytes to send');
     const started = performance.now();
     const elapsed = () => Math.round(performance.now() - started);
 
