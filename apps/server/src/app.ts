@@ -1,10 +1,8 @@
-import { ApolloServer } from '@apollo/server';
-import fastifyApollo, { fastifyApolloDrainPlugin } from '@as-integrations/fastify';
+import fastifyApollo from '@as-integrations/fastify';
 import Fastify, { type FastifyBaseLogger, type FastifyInstance, type FastifyRequest } from 'fastify';
 import { LOG_SERIALIZERS, redactRequestUrl, ServiceError, type Services } from '@svc/core';
 import type { ServerConfig } from './config.js';
-import type { GraphqlContext } from './graphql/context.js';
-import { buildGraphqlSchema, formatGraphqlError } from './graphql/schema.js';
+import { createGraphqlServer, graphqlContext, GRAPHQL_PATH } from './graphql/server.js';
 import { sendError } from './rest/errors.js';
 import { apiIndex, platformIndex } from './rest/routes/discovery.js';
 import { buildOpenApi } from './rest/openapi.js';
@@ -105,21 +103,9 @@ export async function buildApp(
     { prefix: REST_PREFIX },
   );
 
-  const apollo = new ApolloServer<GraphqlContext>({
-    schema: await buildGraphqlSchema(),
-    plugins: [fastifyApolloDrainPlugin(app)],
-    introspection: true,
-    formatError: (formatted, error) =>
-      formatGraphqlError(formatted, error, (err) => logger.error({ err }, 'graphql error')),
-  });
+  const apollo = await createGraphqlServer(app, logger, config.publicBaseUrl);
   await apollo.start();
-  await app.register(fastifyApollo(apollo), {
-    path: '/graphql',
-    context: async (request) => {
-      checkSvcMode(request.headers['svc-mode']);
-      return { services, authorization: request.headers.authorization };
-    },
-  });
+  await app.register(fastifyApollo(apollo), { path: GRAPHQL_PATH, context: graphqlContext(services) });
   app.setNotFoundHandler((request, reply) => sendError(request, reply, new ServiceError('not_found', 'no such route')));
   return { app, routes, served };
 }

@@ -1,6 +1,19 @@
 import { Arg, Authorized, Ctx, ID, Int, Mutation, Query, Resolver } from 'type-graphql';
-import { previewEndpoint, type EndpointView, type PreviewResult } from '@svc/core';
+import {
+  CreateEndpointInput as CreateEndpointSchema,
+  EmptyInput,
+  ListEndpointsQuery,
+  parseInput,
+  PreviewInput,
+  previewEndpoint,
+  RotateSecretInput,
+  UpdateEndpointInput as UpdateEndpointSchema,
+  type CallContext,
+  type EndpointView,
+  type PreviewResult,
+} from '@svc/core';
 import { callContext, type GraphqlContext } from './context.js';
+import { IDEMPOTENCY_KEY_ARG, IDEMPOTENCY_KEY_OPTIONS, runIdempotent } from './idempotent.js';
 import { defined, rawJsonArgument } from './mappers.js';
 import {
   CreateEndpointInput,
@@ -14,6 +27,27 @@ import {
 function toEndpoint(view: EndpointView): Endpoint {
   const { headerNames, ...rest } = view;
   return { ...rest, headers: headerNames };
+}
+
+/** Idempotency keeps the reveal without its secret. */
+function withoutSecret(reveal: EndpointSecretReveal): { endpoint: Endpoint } {
+  return { endpoint: reveal.endpoint };
+}
+
+/**
+ * Another look at a reveal (an idempotent replay): the secret is shown again only to the key that made it and
+ * only while it is still the endpoint's current secret, like the REST replay.
+ */
+async function revealAgain(
+  context: GraphqlContext,
+  stored: unknown,
+  replay: { ctx: CallContext; sameKey: boolean },
+): Promise<EndpointSecretReveal> {
+  const { endpoint } = stored as { endpoint: Endpoint };
+  const signingSecret = replay.sameKey
+    ? await context.services.endpoints.currentSecretMadeBy(replay.ctx, endpoint.id, endpoint.secretVersion)
+    : null;
+  return { endpoint, signingSecret };
 }
 
 function toPreview(result: PreviewResult): EndpointPreview {
@@ -53,12 +87,15 @@ export class EndpointResolver {
   ): Promise<EndpointConnection> {
     const page = await context.services.endpoints.listEndpoints(
       callContext(context),
-      defined({
-        tenant_id: tenantId ?? undefined,
-        status: status ?? undefined,
-        limit: first ?? undefined,
-        cursor: after ?? undefined,
-      }),
+      parseInput(
+        ListEndpointsQuery,
+        defined({
+          tenant_id: tenantId ?? undefined,
+          status: status ?? undefined,
+          limit: first ?? undefined,
+          cursor: after ?? undefined,
+        }),
+      ),
     );
     return { nodes: page.data.map(toEndpoint), nextCursor: page.nextCursor };
   }
@@ -82,11 +119,14 @@ export class EndpointResolver {
     const result = await previewEndpoint(
       context.services.endpoints,
       callContext(context),
-      defined({
-        endpoint_id: endpointId,
-        payload: rawJsonArgument(payload, 'payload'),
-        event_type: eventType ?? undefined,
-      }),
+      parseInput(
+        PreviewInput,
+        defined({
+          endpoint_id: endpointId,
+          payload: rawJsonArgument(payload, 'payload'),
+          event_type: eventType ?? undefined,
+        }),
+      ),
     );
     return toPreview(result);
   }
@@ -96,12 +136,19 @@ export class EndpointResolver {
   async createEndpoint(
     @Ctx() context: GraphqlContext,
     @Arg('input', () => CreateEndpointInput) input: CreateEndpointInput,
+    @Arg(IDEMPOTENCY_KEY_ARG, () => String, IDEMPOTENCY_KEY_OPTIONS) idempotencyKey?: string | null,
   ): Promise<EndpointSecretReveal> {
-    const created = await context.services.endpoints.createEndpoint(callContext(context), {
-      tenant_id: input.tenantId,
-      ...endpointFields(input),
+    const parsed = parseInput(CreateEndpointSchema, { tenant_id: input.tenantId, ...endpointFields(input) });
+    return runIdempotent(context, idempotencyKey, {
+      operation: 'createEndpoint',
+      input: parsed,
+      async run(ctx) {
+        const created = await context.services.endpoints.createEndpoint(ctx, parsed);
+        return { endpoint: toEndpoint(created.endpoint), signingSecret: created.signingSecret };
+      },
+      stored: withoutSecret,
+      replay: (stored, replay) => revealAgain(context, stored, replay),
     });
-    return { endpoint: toEndpoint(created.endpoint), signingSecret: created.signingSecret };
   }
 
   @Authorized()
@@ -113,7 +160,12 @@ export class EndpointResolver {
     @Arg('input', () => UpdateEndpointInput) input: UpdateEndpointInput,
   ): Promise<Endpoint> {
     return toEndpoint(
-      await context.services.endpoints.updateEndpoint(callContext(context), id, etag, endpointFields(input)),
+      await context.services.endpoints.updateEndpoint(
+        callContext(context),
+        id,
+        etag,
+        parseInput(UpdateEndpointSchema, endpointFields(input)),
+      ),
     );
   }
 
@@ -135,14 +187,20 @@ export class EndpointResolver {
     @Arg('id', () => ID) id: string,
     @Arg('etag', () => String) etag: string,
     @Arg('overlapSeconds', () => Int, { nullable: true }) overlapSeconds?: number,
+    @Arg(IDEMPOTENCY_KEY_ARG, () => String, IDEMPOTENCY_KEY_OPTIONS) idempotencyKey?: string | null,
   ): Promise<EndpointSecretReveal> {
-    const rotated = await context.services.endpoints.rotateSecret(
-      callContext(context),
-      id,
-      etag,
-      defined({ overlap_seconds: overlapSeconds ?? undefined }),
-    );
-    return { endpoint: toEndpoint(rotated.endpoint), signingSecret: rotated.signingSecret };
+    const parsed = parseInput(RotateSecretInput, defined({ overlap_seconds: overlapSeconds ?? undefined }));
+    return runIdempotent(context, idempotencyKey, {
+      operation: 'rotateEndpointSecret',
+      params: { id },
+      input: parsed,
+      async run(ctx) {
+        const rotated = await context.services.endpoints.rotateSecret(ctx, id, etag, parsed);
+        return { endpoint: toEndpoint(rotated.endpoint), signingSecret: rotated.signingSecret };
+      },
+      stored: withoutSecret,
+      replay: (stored, replay) => revealAgain(context, stored, replay),
+    });
   }
 
   @Authorized()
@@ -151,7 +209,14 @@ export class EndpointResolver {
     @Ctx() context: GraphqlContext,
     @Arg('id', () => ID) id: string,
     @Arg('etag', () => String) etag: string,
+    @Arg(IDEMPOTENCY_KEY_ARG, () => String, IDEMPOTENCY_KEY_OPTIONS) idempotencyKey?: string | null,
   ): Promise<Endpoint> {
-    return toEndpoint(await context.services.endpoints.resumeEndpoint(callContext(context), id, etag, {}));
+    const parsed = parseInput(EmptyInput, {});
+    return runIdempotent(context, idempotencyKey, {
+      operation: 'resumeEndpoint',
+      params: { id },
+      input: parsed,
+      run: async (ctx) => toEndpoint(await context.services.endpoints.resumeEndpoint(ctx, id, etag, parsed)),
+    });
   }
 }

@@ -56,7 +56,13 @@ export class EndpointConnection {
 })
 export class EndpointSecretReveal {
   @Field(() => Endpoint) endpoint!: Endpoint;
-  @Field(() => String) signingSecret!: string;
+  @Field(() => String, {
+    nullable: true,
+    description:
+      'The new secret. An idempotent replay shows it again only to the key that made it while it is still ' +
+      'current; otherwise null',
+  })
+  signingSecret!: string | null;
 }
 
 @ObjectType()

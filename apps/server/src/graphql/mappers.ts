@@ -5,38 +5,38 @@ import {
   RawJson,
   ServiceError,
   type Capabilities as CoreCapabilities,
-  type EventTypeEntity,
+  type EventTypeView,
   type Limits,
-  type TeamSettingsEntity,
-  type TenantEntity,
+  type SettingsView,
+  type TenantView,
 } from '@svc/core';
 import type { Capabilities, EventType, Limit, Rates, Settings, Tenant } from './types.js';
 
-export function toTenant(entity: TenantEntity, etag: string): Tenant {
+export function toTenant(view: TenantView): Tenant {
   return {
-    id: entity.id,
-    externalId: entity.externalId,
-    name: entity.name,
-    metadata: entity.metadata,
-    status: entity.status,
-    version: entity.version,
-    etag,
-    createdAt: entity.createdAt,
-    updatedAt: entity.updatedAt,
+    id: view.id,
+    externalId: view.externalId,
+    name: view.name,
+    metadata: view.metadata,
+    status: view.status,
+    version: view.version,
+    etag: view.etag,
+    createdAt: view.createdAt,
+    updatedAt: view.updatedAt,
   };
 }
 
-export function toEventType(entity: EventTypeEntity, etag: string): EventType {
+export function toEventType(view: EventTypeView): EventType {
   return {
-    id: entity.id,
-    name: entity.name,
-    description: entity.description,
-    example: entity.example,
-    archived: entity.archived,
-    version: entity.version,
-    etag,
-    createdAt: entity.createdAt,
-    updatedAt: entity.updatedAt,
+    id: view.id,
+    name: view.name,
+    description: view.description,
+    example: view.example,
+    archived: view.archived,
+    version: view.version,
+    etag: view.etag,
+    createdAt: view.createdAt,
+    updatedAt: view.updatedAt,
   };
 }
 
@@ -44,14 +44,14 @@ export function toLimits(limits: Limits): Limit[] {
   return Object.entries(limits).map(([name, limit]) => ({ name, ...limit }));
 }
 
-export function toSettings(entity: TeamSettingsEntity, etag: string, limits: Limits): Settings {
+export function toSettings(view: SettingsView, limits: Limits): Settings {
   return {
-    configurationVersion: entity.configurationVersion,
-    approvedConfigurationVersion: entity.approvedConfigurationVersion,
-    payloadRetentionDays: entity.payloadRetentionDays,
-    responseBodyLogging: entity.responseBodyLogging,
-    responseRetentionDays: entity.responseRetentionDays,
-    etag,
+    configurationVersion: view.configurationVersion,
+    approvedConfigurationVersion: view.approvedConfigurationVersion,
+    payloadRetentionDays: view.payloadRetentionDays,
+    responseBodyLogging: view.responseBodyLogging,
+    responseRetentionDays: view.responseRetentionDays,
+    etag: view.etag,
     limits: toLimits(limits),
   };
 }

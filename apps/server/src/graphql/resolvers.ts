@@ -1,5 +1,16 @@
 import { Arg, Authorized, Ctx, ID, Int, Mutation, Query, Resolver } from 'type-graphql';
+import {
+  CreateEventTypeInput as CreateEventTypeSchema,
+  CreateTenantInput as CreateTenantSchema,
+  ListEventTypesQuery,
+  ListTenantsQuery,
+  parseInput,
+  UpdateEventTypeInput as UpdateEventTypeSchema,
+  UpdateSettingsInput as UpdateSettingsSchema,
+  UpdateTenantInput as UpdateTenantSchema,
+} from '@svc/core';
 import { callContext, type GraphqlContext } from './context.js';
+import { IDEMPOTENCY_KEY_ARG, IDEMPOTENCY_KEY_OPTIONS, runIdempotent } from './idempotent.js';
 import { defined, rawJsonArgument, toCapabilities, toEventType, toRates, toSettings, toTenant } from './mappers.js';
 import {
   Capabilities,
@@ -52,16 +63,18 @@ export class TenantResolver {
     const { tenants } = context.services;
     const page = await tenants.listTenants(
       callContext(context),
-      defined({ limit: first ?? undefined, cursor: after ?? undefined, external_id: externalId ?? undefined }),
+      parseInput(
+        ListTenantsQuery,
+        defined({ limit: first ?? undefined, cursor: after ?? undefined, external_id: externalId ?? undefined }),
+      ),
     );
-    return { nodes: page.data.map((t) => toTenant(t, tenants.etag(t))), nextCursor: page.nextCursor };
+    return { nodes: page.data.map(toTenant), nextCursor: page.nextCursor };
   }
 
   @Authorized()
   @Query(() => Tenant)
   async tenant(@Ctx() context: GraphqlContext, @Arg('id', () => ID) id: string): Promise<Tenant> {
-    const tenant = await context.services.tenants.getTenant(callContext(context), id);
-    return toTenant(tenant, context.services.tenants.etag(tenant));
+    return toTenant(await context.services.tenants.getTenant(callContext(context), id));
   }
 
   @Authorized()
@@ -69,13 +82,20 @@ export class TenantResolver {
   async createTenant(
     @Ctx() context: GraphqlContext,
     @Arg('input', () => CreateTenantInput) input: CreateTenantInput,
+    @Arg(IDEMPOTENCY_KEY_ARG, () => String, IDEMPOTENCY_KEY_OPTIONS) idempotencyKey?: string | null,
   ): Promise<Tenant> {
     const { tenants } = context.services;
-    const tenant = await tenants.createTenant(
-      callContext(context),
+    const parsed = parseInput(
+      CreateTenantSchema,
       defined({ external_id: input.externalId, name: input.name, metadata: input.metadata ?? undefined }),
     );
-    return toTenant(tenant, tenants.etag(tenant));
+    return runIdempotent(context, idempotencyKey, {
+      operation: 'createTenant',
+      input: parsed,
+      async run(ctx) {
+        return toTenant(await tenants.createTenant(ctx, parsed));
+      },
+    });
   }
 
   @Authorized()
@@ -91,9 +111,9 @@ export class TenantResolver {
       callContext(context),
       id,
       etag,
-      defined({ name: input.name ?? undefined, metadata: input.metadata ?? undefined }),
+      parseInput(UpdateTenantSchema, defined({ name: input.name ?? undefined, metadata: input.metadata ?? undefined })),
     );
-    return toTenant(tenant, tenants.etag(tenant));
+    return toTenant(tenant);
   }
 
   @Authorized()
@@ -121,16 +141,18 @@ export class EventTypeResolver {
     const { eventTypes } = context.services;
     const page = await eventTypes.listEventTypes(
       callContext(context),
-      defined({ limit: first ?? undefined, cursor: after ?? undefined, name: name ?? undefined }),
+      parseInput(
+        ListEventTypesQuery,
+        defined({ limit: first ?? undefined, cursor: after ?? undefined, name: name ?? undefined }),
+      ),
     );
-    return { nodes: page.data.map((e) => toEventType(e, eventTypes.etag(e))), nextCursor: page.nextCursor };
+    return { nodes: page.data.map(toEventType), nextCursor: page.nextCursor };
   }
 
   @Authorized()
   @Query(() => EventType)
   async eventType(@Ctx() context: GraphqlContext, @Arg('id', () => ID) id: string): Promise<EventType> {
-    const eventType = await context.services.eventTypes.getEventType(callContext(context), id);
-    return toEventType(eventType, context.services.eventTypes.etag(eventType));
+    return toEventType(await context.services.eventTypes.getEventType(callContext(context), id));
   }
 
   @Authorized()
@@ -138,17 +160,24 @@ export class EventTypeResolver {
   async createEventType(
     @Ctx() context: GraphqlContext,
     @Arg('input', () => CreateEventTypeInput) input: CreateEventTypeInput,
+    @Arg(IDEMPOTENCY_KEY_ARG, () => String, IDEMPOTENCY_KEY_OPTIONS) idempotencyKey?: string | null,
   ): Promise<EventType> {
     const { eventTypes } = context.services;
-    const eventType = await eventTypes.createEventType(
-      callContext(context),
+    const parsed = parseInput(
+      CreateEventTypeSchema,
       defined({
         name: input.name,
         description: input.description ?? undefined,
         example: rawJsonArgument(input.example, 'example'),
       }),
     );
-    return toEventType(eventType, eventTypes.etag(eventType));
+    return runIdempotent(context, idempotencyKey, {
+      operation: 'createEventType',
+      input: parsed,
+      async run(ctx) {
+        return toEventType(await eventTypes.createEventType(ctx, parsed));
+      },
+    });
   }
 
   @Authorized()
@@ -164,9 +193,12 @@ export class EventTypeResolver {
       callContext(context),
       id,
       etag,
-      defined({ description: input.description ?? undefined, example: rawJsonArgument(input.example, 'example') }),
+      parseInput(
+        UpdateEventTypeSchema,
+        defined({ description: input.description ?? undefined, example: rawJsonArgument(input.example, 'example') }),
+      ),
     );
-    return toEventType(eventType, eventTypes.etag(eventType));
+    return toEventType(eventType);
   }
 
   @Authorized()
@@ -178,7 +210,7 @@ export class EventTypeResolver {
   ): Promise<EventType> {
     const { eventTypes } = context.services;
     const eventType = await eventTypes.archiveEventType(callContext(context), id, etag);
-    return toEventType(eventType, eventTypes.etag(eventType));
+    return toEventType(eventType);
   }
 
   @Authorized()
@@ -189,8 +221,9 @@ export class EventTypeResolver {
     @Arg('etag', () => String) etag: string,
   ): Promise<EventType> {
     const { eventTypes } = context.services;
-    const eventType = await eventTypes.updateEventType(callContext(context), id, etag, { archived: false });
-    return toEventType(eventType, eventTypes.etag(eventType));
+    const unarchive = parseInput(UpdateEventTypeSchema, { archived: false });
+    const eventType = await eventTypes.updateEventType(callContext(context), id, etag, unarchive);
+    return toEventType(eventType);
   }
 }
 
@@ -201,7 +234,7 @@ export class SettingsResolver {
   async settings(@Ctx() context: GraphqlContext): Promise<Settings> {
     const { services } = context;
     const settings = await services.settings.getSettings(callContext(context));
-    return toSettings(settings, services.settings.etag(settings), services.limits);
+    return toSettings(settings, services.limits);
   }
 
   @Authorized()
@@ -215,12 +248,15 @@ export class SettingsResolver {
     const settings = await services.settings.updateSettings(
       callContext(context),
       etag,
-      defined({
-        payload_retention_days: input.payloadRetentionDays ?? undefined,
-        response_body_logging: input.responseBodyLogging ?? undefined,
-        response_retention_days: input.responseRetentionDays ?? undefined,
-      }),
+      parseInput(
+        UpdateSettingsSchema,
+        defined({
+          payload_retention_days: input.payloadRetentionDays ?? undefined,
+          response_body_logging: input.responseBodyLogging ?? undefined,
+          response_retention_days: input.responseRetentionDays ?? undefined,
+        }),
+      ),
     );
-    return toSettings(settings, services.settings.etag(settings), services.limits);
+    return toSettings(settings, services.limits);
   }
 }

@@ -1,0 +1,42 @@
+import type { ApolloServerPlugin } from '@apollo/server';
+import { isServiceError } from '@svc/core';
+import { enforceRateLimit } from '../rest/rate-limit.js';
+import { authenticateRequest, rootFieldAccess } from './authorization.js';
+import type { GraphqlContext } from './context.js';
+import { toGraphqlError } from './errors.js';
+import { checkOperationLimits, measureOperation } from './operation-limits.js';
+
+/**
+ * The common rules of a GraphQL request, once per request and before any resolver runs (the REST pipeline's
+ * order): the operation's size limits (422 invalid_field), authentication (401/403), then the rate limit — one
+ * token per root field from the bucket of the operation's kind, all taken up front, so a document is either
+ * refused whole (429 rate_limited) or runs whole.
+ */
+export function operationGuardPlugin(): ApolloServerPlugin<GraphqlContext> {
+  return {
+    async requestDidStart() {
+      return {
+        async didResolveOperation({ contextValue, document, operation, schema }) {
+          // Apollo resolves the operation before this hook and refuses a document without one.
+          if (!operation) return;
+          try {
+            const shape = measureOperation(document, operation);
+            checkOperationLimits(shape);
+            const rootType = operation.operation === 'mutation' ? 'Mutation' : 'Query';
+            const access = rootFieldAccess(schema);
+            const needsKey = [...shape.rootFieldNames].some((name) => access.get(`${rootType}.${name}`) === 'key');
+            if (!needsKey) return;
+            const actor = await authenticateRequest(contextValue);
+            const rateClass = operation.operation === 'mutation' ? 'config_write' : 'read';
+            // One token per root field; the first refusal stops (the tokens already taken stay spent).
+            for (let field = 0; field < shape.cost; field += 1)
+              await enforceRateLimit(contextValue.services, actor, rateClass);
+            contextValue.actor = actor;
+          } catch (error) {
+            throw isServiceError(error) ? toGraphqlError(error) : error;
+          }
+        },
+      };
+    },
+  };
+}
