@@ -1,6 +1,8 @@
 import { z } from 'zod';
 import { SERVICE_VERSION } from '@svc/core';
 import type { RouteSpec } from './route.js';
+import { documentedPath, etagSource } from './routes/discovery.js';
+import { ErrorShape } from './shapes.js';
 
 const STATUS_TEXT: Record<number, string> = {
   200: 'OK',
@@ -26,35 +28,213 @@ const STATUS_TEXT: Record<number, string> = {
 /** Errors every authenticated route can answer, whatever it declares. */
 const COMMON_ERRORS = [401, 403, 415, 400, 413, 429];
 
-function toOpenApiPath(path: string): string {
-  return path.replace(/:([A-Za-z_]+)/g, '{$1}');
+/** Operations are grouped by the first segment of their path. */
+const TAGS = [
+  { name: 'Tenants', segments: ['tenants'], description: 'Your customers: endpoints and messages belong to a tenant' },
+  { name: 'Event types', segments: ['event_types'], description: 'The catalog of event types messages may carry' },
+  {
+    name: 'Endpoints',
+    segments: ['endpoints', 'previews'],
+    description: "Tenants' receivers: URLs, signing secrets, filters, transforms and delivery settings",
+  },
+  { name: 'Settings', segments: ['settings'], description: 'Retention and response body logging for the team' },
+  {
+    name: 'Catalog',
+    segments: ['capabilities', 'rates'],
+    description: 'What the service supports, its limits and rates',
+  },
+] as const;
+
+function tagOf(route: RouteSpec): string {
+  const segment = route.path.split('/')[1] ?? '';
+  const tag = TAGS.find((t) => (t.segments as readonly string[]).includes(segment));
+  if (!tag) throw new Error(`${route.operationId}: no OpenAPI tag for /${segment}; add it to TAGS`);
+  return tag.name;
 }
 
-function jsonSchema(schema: z.ZodType): unknown {
-  return z.toJSONSchema(schema, { io: 'input', unrepresentable: 'any', target: 'draft-2020-12' });
+const COMPONENT_REF = '#/components/schemas/';
+
+/**
+ * Descriptions of request and response fields by name, for fields whose schema has none of its own (the request
+ * schemas are the shared ones in packages/core, which carry no API prose).
+ */
+const FIELD_DESCRIPTIONS: Record<string, string> = {
+  'CreateEventTypeRequest.name':
+    'Lowercase words (a-z, 0-9, _) separated by dots, e.g. invoice.paid; webhooks. and svc. are reserved',
+  external_id: 'Your ID for the tenant: 1 to 128 letters, digits, _ . : -; unique in the team',
+  name: 'A display name (1 to 128 UTF-8 bytes)',
+  metadata: 'Your key/value pairs (string values, at most 50 keys); replaced in full on update',
+  description: 'Free text (at most 4096 UTF-8 bytes)',
+  example: 'An example payload (any JSON value, at most 16 KiB), kept exactly as written; null clears it',
+  archived: 'Only false is accepted (unarchive); DELETE archives',
+  tenant_id: 'The tenant the endpoint receives messages for',
+  url: 'The receiver URL: HTTPS on a public host',
+  events: 'Event type patterns: exact names, `<prefix>.*` or `*` (default ["*"])',
+  filter: 'A filter on the payload (JSON object) or null; kept exactly as written',
+  transform: 'A transform of the payload (JSON object) or null; kept exactly as written',
+  status: 'enabled or paused',
+  rate_per_second: 'At most this many attempts per second (1 to 1000, default 50)',
+  max_concurrency: 'At most this many attempts in flight (1 to 3)',
+  retry_delays_seconds: 'Seconds before each retry (at most 8 delays, 259,200 seconds in all)',
+  timeout_seconds: 'How long an attempt may take (1 to 30, default 10)',
+  headers: 'Custom headers sent with each delivery (name to value; values are write-only)',
+  authorization: 'An Authorization header value sent with each delivery (write-only), or null',
+  overlap_seconds: 'How long old secrets keep signing (0 to 86,400; default 86,400; 0 retires them at once)',
+  endpoint_id: 'The endpoint to evaluate',
+  payload: 'The payload to evaluate (any JSON value)',
+  event_type: 'An event type name to match against the endpoint’s patterns',
+  payload_retention_days: 'Days message bodies are kept (1 to 30)',
+  response_body_logging: "Whether receivers' response bodies are kept",
+  response_retention_days: 'Days response bodies are kept (1 to 7)',
+};
+
+/** zod emits `format: starts_with` for startsWith(); it is not an OpenAPI format (the pattern says the same). */
+function dropNonStandardFormats(ctx: { jsonSchema: Record<string, unknown> }): void {
+  if (ctx.jsonSchema['format'] === 'starts_with') delete ctx.jsonSchema['format'];
 }
 
-/** OpenAPI 3.1, generated from the route declarations. */
+function describeFields(component: string, schema: unknown): unknown {
+  if (typeof schema !== 'object' || schema === null) return schema;
+  const properties = (schema as JsonObject)['properties'] as Record<string, JsonObject> | undefined;
+  for (const [name, property] of Object.entries(properties ?? {})) {
+    const description = FIELD_DESCRIPTIONS[`${component}.${name}`] ?? FIELD_DESCRIPTIONS[name];
+    if (property['description'] === undefined && description !== undefined)
+      properties![name] = { ...property, description };
+  }
+  return schema;
+}
+
+type JsonObject = Record<string, unknown>;
+
+/** `#/$defs/X` (zod's local definitions) becomes `#/components/schemas/X`. */
+function toComponentRefs(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(toComponentRefs);
+  if (typeof value !== 'object' || value === null) return value;
+  return Object.fromEntries(
+    Object.entries(value).map(([key, item]) => [
+      key,
+      key === '$ref' && typeof item === 'string' ? item.replace('#/$defs/', COMPONENT_REF) : toComponentRefs(item),
+    ]),
+  );
+}
+
+/**
+ * Converts many schemas in one pass, so a shape named with `.meta({ id })` is emitted once as a component and
+ * referenced wherever it is used.
+ */
+function convertAll(
+  schemas: readonly z.ZodType[],
+  io: 'input' | 'output',
+  components: Record<string, unknown>,
+): unknown[] {
+  if (schemas.length === 0) return [];
+  const holder = z.strictObject(Object.fromEntries(schemas.map((schema, i) => [`s${i}`, schema])));
+  const json = z.toJSONSchema(holder, {
+    io,
+    unrepresentable: 'any',
+    target: 'draft-2020-12',
+    override: dropNonStandardFormats,
+  }) as JsonObject;
+  const defs = (json['$defs'] ?? {}) as Record<string, unknown>;
+  for (const [name, def] of Object.entries(defs)) {
+    const converted = describeFields(name, toComponentRefs(def));
+    if (name in components && JSON.stringify(components[name]) !== JSON.stringify(converted))
+      throw new Error(`two different schemas are named ${name}`);
+    components[name] = converted;
+  }
+  const properties = json['properties'] as Record<string, unknown>;
+  return schemas.map((_schema, i) => toComponentRefs(properties[`s${i}`]));
+}
+
+function pascalCase(operationId: string): string {
+  return operationId.charAt(0).toUpperCase() + operationId.slice(1);
+}
+
+/** A query parameter: its description moves from the schema to the parameter. */
+function queryParameter(name: string, schema: z.ZodType): JsonObject {
+  const {
+    $schema: _dialect,
+    description,
+    ...json
+  } = z.toJSONSchema(schema, {
+    io: 'input',
+    unrepresentable: 'any',
+    target: 'draft-2020-12',
+  }) as JsonObject;
+  return {
+    name,
+    in: 'query',
+    required: !schema.safeParse(undefined).success,
+    ...(description === undefined ? {} : { description }),
+    schema: json,
+  };
+}
+
+/** OpenAPI 3.1, generated from the route declarations; named shapes become components. */
 export function buildOpenApi(routes: readonly RouteSpec[], serverUrl: string): Record<string, unknown> {
+  const components: Record<string, unknown> = {};
+  const responseSchemas = [...new Set(routes.flatMap((route) => Object.values(route.responses)))].filter(
+    (schema): schema is z.ZodType => schema !== null,
+  );
+  const responseJson = new Map(
+    convertAll([ErrorShape, ...responseSchemas], 'output', components).map(
+      (json, i) => [i === 0 ? ErrorShape : responseSchemas[i - 1]!, json] as const,
+    ),
+  );
+  const requestRoutes = routes.filter((route) => route.input !== undefined);
+  const requestJson = convertAll(
+    requestRoutes.map((route) => route.input!),
+    'input',
+    components,
+  );
+  // Request bodies are named after their operation (CreateTenantRequest), so clients get a type for each.
+  const requestRefs = new Map<RouteSpec, JsonObject>();
+  requestRoutes.forEach((route, i) => {
+    const name = `${pascalCase(route.operationId)}Request`;
+    components[name] = describeFields(name, requestJson[i]);
+    requestRefs.set(route, { $ref: `${COMPONENT_REF}${name}` });
+  });
+
   const paths: Record<string, Record<string, unknown>> = {};
   for (const route of routes) {
-    const path = toOpenApiPath(route.path);
+    const path = documentedPath(route.path);
     const parameters: unknown[] = [];
     for (const match of route.path.matchAll(/:([A-Za-z_]+)/g))
-      parameters.push({ name: match[1], in: 'path', required: true, schema: { type: 'string' } });
+      parameters.push({
+        name: match[1],
+        in: 'path',
+        required: true,
+        description: 'The resource ID',
+        schema: { type: 'string' },
+      });
     if (route.query instanceof z.ZodObject) {
       for (const [name, schema] of Object.entries(route.query.shape as Record<string, z.ZodType>))
-        parameters.push({ name, in: 'query', required: false, schema: jsonSchema(schema) });
+        parameters.push(queryParameter(name, schema));
     }
     if (route.idempotent)
       parameters.push({
         name: 'Idempotency-Key',
         in: 'header',
         required: true,
+        description:
+          'Your unique key for this request (1 to 128 printable ASCII characters); a retry with the same key and request returns the first response',
         schema: { type: 'string', minLength: 1, maxLength: 128 },
       });
-    if (route.ifMatch) parameters.push({ name: 'If-Match', in: 'header', required: true, schema: { type: 'string' } });
-    parameters.push({ name: 'Svc-Mode', in: 'header', required: false, schema: { type: 'string', enum: ['live'] } });
+    if (route.ifMatch)
+      parameters.push({
+        name: 'If-Match',
+        in: 'header',
+        required: true,
+        description: `The ETag header from ${etagSource('', route.path)} (or from the response that last changed the resource)`,
+        schema: { type: 'string' },
+      });
+    parameters.push({
+      name: 'Svc-Mode',
+      in: 'header',
+      required: false,
+      description: 'Omit or send live; test mode is not supported',
+      schema: { type: 'string', enum: ['live'] },
+    });
     const responses: Record<string, unknown> = {};
     const statuses = new Set([...Object.keys(route.responses).map(Number), ...COMMON_ERRORS]);
     for (const status of [...statuses].sort()) {
@@ -65,47 +245,34 @@ export function buildOpenApi(routes: readonly RouteSpec[], serverUrl: string): R
           ? { description }
           : {
               description,
-              content: {
-                'application/json': { schema: schema ? jsonSchema(schema) : { $ref: '#/components/schemas/Error' } },
-              },
+              content: { 'application/json': { schema: responseJson.get(schema ?? ErrorShape) } },
             };
     }
     paths[path] ??= {};
     paths[path][route.method.toLowerCase()] = {
       operationId: route.operationId,
       summary: route.summary,
+      tags: [tagOf(route)],
       security: [{ bearer: [] }],
       parameters,
       ...(route.input
-        ? { requestBody: { required: true, content: { 'application/json': { schema: jsonSchema(route.input) } } } }
+        ? { requestBody: { required: true, content: { 'application/json': { schema: requestRefs.get(route) } } } }
         : {}),
       responses,
     };
   }
   return {
     openapi: '3.1.0',
-    info: { title: 'Webhook delivery and capture service', version: SERVICE_VERSION },
+    info: {
+      title: 'Webhook delivery and capture service',
+      version: SERVICE_VERSION,
+      description: 'Every route takes a secret key as `Authorization: Bearer <key>`.',
+    },
     servers: [{ url: serverUrl }],
+    tags: TAGS.map(({ name, description }) => ({ name, description })),
     components: {
       securitySchemes: { bearer: { type: 'http', scheme: 'bearer', description: 'A secret key (svc_sk_...)' } },
-      schemas: {
-        Error: {
-          type: 'object',
-          required: ['error'],
-          properties: {
-            error: {
-              type: 'object',
-              required: ['code', 'message'],
-              properties: {
-                code: { type: 'string' },
-                message: { type: 'string' },
-                field: { type: 'string' },
-                resource_id: { type: 'string' },
-              },
-            },
-          },
-        },
-      },
+      schemas: Object.fromEntries(Object.entries(components).sort(([a], [b]) => a.localeCompare(b))),
     },
     paths,
   };
