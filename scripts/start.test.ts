@@ -1,0 +1,132 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { findFreePort } from '@svc/db';
+import { ROOT } from './local-runtime.js';
+
+/** `npm start` as a person runs it (without the console, which has its own e2e tests). */
+const tempDir = mkdtempSync(path.join(tmpdir(), 'svc-start-test-'));
+const dataDir = path.join(tempDir, 'data');
+const children: ChildProcess[] = [];
+
+afterAll(async () => {
+  for (const child of children)
+    if (child.exitCode === null && child.signalCode === null) {
+      child.kill('SIGTERM');
+      await new Promise((resolve) => child.once('exit', resolve));
+    }
+  const relocated = path.join(dataDir, 'pg');
+  rmSync(tempDir, { recursive: true, force: true });
+  void relocated;
+});
+
+function start(port: number): { child: ChildProcess; stdout: () => string; stderr: () => string } {
+  let stdout = '';
+  let stderr = '';
+  const env: NodeJS.ProcessEnv = { ...process.env, PORT: String(port), SVC_DATA_DIR: dataDir, SVC_NO_CONSOLE: '1' };
+  for (const name of ['LOG_LEVEL', 'DATABASE_URL', 'SVC_LOCAL_SECRET_KEY']) delete env[name];
+  const child = spawn(process.execPath, ['--import', 'tsx', path.join(ROOT, 'scripts/start.ts')], {
+    cwd: ROOT,
+    env,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  child.stdout!.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+  child.stderr!.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+  children.push(child);
+  return { child, stdout: () => stdout, stderr: () => stderr };
+}
+
+const exited = (child: ChildProcess) =>
+  new Promise<number | null>((resolve) =>
+    child.exitCode !== null ? resolve(child.exitCode) : child.once('exit', (code) => resolve(code)),
+  );
+
+async function until(
+  check: () => boolean,
+  what: string,
+  child: ChildProcess,
+  stderr: () => string = () => '',
+): Promise<void> {
+  const deadline = Date.now() + 90_000;
+  while (Date.now() < deadline) {
+    if (check()) return;
+    if (child.exitCode !== null) throw new Error(`npm start exited (${child.exitCode}) before ${what}: ${stderr()}`);
+    await new Promise((resolve) => setTimeout(resolve, 200));
+  }
+  throw new Error(`timed out waiting for ${what}`);
+}
+
+async function admin(...args: string[]): Promise<unknown> {
+  const child = spawn(process.execPath, ['--import', 'tsx', path.join(ROOT, 'scripts/admin.ts'), ...args], {
+    cwd: ROOT,
+    env: { ...process.env, SVC_DATA_DIR: dataDir, DATABASE_URL: '' },
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  let out = '';
+  child.stdout!.on('data', (chunk: Buffer) => (out += chunk.toString()));
+  expect(await exited(child)).toBe(0);
+  return JSON.parse(out);
+}
+
+describe('npm start (local mode)', () => {
+  it('prints the key and its ID last, keeps request logs quiet, and a second start leaves the running one alone', async () => {
+    const port = await findFreePort();
+    const first = start(port);
+    await until(() => /^Ready\.$/m.test(first.stdout()), 'Ready.', first.child, first.stderr);
+
+    // The one-time key and its ID are the last lines above Ready., after the URLs.
+    const lines = first.stdout().trimEnd().split('\n');
+    expect(lines.at(-1)).toBe('Ready.');
+    expect(lines.at(-4)).toMatch(/^Health {8}http:\/\/localhost:\d+\/healthz$/);
+    expect(lines.at(-3)).toMatch(/^Local team key \(shown once, store it\): svc_sk_\S+$/);
+    expect(lines.at(-2)).toMatch(
+      /^Local team key ID: key_\S+ \(revoke it with: npm run --silent admin -- key revoke --key key_\S+\)$/,
+    );
+    const secret = lines.at(-3)!.split(': ')[1]!;
+    const keyId = /key_\S+/.exec(lines.at(-2)!)![0];
+
+    // Requests do not flood the terminal.
+    const api = `http://127.0.0.1:${port}/v1/tenants`;
+    for (let i = 0; i < 3; i += 1)
+      expect((await fetch(api, { headers: { Authorization: `Bearer ${secret}` } })).status).toBe(200);
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    expect(first.stdout().trimEnd().split('\n').at(-1)).toBe('Ready.');
+    expect(first.stderr()).not.toContain('request completed');
+
+    // A second start refuses in one line and leaves the first one's Postgres alone.
+    const pidFile = path.join(dataDir, 'pg', 'postmaster.pid');
+    const postmaster = readFileSync(pidFile, 'utf8');
+    const second = start(await findFreePort());
+    expect(await exited(second.child)).toBe(1);
+    expect(second.stderr()).toBe(
+      `npm start: the data directory ${dataDir} is in use by process ${first.child.pid}: stop that one first, or set SVC_DATA_DIR to another directory\n`,
+    );
+    expect(readFileSync(pidFile, 'utf8')).toBe(postmaster);
+    expect((await fetch(`http://127.0.0.1:${port}/readyz`)).status).toBe(200);
+
+    // The printed key ID is the key's, and revoking it works.
+    expect(
+      await admin('key', 'list', '--team', ((await admin('team', 'list')) as Array<{ team_id: string }>)[0]!.team_id),
+    ).toEqual([expect.objectContaining({ key_id: keyId, kind: 'secret', revoked_at: null })]);
+    await admin('key', 'revoke', '--key', keyId);
+    expect((await fetch(api, { headers: { Authorization: `Bearer ${secret}` } })).status).toBe(401);
+
+    first.child.kill('SIGTERM');
+    expect(await exited(first.child)).toBe(0);
+    expect(existsSync(pidFile)).toBe(false);
+  }, 180_000);
+
+  it('starts over a stale pid file left by a Postgres that was killed', async () => {
+    // A pid that belonged to a process which has exited.
+    const gone = spawn(process.execPath, ['-e', '0']);
+    await exited(gone);
+    writeFileSync(path.join(dataDir, 'pg', 'postmaster.pid'), `${gone.pid}\n${path.join(dataDir, 'pg')}\n`);
+    const again = start(await findFreePort());
+    await until(() => /^Ready\.$/m.test(again.stdout()), 'Ready.', again.child, again.stderr);
+    expect(again.stdout()).toMatch(/^Local team key: printed at first start/m);
+    again.child.kill('SIGTERM');
+    expect(await exited(again.child)).toBe(0);
+  }, 120_000);
+});
