@@ -67,6 +67,18 @@ describe('GraphQL idempotency keys', () => {
     expect(afterRotation.body.data.createEndpoint).toEqual({ endpoint: created.endpoint, signingSecret: null });
   });
 
+  it('concurrent twins with one key create one endpoint; the others wait their turn or replay it', async () => {
+    const key = uniqueKey();
+    const input = { tenantId, url: 'https://hooks.example.com/twins' };
+    const before = await endpointCount();
+    const answers = await Promise.all(Array.from({ length: 5 }, () => gql(CREATE_ENDPOINT, { input, key })));
+    const ids = new Set(answers.flatMap((a) => (a.body.data ? [a.body.data.createEndpoint.endpoint.id] : [])));
+    expect(ids.size).toBe(1);
+    for (const answer of answers)
+      if (answer.body.errors) expect(answer.body.errors[0].extensions.code).toBe('request_in_progress');
+    expect(await endpointCount()).toBe(before + 1);
+  });
+
   it('the same key with a different input answers idempotency_conflict and creates nothing', async () => {
     const key = uniqueKey();
     const first = await gql(CREATE_ENDPOINT, { input: { tenantId, url: 'https://hooks.example.com/a' }, key });
