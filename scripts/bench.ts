@@ -19,7 +19,7 @@ import pg from 'pg';
 import pino from 'pino';
 import { minify, parseStrict } from '@svc/json';
 import { openCore, systemClock, testCoreOptions, limitsWith } from '@svc/core';
-import { ensureDatabase, runMigrations, startEmbeddedPostgres } from '@svc/db';
+import { countRoundTrips, ensureDatabase, runMigrations, startEmbeddedPostgres } from '@svc/db';
 import { buildApp, readServerConfig } from '@svc/server';
 import { ROOT } from './local-runtime.js';
 
@@ -99,8 +99,45 @@ function remoteRate(job: Record<string, unknown>): Promise<number> {
   });
 }
 
+/** Postgres round trips of one GET, PATCH and create through the REST pipeline (the server runs in this process). */
+async function pipelineRoundTrips(
+  address: string,
+  headers: Record<string, string>,
+): Promise<{ get: number; patch: number; create: number }> {
+  const counter = countRoundTrips();
+  const measure = async (url: string, init: RequestInit, status: number): Promise<number> => {
+    counter.reset();
+    const response = await fetch(url, init);
+    if (response.status !== status)
+      throw new Error(`${init.method} ${url}: ${response.status} ${await response.text()}`);
+    return counter.count;
+  };
+  const created = await fetch(`${address}/v1/tenants`, {
+    method: 'POST',
+    headers: { ...headers, 'idempotency-key': 'rt-0' },
+    body: '{"external_id":"rt-0","name":"RT"}',
+  });
+  const id = ((await created.json()) as { id: string }).id;
+  const url = `${address}/v1/tenants/${id}`;
+  await fetch(url, { headers });
+  const get = await measure(url, { method: 'GET', headers }, 200);
+  const etag = (await fetch(url, { headers })).headers.get('etag')!;
+  const patch = await measure(
+    url,
+    { method: 'PATCH', headers: { ...headers, 'if-match': etag }, body: '{"name":"Renamed"}' },
+    200,
+  );
+  const create = await measure(
+    `${address}/v1/tenants`,
+    { method: 'POST', headers: { ...headers, 'idempotency-key': 'rt-1' }, body: '{"external_id":"rt-1","name":"RT"}' },
+    201,
+  );
+  return { get, patch, create };
+}
+
 async function main(): Promise<void> {
   const figures: Figure[] = [];
+  let roundTrips: { get: number; patch: number; create: number } | null = null;
 
   const text = payload(1024 * 1024);
   const ours = timePerRun(() => minify(text, parseStrict(text)));
@@ -161,9 +198,11 @@ async function main(): Promise<void> {
       ratio: creates / commits,
     });
 
+    roundTrips = await pipelineRoundTrips(address, headers);
+
     const tenant = await core.services.tenants.createTenant(
       { actor: { teamId: team.id, keyId: 'key_bench' } },
-      { external_id: 'read-me', name: 'Read' },
+      { external_id: 'read-me', name: 'Read', metadata: {} },
     );
     const sample = await (await fetch(`${address}/v1/tenants/${tenant.id}`, { headers })).text();
     const reads = await remoteRate({
@@ -202,10 +241,18 @@ async function main(): Promise<void> {
     console.log(
       `${f.name.padEnd(44)}${f.value.toFixed(1).padStart(9)} ${f.unit.padEnd(5)}${f.ceiling.toFixed(1).padStart(9)} ${f.unit.padEnd(5)}${f.ratio.toFixed(3).padStart(7)}`,
     );
+  if (roundTrips)
+    console.log(
+      `\nPostgres round trips per request: GET ${roundTrips.get}, PATCH ${roundTrips.patch}, create ${roundTrips.create}`,
+    );
   mkdirSync(path.join(ROOT, '.tmp'), { recursive: true });
   writeFileSync(
     path.join(ROOT, '.tmp/bench.json'),
-    JSON.stringify({ at: new Date().toISOString(), concurrency: CONCURRENCY, figures }, null, 2),
+    JSON.stringify(
+      { at: new Date().toISOString(), concurrency: CONCURRENCY, figures, round_trips: roundTrips },
+      null,
+      2,
+    ),
   );
   console.log('\nJSON: .tmp/bench.json');
 }

@@ -10,6 +10,7 @@ import { checkSvcMode, MAX_BODY_BYTES, newRequestId, registerRoute } from './res
 import type { RouteSpec } from './rest/route.js';
 import { catalogRoutes } from './rest/routes/catalog.routes.js';
 import { endpointRoutes } from './rest/routes/endpoints.routes.js';
+import { messageRoutes } from './rest/routes/messages.routes.js';
 import { eventTypeRoutes } from './rest/routes/event-types.routes.js';
 import { tenantRoutes } from './rest/routes/tenants.routes.js';
 
@@ -21,6 +22,7 @@ export function restRoutes(services: Services): RouteSpec[] {
     ...tenantRoutes(services),
     ...eventTypeRoutes(services),
     ...endpointRoutes(services),
+    ...messageRoutes(services),
   ];
 }
 

@@ -33,6 +33,11 @@ export { openCore, openProductionCore, type OpenCoreOptions, type OpenedCore } f
 export { defineJobContract, type JobContract, type JobEnvelope } from './jobs/job-contract.js';
 export { PgBossJobQueue, JOB_SCHEMA, type JobQueue, type NewJob } from './jobs/job-queue.js';
 export * from './jobs/contracts.js';
+export { deliveryAttemptJob } from './deliveries/delivery.jobs.js';
+export * from './messages/message.inputs.js';
+export * from './messages/message-status.js';
+export type { MessageView } from './messages/message.view.js';
+export { MessageService, ADMISSION_SLOTS, type AdmissionOptions } from './messages/message.service.js';
 export { inTransaction, lockOwned, lockTeam, reader } from './common/transaction.js';
 export { Sealer } from './common/sealing.js';
 export {

@@ -9,6 +9,7 @@ import { EndpointService } from './endpoints/endpoint.service.js';
 import { EventTypeService } from './event-types/event-type.service.js';
 import { IdempotencyService } from './idempotency/idempotency.service.js';
 import type { JobQueue } from './jobs/job-queue.js';
+import { MessageService } from './messages/message.service.js';
 import { RateLimitService } from './rate-limits/rate-limit.service.js';
 import { ConsoleSessionService } from './sessions/console-session.service.js';
 import { SettingsService } from './settings/settings.service.js';
@@ -46,6 +47,7 @@ export interface Services {
   readonly billing: BillingService;
   readonly consoleSessions: ConsoleSessionService;
   readonly jobs: JobQueue;
+  readonly messages: MessageService;
   /** Readiness: the database answers. */
   ready(): Promise<boolean>;
 }
@@ -54,6 +56,7 @@ export function createServices(options: CoreOptions): Services {
   const { db, clock, limits } = options;
   const tenants = new TenantService(db, clock, limits);
   const auth = new AuthService(db);
+  const billing = new BillingService(clock);
   return {
     db,
     clock,
@@ -74,9 +77,10 @@ export function createServices(options: CoreOptions): Services {
     }),
     idempotency: new IdempotencyService(db, clock),
     rateLimits: new RateLimitService(db, clock, limits),
-    billing: new BillingService(clock),
+    billing,
     consoleSessions: new ConsoleSessionService(db, clock),
     jobs: options.jobs,
+    messages: new MessageService({ db, clock, limits, jobs: options.jobs, billing }),
     ready: () =>
       db.query('SELECT 1').then(
         () => true,

@@ -24,6 +24,8 @@ export const ERROR_STATUS = {
   transform_failed: 422,
   precondition_required: 428,
   rate_limited: 429,
+  /** More than 4 messages of one team being stored at once (docs/api-choices.md). */
+  too_many_concurrent_requests: 429,
   queue_full: 429,
   internal_error: 500,
   temporarily_unavailable: 503,

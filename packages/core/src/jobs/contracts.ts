@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { deliveryAttemptJob } from '../deliveries/delivery.jobs.js';
 import { defineJobContract, type JobContract } from './job-contract.js';
 
 /** Retention sweeps: expired idempotency records (later: content, attempts, events), in small batches. */
@@ -10,4 +11,7 @@ export const purgeExpiredJob = defineJobContract({
 });
 
 /** Every job contract; each process creates their queues at start. */
-export const JOB_CONTRACTS: readonly JobContract<unknown>[] = [purgeExpiredJob as JobContract<unknown>];
+export const JOB_CONTRACTS: readonly JobContract<unknown>[] = [
+  purgeExpiredJob as JobContract<unknown>,
+  deliveryAttemptJob as JobContract<unknown>,
+];
