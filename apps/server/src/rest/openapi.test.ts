@@ -91,17 +91,13 @@ describe('OpenAPI document', () => {
 
   it('tags every operation and types its query parameters', async () => {
     const { json } = await h.request('GET', '/openapi.json', { key: null });
-    expect(json.tags.map((t: { name: string }) => t.name)).toEqual([
-      'Tenants',
-      'Event types',
-      'Endpoints',
-      'Settings',
-      'Catalog',
-    ]);
+    const tags = json.tags.map((t: { name: string }) => t.name);
+    expect(tags).toEqual(expect.arrayContaining(['Tenants', 'Event types', 'Endpoints', 'Settings', 'Catalog']));
     const tagOf: Record<string, string> = {};
     for (const operations of Object.values(json.paths as Record<string, Record<string, Operation>>))
       for (const op of Object.values(operations)) {
         expect(op.tags, op.operationId).toHaveLength(1);
+        expect(tags, op.operationId).toContain(op.tags[0]);
         tagOf[op.operationId] = op.tags[0]!;
       }
     expect(tagOf).toMatchObject({

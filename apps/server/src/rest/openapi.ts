@@ -29,7 +29,7 @@ const STATUS_TEXT: Record<number, string> = {
 const COMMON_ERRORS = [401, 403, 415, 400, 413, 429];
 
 /** Operations are grouped by the first segment of their path. */
-const TAGS = [
+const TAGS: readonly { name: string; segments: readonly string[]; description: string }[] = [
   { name: 'Tenants', segments: ['tenants'], description: 'Your customers: endpoints and messages belong to a tenant' },
   { name: 'Event types', segments: ['event_types'], description: 'The catalog of event types messages may carry' },
   {
@@ -37,19 +37,22 @@ const TAGS = [
     segments: ['endpoints', 'previews'],
     description: "Tenants' receivers: URLs, signing secrets, filters, transforms and delivery settings",
   },
+  { name: 'Messages', segments: ['messages'], description: 'Events sent to tenants, their content and deliveries' },
   { name: 'Settings', segments: ['settings'], description: 'Retention and response body logging for the team' },
   {
     name: 'Catalog',
     segments: ['capabilities', 'rates'],
     description: 'What the service supports, its limits and rates',
   },
-] as const;
+];
 
-function tagOf(route: RouteSpec): string {
+/** A path outside TAGS gets a tag named after its first segment (`dead_letters` -> `Dead letters`). */
+function tagOf(route: RouteSpec): { name: string; description?: string } {
   const segment = route.path.split('/')[1] ?? '';
-  const tag = TAGS.find((t) => (t.segments as readonly string[]).includes(segment));
-  if (!tag) throw new Error(`${route.operationId}: no OpenAPI tag for /${segment}; add it to TAGS`);
-  return tag.name;
+  const known = TAGS.find((tag) => tag.segments.includes(segment));
+  if (known) return known;
+  const words = segment.replace(/_/g, ' ');
+  return { name: words.charAt(0).toUpperCase() + words.slice(1) };
 }
 
 const COMPONENT_REF = '#/components/schemas/';
@@ -170,6 +173,14 @@ function queryParameter(name: string, schema: z.ZodType): JsonObject {
   };
 }
 
+/** The tags of the operations, in TAGS order, then any others. */
+function usedTags(routes: readonly RouteSpec[]): { name: string; description?: string }[] {
+  const byName = new Map(routes.map((route) => tagOf(route)).map((tag) => [tag.name, tag] as const));
+  const ordered = TAGS.filter((tag) => byName.has(tag.name)).map(({ name, description }) => ({ name, description }));
+  const others = [...byName.values()].filter((tag) => !TAGS.some((known) => known.name === tag.name));
+  return [...ordered, ...others.map(({ name }) => ({ name }))];
+}
+
 /** OpenAPI 3.1, generated from the route declarations; named shapes become components. */
 export function buildOpenApi(routes: readonly RouteSpec[], serverUrl: string): Record<string, unknown> {
   const components: Record<string, unknown> = {};
@@ -252,7 +263,7 @@ export function buildOpenApi(routes: readonly RouteSpec[], serverUrl: string): R
     paths[path][route.method.toLowerCase()] = {
       operationId: route.operationId,
       summary: route.summary,
-      tags: [tagOf(route)],
+      tags: [tagOf(route).name],
       security: [{ bearer: [] }],
       parameters,
       ...(route.input
@@ -269,7 +280,7 @@ export function buildOpenApi(routes: readonly RouteSpec[], serverUrl: string): R
       description: 'Every route takes a secret key as `Authorization: Bearer <key>`.',
     },
     servers: [{ url: serverUrl }],
-    tags: TAGS.map(({ name, description }) => ({ name, description })),
+    tags: usedTags(routes),
     components: {
       securitySchemes: { bearer: { type: 'http', scheme: 'bearer', description: 'A secret key (svc_sk_...)' } },
       schemas: Object.fromEntries(Object.entries(components).sort(([a], [b]) => a.localeCompare(b))),
