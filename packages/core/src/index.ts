@@ -39,6 +39,7 @@ export * from './messages/message-status.js';
 export type { MessageView } from './messages/message.view.js';
 export { MessageService, ADMISSION_SLOTS, type AdmissionOptions } from './messages/message.service.js';
 export { inTransaction, lockOwned, lockTeam, reader } from './common/transaction.js';
+export { Metrics } from './metrics/metrics.js';
 export { Sealer } from './common/sealing.js';
 export {
   EndpointEntity,

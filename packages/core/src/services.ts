@@ -10,6 +10,7 @@ import { EventTypeService } from './event-types/event-type.service.js';
 import { IdempotencyService } from './idempotency/idempotency.service.js';
 import type { JobQueue } from './jobs/job-queue.js';
 import { MessageService } from './messages/message.service.js';
+import { Metrics } from './metrics/metrics.js';
 import { RateLimitService } from './rate-limits/rate-limit.service.js';
 import { ConsoleSessionService } from './sessions/console-session.service.js';
 import { SettingsService } from './settings/settings.service.js';
@@ -48,6 +49,8 @@ export interface Services {
   readonly consoleSessions: ConsoleSessionService;
   readonly jobs: JobQueue;
   readonly messages: MessageService;
+  /** This process's Prometheus metrics. */
+  readonly metrics: Metrics;
   /** Readiness: the database answers. */
   ready(): Promise<boolean>;
 }
@@ -81,6 +84,7 @@ export function createServices(options: CoreOptions): Services {
     consoleSessions: new ConsoleSessionService(db, clock),
     jobs: options.jobs,
     messages: new MessageService({ db, clock, limits, jobs: options.jobs, billing }),
+    metrics: new Metrics(),
     ready: () =>
       db.query('SELECT 1').then(
         () => true,
