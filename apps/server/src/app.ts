@@ -7,14 +7,14 @@ import { sendError } from './rest/errors.js';
 import { apiIndex, platformIndex } from './rest/routes/discovery.js';
 import { buildOpenApi } from './rest/openapi.js';
 import { checkSvcMode, MAX_BODY_BYTES, newRequestId, registerRoute } from './rest/pipeline.js';
-import type { RouteSpec } from './rest/route.js';
+import { REST_PREFIX, type RouteSpec } from './rest/route.js';
 import { catalogRoutes } from './rest/routes/catalog.routes.js';
 import { endpointRoutes } from './rest/routes/endpoints.routes.js';
 import { messageRoutes } from './rest/routes/messages.routes.js';
 import { eventTypeRoutes } from './rest/routes/event-types.routes.js';
 import { tenantRoutes } from './rest/routes/tenants.routes.js';
 
-export const REST_PREFIX = '/v1';
+export { REST_PREFIX };
 
 export function restRoutes(services: Services): RouteSpec[] {
   return [

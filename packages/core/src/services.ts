@@ -81,7 +81,7 @@ export function createServices(options: CoreOptions): Services {
     idempotency: new IdempotencyService(db, clock),
     rateLimits: new RateLimitService(db, clock, limits),
     billing,
-    consoleSessions: new ConsoleSessionService(db, clock),
+    consoleSessions: new ConsoleSessionService(db, clock, auth),
     jobs: options.jobs,
     messages: new MessageService({ db, clock, limits, jobs: options.jobs, billing }),
     metrics: new Metrics(),

@@ -12,8 +12,15 @@ import {
 } from '@svc/core';
 import type { ServerConfig } from '../config.js';
 import { enforceRateLimit } from './rate-limit.js';
+import { etagSource } from './routes/discovery.js';
 import { plainValue, renderJson } from './render.js';
-import type { AnyRouteSpec, RouteResult, RouteSpec, UnauthenticatedRouteSpec } from './route.js';
+import {
+  REST_PREFIX,
+  type AnyRouteSpec,
+  type RouteResult,
+  type RouteSpec,
+  type UnauthenticatedRouteSpec,
+} from './route.js';
 
 export const MAX_BODY_BYTES = 1_048_576;
 
@@ -149,7 +156,9 @@ function registerKeyRoute(app: FastifyInstance, route: RouteSpec, deps: Pipeline
       const actor = await deps.services.auth.authenticate(request.headers.authorization);
       await enforceRateLimit(deps.services, actor, route.rateClass);
       const body = route.method === 'POST' || route.method === 'PATCH' ? parseBody(request, route.rawFields) : {};
-      const ifMatch = route.ifMatch ? requireIfMatch(request.headers['if-match']) : '';
+      const ifMatch = route.ifMatch
+        ? requireIfMatch(request.headers['if-match'], etagSource(REST_PREFIX, route.path))
+        : '';
       const idempotencyKey = route.idempotent ? validateIdempotencyKey(request.headers['idempotency-key']) : null;
       const input = route.input ? parseInput(route.input, body) : undefined;
       const params = request.params as Record<string, string>;

@@ -26,6 +26,13 @@ beforeAll(async () => {
   ids['tenants'] = tenant.json.id;
   ids['event_types'] = eventType.json.id;
   ids['endpoints'] = endpoint.json.id;
+  const message = await post(
+    h,
+    '/messages',
+    { tenant_id: tenant.json.id, event_type: 'matrix.event', payload: { matrix: true } },
+    { key: owner.key },
+  );
+  ids['messages'] = message.json.id;
 });
 afterAll(async () => {
   await h.close();

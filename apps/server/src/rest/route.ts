@@ -1,6 +1,9 @@
 import type { Actor, CallContext, RateClass as CoreRateClass } from '@svc/core';
 import type { z } from 'zod';
 
+/** Where the REST routes are mounted. */
+export const REST_PREFIX = '/v1';
+
 export type HttpMethod = 'GET' | 'POST' | 'PATCH' | 'DELETE';
 export type RateClass = CoreRateClass | 'none';
 

@@ -50,14 +50,12 @@ const unauthorized = () => new ServiceError('unauthorized', 'the console session
  * the token: it expires, sign-out revokes it, and it stops working with the key or the team that backs it.
  */
 export class ConsoleSessionService {
-  private readonly auth: AuthService;
-
   constructor(
     private readonly db: DataSource,
     private readonly clock: Clock,
-  ) {
-    this.auth = new AuthService(db);
-  }
+    /** The process's shared AuthService, so a revoke or suspension here is seen at once (its cache is cleared). */
+    private readonly auth: AuthService,
+  ) {}
 
   /** Checks the secret key like any API request (401, 403 account_suspended) and opens a session for it. */
   async createSession(secretKey: string): Promise<IssuedConsoleSession> {
