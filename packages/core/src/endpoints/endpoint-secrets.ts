@@ -51,6 +51,11 @@ export class EndpointSecrets {
     return this.sealer.open(row.secretSealed, secretContext(endpointId, version));
   }
 
+  /** Opens one sealed secret row (the delivery engine reads the rows of many endpoints in one query). */
+  open(endpointId: string, version: number, sealed: Buffer): string {
+    return this.sealer.open(sealed, secretContext(endpointId, version));
+  }
+
   /** Every secret that signs at `at`: the current one first, then those still in their overlap. */
   async signingSecrets(tx: EntityManager, endpointId: string, at: Date): Promise<string[]> {
     const rows = await tx.getRepository(EndpointSecretEntity).find({
