@@ -281,7 +281,7 @@ test('edit: a new host needs the credentials again; clearing the filter removes 
   );
   await page.goto(`/endpoints/${endpoint.id}`);
   await expect(field(page, 'Endpoint settings', 'URL')).toHaveText('receiver.example.com/v1?…');
-  await page.getByRole('button', { name: 'Edit' }).click();
+  await page.getByRole('button', { name: 'Edit', exact: true }).click();
   const form = page.getByRole('dialog', { name: 'Edit endpoint Moving' });
   await expect(form.getByLabel('URL')).toHaveValue('https://receiver.example.com/v1?key=kept-query');
   await form.getByLabel('URL').fill('https://hooks.example.net/v2');

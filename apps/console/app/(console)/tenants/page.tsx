@@ -1,4 +1,4 @@
-import { Alert, Anchor, Group, Stack, Text, Title } from '@mantine/core';
+import { Alert, Group, Stack, Text, Title } from '@mantine/core';
 import Link from 'next/link';
 import { fieldMessage } from '@/lib/api-error';
 import { toActionResult } from '@/lib/console-api.server';
@@ -55,10 +55,7 @@ export default async function TenantsPage({ searchParams }: TenantsPageProps) {
           {byTenantId?.ok && (
             <Text size="sm" mt="xs">
               “{externalId}” is the tenant ID of {byTenantId.data.name} (external ID {byTenantId.data.externalId}):{' '}
-              <Anchor component={Link} href={`/tenants/${encodeURIComponent(byTenantId.data.id)}/endpoints`}>
-                open its endpoints
-              </Anchor>
-              .
+              <Link href={`/tenants/${encodeURIComponent(byTenantId.data.id)}/endpoints`}>open its endpoints</Link>.
             </Text>
           )}
         </Alert>
