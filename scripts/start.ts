@@ -155,8 +155,10 @@ async function main(): Promise<void> {
     for (const step of started.reverse()) await step().catch(() => undefined);
     process.exit(code);
   };
-  process.once('SIGTERM', () => void stop(0));
-  process.once('SIGINT', () => void stop(0));
+  // The handlers stay installed while stopping: a second signal (a second Ctrl-C, or Apollo Server re-sending
+  // SIGTERM to the process after its own stop) must not kill it before Postgres is down.
+  process.on('SIGTERM', () => void stop(0));
+  process.on('SIGINT', () => void stop(0));
 
   try {
     let cluster: EmbeddedCluster | null = null;

@@ -215,10 +215,20 @@ function clusterDirectory(requested: string, persistent: boolean, runAs: RunAs |
       `the postgres user cannot reach ${requested}: move the checkout (or SVC_DATA_DIR) to a directory it can reach, or empty ${requested}`,
     );
   if (existing) rmSync(requested, { recursive: true });
-  const home = rootOwnedDirectory(persistent ? ROOT_BASE : path.join(os.tmpdir(), 'svc-webhooks-root'), runAs);
+  const home = persistent ? rootOwnedDirectory(ROOT_BASE, runAs) : throwawayHome(runAs);
   const target = mkdtempSync(path.join(home, persistent ? 'cluster-' : 'test-cluster-'));
   symlinkSync(target, requested);
   return { dir: ownedByPostgres(target, runAs), link: requested };
+}
+
+/** Throwaway clusters live in the temporary directory, or in /tmp when TMPDIR is private too. */
+function throwawayHome(runAs: RunAs): string {
+  try {
+    return rootOwnedDirectory(path.join(os.tmpdir(), 'svc-webhooks-root'), runAs);
+  } catch (error) {
+    if (os.tmpdir() === '/tmp') throw error;
+    return rootOwnedDirectory('/tmp/svc-webhooks-root', runAs);
+  }
 }
 
 function ownedByPostgres(dir: string, runAs: RunAs): string {
