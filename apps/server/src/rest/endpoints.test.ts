@@ -459,7 +459,7 @@ describe('patching endpoints', () => {
     });
     expect(noHeaders.json.error).toMatchObject({ code: 'invalid_field', field: 'headers' });
     await h.services.db.query(
-      `UPDATE endpoints SET consecutive_failures = 4, circuit = 'open', last_failure_at = now() WHERE id = $1`,
+      `UPDATE endpoint_health SET consecutive_failures = 4, circuit = 'open', last_failure_at = now() WHERE endpoint_id = $1`,
       [id],
     );
     const moved = await h.request('PATCH', `/endpoints/${id}`, {
@@ -560,9 +560,7 @@ describe('patching endpoints', () => {
       const tenant = await post(strict, '/tenants', { external_id: 'r', name: 'R' }, { key: team.key });
       const created = await post(strict, '/endpoints', { tenant_id: tenant.json.id, url: RECEIVER }, { key: team.key });
       const id = created.json.id as string;
-      await strict.services.db.query(`UPDATE endpoints SET circuit = 'open', version = version + 1 WHERE id = $1`, [
-        id,
-      ]);
+      await strict.services.db.query(`UPDATE endpoint_health SET circuit = 'open' WHERE endpoint_id = $1`, [id]);
       let current = await strict.request('GET', `/endpoints/${id}`, { key: team.key });
       const resumed = await post(
         strict,

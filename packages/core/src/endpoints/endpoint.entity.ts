@@ -3,6 +3,10 @@ import { Column, Entity, PrimaryColumn } from 'typeorm';
 export type EndpointStatus = 'enabled' | 'paused' | 'disabled';
 export type CircuitState = 'closed' | 'half_open' | 'open';
 
+/**
+ * The configuration row. Health (circuit, failures, probes) is in `endpoint_health` and the queued count in
+ * `endpoint_queue_counts`, both written by the delivery engine with plain SQL (endpoint-state.ts reads them).
+ */
 @Entity({ name: 'endpoints' })
 export class EndpointEntity {
   @PrimaryColumn({ type: 'text' }) id!: string;
@@ -31,11 +35,6 @@ export class EndpointEntity {
   @Column({ type: 'jsonb' }) metadata!: Record<string, string>;
   @Column({ type: 'integer', name: 'secret_version' }) secretVersion!: number;
   @Column({ type: 'timestamptz', name: 'old_secret_expires_at', nullable: true }) oldSecretExpiresAt!: Date | null;
-  @Column({ type: 'text' }) circuit!: CircuitState;
-  @Column({ type: 'integer', name: 'consecutive_failures' }) consecutiveFailures!: number;
-  @Column({ type: 'timestamptz', name: 'last_success_at', nullable: true }) lastSuccessAt!: Date | null;
-  @Column({ type: 'timestamptz', name: 'last_failure_at', nullable: true }) lastFailureAt!: Date | null;
-  @Column({ type: 'timestamptz', name: 'next_probe_at', nullable: true }) nextProbeAt!: Date | null;
   @Column({ type: 'bigint' }) version!: string;
   @Column({ type: 'timestamptz', name: 'created_at' }) createdAt!: Date;
   @Column({ type: 'timestamptz', name: 'updated_at' }) updatedAt!: Date;

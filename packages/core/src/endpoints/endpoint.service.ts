@@ -1,4 +1,4 @@
-import type { DataSource, EntityManager } from 'typeorm';
+import type { DataSource, EntityManager, SelectQueryBuilder } from 'typeorm';
 import { checkReceiverUrl, type UrlPolicy } from '@svc/egress';
 import type { Clock } from '../common/clock.js';
 import { addMs, SECOND } from '../common/clock.js';
@@ -15,6 +15,14 @@ import { compileRules } from './endpoint-rules.js';
 import { EndpointCredentialsService } from './endpoint-credentials.service.js';
 import { generateSigningSecret } from './endpoint-secrets.js';
 import { EndpointEntity } from './endpoint.entity.js';
+import {
+  endpointsWithState,
+  insertEndpointState,
+  joinEndpointState,
+  resetEndpointHealth,
+  scheduleProbe,
+  type EndpointState,
+} from './endpoint-state.js';
 import type {
   CreateEndpointInput,
   EmptyInput,
@@ -51,8 +59,8 @@ export class EndpointService {
     return etagFor(endpoint.id, endpoint.version);
   }
 
-  view(endpoint: EndpointEntity): EndpointView {
-    return toEndpointView(endpoint, this.deps.clock.now(), 0, this.etag(endpoint));
+  view(endpoint: EndpointEntity, state: EndpointState): EndpointView {
+    return toEndpointView(endpoint, state, this.deps.clock.now(), this.etag(endpoint));
   }
 
   /** 422 unsafe_url / invalid_field (field url) unless the URL is an acceptable receiver. */
@@ -97,20 +105,16 @@ export class EndpointService {
         metadata: input.metadata,
         secretVersion: 1,
         oldSecretExpiresAt: null,
-        circuit: 'closed',
-        consecutiveFailures: 0,
-        lastSuccessAt: null,
-        lastFailureAt: null,
-        nextProbeAt: null,
         version: '1',
         createdAt: now,
         updatedAt: now,
         deletedAt: null,
       });
       await tx.getRepository(EndpointEntity).insert(endpoint);
+      const state = await insertEndpointState(tx, id);
       const signingSecret = generateSigningSecret();
       await this.credentials.secrets.addCurrent(tx, id, 1, signingSecret, ctx.actor.keyId, now);
-      return { endpoint: this.view(endpoint), signingSecret };
+      return { endpoint: this.view(endpoint, state), signingSecret };
     });
   }
 
@@ -147,8 +151,12 @@ export class EndpointService {
     return endpoint;
   }
 
+  /** One query: the configuration row with its health and queued count. */
   async getEndpoint(ctx: CallContext, id: string): Promise<EndpointView> {
-    return this.view(await this.getEndpointEntity(ctx, id));
+    const qb = this.ownedQuery(reader(this.deps.db, ctx), ctx, id);
+    const [found] = await endpointsWithState(joinEndpointState(qb));
+    if (!found) throw notFound('endpoint');
+    return this.view(found.endpoint, found.state);
   }
 
   async listEndpoints(ctx: CallContext, query: ListEndpointsQuery): Promise<Page<EndpointView>> {
@@ -165,10 +173,11 @@ export class EndpointService {
       .where('e.team_id = :teamId AND e.deleted_at IS NULL', { teamId: ctx.actor.teamId })
       .orderBy('e.id', 'ASC')
       .limit(limit + 1);
+    joinEndpointState(qb);
     if (query.tenant_id !== undefined) qb.andWhere('e.tenant_id = :tenantId', { tenantId: query.tenant_id });
     if (query.status !== undefined) qb.andWhere('e.status = :status', { status: query.status });
     if (after) qb.andWhere('e.id > :after', { after });
-    return toPage(scope, await qb.getMany(), limit, (row) => this.view(row));
+    return toPage(scope, await endpointsWithState(qb), limit, (row) => this.view(row.endpoint, row.state));
   }
 
   /** Only what differs is written; an unchanged request keeps the version. */
@@ -185,7 +194,7 @@ export class EndpointService {
     compileRules(input.filter ?? null, input.transform ?? null);
     this.checkConcurrency(input.max_concurrency);
     return inTransaction(this.deps.db, ctx, async (tx) => {
-      const endpoint = await this.lock(tx, ctx, id);
+      const { endpoint, state } = await this.lockWithState(tx, ctx, id);
       assertCurrent(ifMatch, this.etag(endpoint));
       const change: EndpointChange = {};
       const set = <K extends keyof EndpointChange>(key: K, value: EndpointEntity[K] | undefined) => {
@@ -218,14 +227,16 @@ export class EndpointService {
         Object.assign(change, this.credentials.sealHeaders(id, input.headers));
       if (input.authorization !== undefined && !this.credentials.sameAuthorization(endpoint, input.authorization))
         change.authorizationSealed = this.credentials.sealAuthorization(id, input.authorization);
-      if (Object.keys(change).length === 0) return this.view(endpoint);
-      return this.view(await this.applyChange(tx, endpoint, change));
+      if (Object.keys(change).length === 0) return this.view(endpoint, state);
+      // Health is the engine's row: touched only when the URL changes (a new URL starts healthy).
+      const health = change.url !== undefined ? await resetEndpointHealth(tx, id) : state.health;
+      return this.view(await this.applyChange(tx, endpoint, change), { ...state, health });
     });
   }
 
   /**
    * A URL with a new host must come with authorization (or null) and headers (or {}), so credentials meant for
-   * one host never go to another. Any new URL resets health and moves url_revision.
+   * one host never go to another. Any new URL moves url_revision (and resets health, in endpoint_health).
    */
   private urlChange(endpoint: EndpointEntity, url: string, input: UpdateEndpointInput): EndpointChange {
     const { host } = this.checkUrl(url);
@@ -245,11 +256,6 @@ export class EndpointService {
       url,
       urlHost: host,
       urlRevision: (BigInt(endpoint.urlRevision) + 1n).toString(),
-      circuit: 'closed',
-      consecutiveFailures: 0,
-      lastSuccessAt: null,
-      lastFailureAt: null,
-      nextProbeAt: null,
     };
   }
 
@@ -269,7 +275,7 @@ export class EndpointService {
   ): Promise<EndpointWithSecret> {
     const { overlap_seconds: overlapSeconds } = input;
     return inTransaction(this.deps.db, ctx, async (tx) => {
-      const endpoint = await this.lock(tx, ctx, id);
+      const { endpoint, state } = await this.lockWithState(tx, ctx, id);
       assertCurrent(ifMatch, this.etag(endpoint));
       const now = this.deps.clock.now();
       if (overlapSeconds !== 0 && endpoint.oldSecretExpiresAt && endpoint.oldSecretExpiresAt > now)
@@ -287,30 +293,29 @@ export class EndpointService {
         secretVersion: version,
         oldSecretExpiresAt: overlapSeconds === 0 ? null : overlapEnd,
       });
-      return { endpoint: this.view(rotated), signingSecret };
+      return { endpoint: this.view(rotated, state), signingSecret };
     });
   }
 
-  /** Re-checks the URL and sends one probe: enabled with the circuit half open. The body is `{}`. */
+  /**
+   * Re-checks the URL and sends one probe: enabled (disabled_reason cleared) with the circuit half open and a probe
+   * due now in endpoint_health; the engine sends that probe. The body is `{}`.
+   */
   async resumeEndpoint(ctx: CallContext, id: string, ifMatch: string, _input: EmptyInput): Promise<EndpointView> {
     return inTransaction(this.deps.db, ctx, async (tx) => {
-      const endpoint = await this.lock(tx, ctx, id);
+      const { endpoint, state } = await this.lockWithState(tx, ctx, id);
       assertCurrent(ifMatch, this.etag(endpoint));
       const resumable =
-        endpoint.status === 'disabled' || (endpoint.status === 'enabled' && endpoint.circuit !== 'closed');
+        endpoint.status === 'disabled' || (endpoint.status === 'enabled' && state.health.circuit !== 'closed');
       if (!resumable)
         throw new ServiceError(
           'invalid_state',
           'only a disabled endpoint or one with an open circuit can be resumed; use PATCH status for paused ones',
         );
       this.checkUrl(endpoint.url);
-      const resumed = await this.applyChange(tx, endpoint, {
-        status: 'enabled',
-        disabledReason: null,
-        circuit: 'half_open',
-        nextProbeAt: this.deps.clock.now(),
-      });
-      return this.view(resumed);
+      const resumed = await this.applyChange(tx, endpoint, { status: 'enabled', disabledReason: null });
+      const health = await scheduleProbe(tx, id, this.deps.clock.now());
+      return this.view(resumed, { ...state, health });
     });
   }
 
@@ -328,6 +333,29 @@ export class EndpointService {
 
   private lock(tx: EntityManager, ctx: CallContext, id: string): Promise<EndpointEntity> {
     return lockOwned(tx, EndpointEntity, ctx.actor.teamId, id, 'endpoint', { softDeleted: true });
+  }
+
+  /** The team's endpoint `id` (not deleted), as a query of alias `e`. */
+  private ownedQuery(manager: EntityManager, ctx: CallContext, id: string): SelectQueryBuilder<EndpointEntity> {
+    return manager
+      .getRepository(EndpointEntity)
+      .createQueryBuilder('e')
+      .where('e.id = :id AND e.team_id = :teamId AND e.deleted_at IS NULL', { id, teamId: ctx.actor.teamId });
+  }
+
+  /**
+   * Locks the configuration row for a change (FOR NO KEY UPDATE, like lockOwned) and reads its health and queued
+   * count in the same query without locking them: the engine keeps writing those while an endpoint is edited.
+   */
+  private async lockWithState(
+    tx: EntityManager,
+    ctx: CallContext,
+    id: string,
+  ): Promise<{ endpoint: EndpointEntity; state: EndpointState }> {
+    const qb = this.ownedQuery(tx, ctx, id).setLock('for_no_key_update', undefined, ['e']);
+    const [found] = await endpointsWithState(joinEndpointState(qb));
+    if (!found) throw notFound('endpoint');
+    return found;
   }
 
   /**

@@ -1,12 +1,7 @@
-import type { CircuitState, EndpointEntity, EndpointStatus } from './endpoint.entity.js';
+import type { EndpointEntity, EndpointStatus } from './endpoint.entity.js';
+import type { EndpointHealth, EndpointState } from './endpoint-state.js';
 
-export interface EndpointHealth {
-  circuit: CircuitState;
-  consecutiveFailures: number;
-  lastSuccessAt: Date | null;
-  lastFailureAt: Date | null;
-  nextProbeAt: Date | null;
-}
+export type { EndpointHealth, EndpointState } from './endpoint-state.js';
 
 /** What reads show of an endpoint: never the secret, header values or the authorization value. */
 export interface EndpointView {
@@ -46,7 +41,7 @@ export interface EndpointWithSecret {
   signingSecret: string;
 }
 
-export function toEndpointView(endpoint: EndpointEntity, now: Date, queuedCount: number, etag: string): EndpointView {
+export function toEndpointView(endpoint: EndpointEntity, state: EndpointState, now: Date, etag: string): EndpointView {
   return {
     id: endpoint.id,
     tenantId: endpoint.tenantId,
@@ -69,14 +64,8 @@ export function toEndpointView(endpoint: EndpointEntity, now: Date, queuedCount:
     secretVersion: endpoint.secretVersion,
     oldSecretExpiresAt:
       endpoint.oldSecretExpiresAt && endpoint.oldSecretExpiresAt > now ? endpoint.oldSecretExpiresAt : null,
-    health: {
-      circuit: endpoint.circuit,
-      consecutiveFailures: endpoint.consecutiveFailures,
-      lastSuccessAt: endpoint.lastSuccessAt,
-      lastFailureAt: endpoint.lastFailureAt,
-      nextProbeAt: endpoint.nextProbeAt,
-    },
-    queuedCount,
+    health: state.health,
+    queuedCount: state.queuedCount,
     urlRevision: endpoint.urlRevision,
     version: endpoint.version,
     etag,
