@@ -10,13 +10,18 @@ async function main(): Promise<void> {
   const core = await openProductionCore(config, systemClock);
   const worker = await startWorker({ databaseUrl: config.databaseUrl!, services: core.services, logger });
   logger.info('worker started');
-  const handler = () =>
+  // Stops once; later signals (a second Ctrl-C) must not kill it halfway through settling its jobs.
+  let stopping = false;
+  const handler = () => {
+    if (stopping) return;
+    stopping = true;
     void worker
       .stop()
       .then(() => core.close())
       .then(() => process.exit(0));
-  process.once('SIGTERM', handler);
-  process.once('SIGINT', handler);
+  };
+  process.on('SIGTERM', handler);
+  process.on('SIGINT', handler);
 }
 
 /** A failure to start is one line: what is wrong (a missing setting, an unreachable database). */
