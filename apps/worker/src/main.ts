@@ -1,15 +1,19 @@
 import pino from 'pino';
 import { openProductionCore, readCoreConfig, systemClock } from '@svc/core';
 import { startWorker } from './worker.js';
+import { readMetricsServerSettings, startMetricsServer } from './metrics-server.js';
 
 /** Production entry point: one worker process against DATABASE_URL. */
 async function main(): Promise<void> {
   const config = readCoreConfig(process.env, 'production');
+  const metricsSettings = readMetricsServerSettings(process.env);
   for (const warning of config.warnings) console.warn(warning);
   const logger = pino({ level: config.logLevel });
   const core = await openProductionCore(config, systemClock);
   const worker = await startWorker({ databaseUrl: config.databaseUrl!, services: core.services, logger });
   logger.info('worker started');
+  if (metricsSettings)
+    logger.info({ port: (await startMetricsServer(core.services.metrics, metricsSettings)).port }, 'metrics served');
   // Stops once; later signals (a second Ctrl-C) must not kill it halfway through settling its jobs.
   let stopping = false;
   const handler = () => {

@@ -1,7 +1,8 @@
 import PgBoss from 'pg-boss';
 import type { Logger } from 'pino';
-import { JOB_SCHEMA, type Services } from '@svc/core';
+import { JOB_SCHEMA, type EngineEventSink, type Services } from '@svc/core';
 import { poolConfig } from '@svc/db';
+import { createDeliveryEngine, type DeliveryEngine } from './delivery/delivery.job.js';
 import type { JobHandler } from './jobs/job.js';
 import { purgeExpiredHandler } from './jobs/purge-expired.job.js';
 
@@ -17,7 +18,12 @@ export interface WorkerOptions {
   concurrency?: number;
   /** Longest sleep between polls of an empty queue. */
   maxIdleMs?: number;
+  /** Only these handlers (tests); default: maintenance jobs and the delivery engine. */
   handlers?: readonly JobHandler<unknown>[];
+  /** Shown in the User-Agent of deliveries. */
+  docsUrl?: string;
+  /** Where the engine's operational events go (default: the events service). */
+  events?: EngineEventSink;
 }
 
 export interface RunningWorker {
@@ -104,7 +110,13 @@ class CompletionBatcher {
  */
 export async function startWorker(options: WorkerOptions): Promise<RunningWorker> {
   const { services, logger } = options;
-  const handlers = options.handlers ?? JOBS;
+  let engine: DeliveryEngine | null = null;
+  if (!options.handlers) {
+    const sink = options.events ?? (services as unknown as { events?: EngineEventSink }).events;
+    if (!sink) throw new Error('the delivery engine needs the operational events service');
+    engine = createDeliveryEngine(services, { docsUrl: options.docsUrl ?? 'http://localhost:8080/v1', events: sink });
+  }
+  const handlers = options.handlers ?? [...JOBS, engine!.handler as JobHandler<unknown>];
   const batchSize = options.batchSize ?? 50;
   const maxIdleMs = options.maxIdleMs ?? 2000;
   const boss = new PgBoss({ ...poolConfig(options.databaseUrl, 4), schema: JOB_SCHEMA });
@@ -116,7 +128,8 @@ export async function startWorker(options: WorkerOptions): Promise<RunningWorker
     if (contract.cron) await boss.schedule(contract.queue, contract.cron, { v: contract.version }, { tz: 'UTC' });
   }
 
-  const pool = new JobPool(options.concurrency ?? 64);
+  const pool = new JobPool(options.concurrency ?? 600);
+  services.metrics.poolCapacity.set(options.concurrency ?? 600);
   const completions = new CompletionBatcher(boss, logger);
   let stopping = false;
   const wakers = new Set<() => void>();
@@ -144,6 +157,7 @@ export async function startWorker(options: WorkerOptions): Promise<RunningWorker
       await boss.fail(contract.queue, job.id, { message: (error as Error).message }).catch(() => undefined);
     } finally {
       pool.finish(contract.queue);
+      services.metrics.poolInUse.set(pool.active);
     }
   }
 
@@ -166,8 +180,10 @@ export async function startWorker(options: WorkerOptions): Promise<RunningWorker
         await sleep(maxIdleMs);
         continue;
       }
+      services.metrics.fetchBatchSize.observe({ queue }, jobs.length);
       for (const job of jobs) {
         pool.start(queue);
+        services.metrics.poolInUse.set(pool.active);
         void execute(handler, job);
       }
       if (jobs.length === wanted) continue;
@@ -190,6 +206,7 @@ export async function startWorker(options: WorkerOptions): Promise<RunningWorker
       await pool.drained();
       await Promise.all(loops);
       await completions.flush();
+      await engine?.close();
       await boss.stop({ graceful: true, wait: true, timeout: 5000 });
     },
   };

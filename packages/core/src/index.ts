@@ -34,12 +34,24 @@ export { defineJobContract, type JobContract, type JobEnvelope } from './jobs/jo
 export { PgBossJobQueue, JOB_SCHEMA, type JobQueue, type NewJob } from './jobs/job-queue.js';
 export * from './jobs/contracts.js';
 export { deliveryAttemptJob } from './deliveries/delivery.jobs.js';
+export * from './deliveries/delivery-policy.js';
+export type { EngineEvent, EngineEventSink } from './deliveries/delivery-records.js';
+export { DispatchService, type ClaimedAttempt, type DispatchLimits } from './deliveries/dispatch.service.js';
+export { SettlementService, type AttemptOutcome } from './deliveries/settlement.service.js';
 export * from './messages/message.inputs.js';
 export * from './messages/message-status.js';
 export type { MessageView } from './messages/message.view.js';
 export { MessageService, ADMISSION_SLOTS, type AdmissionOptions } from './messages/message.service.js';
 export { inTransaction, lockOwned, lockTeam, reader } from './common/transaction.js';
 export { Metrics } from './metrics/metrics.js';
+export {
+  OperationalEventService,
+  EVENT_RETENTION_MS,
+  COALESCE_WINDOW_MS,
+} from './events/operational-event.service.js';
+export * from './events/operational-event.types.js';
+export * from './events/operational-event.inputs.js';
+export type { OperationalEventView } from './events/operational-event.view.js';
 export { Sealer } from './common/sealing.js';
 export {
   EndpointEntity,
@@ -52,6 +64,7 @@ export * from './endpoints/endpoint.view.js';
 export { EndpointService } from './endpoints/endpoint.service.js';
 export { EndpointCredentialsService, type EndpointCredentials } from './endpoints/endpoint-credentials.service.js';
 export { previewEndpoint, type PreviewResult, type PreviewReason } from './endpoints/endpoint-preview.js';
+export * from './endpoints/endpoint-test.js';
 export { matchesEventPatterns } from './endpoints/patterns.js';
 export type { UrlPolicy } from '@svc/egress';
 export { readCoreConfig, parseSealingKey, type CoreConfig, type RunMode } from './config.js';

@@ -10,6 +10,7 @@ import { EventTypeService } from './event-types/event-type.service.js';
 import { IdempotencyService } from './idempotency/idempotency.service.js';
 import type { JobQueue } from './jobs/job-queue.js';
 import { MessageService } from './messages/message.service.js';
+import { OperationalEventService } from './events/operational-event.service.js';
 import { Metrics } from './metrics/metrics.js';
 import { RateLimitService } from './rate-limits/rate-limit.service.js';
 import { ConsoleSessionService } from './sessions/console-session.service.js';
@@ -49,6 +50,10 @@ export interface Services {
   readonly consoleSessions: ConsoleSessionService;
   readonly jobs: JobQueue;
   readonly messages: MessageService;
+  /** Operational events (GET /events); the engine emits them inside its own transactions. */
+  readonly events: OperationalEventService;
+  /** Which receiver URLs and destinations are acceptable (the delivery engine's egress applies it too). */
+  readonly urlPolicy: UrlPolicy;
   /** This process's Prometheus metrics. */
   readonly metrics: Metrics;
   /** Readiness: the database answers. */
@@ -84,7 +89,9 @@ export function createServices(options: CoreOptions): Services {
     consoleSessions: new ConsoleSessionService(db, clock, auth),
     jobs: options.jobs,
     messages: new MessageService({ db, clock, limits, jobs: options.jobs, billing }),
-    metrics: new Metrics(),
+    events: new OperationalEventService(db, clock),
+    metrics: new Metrics({ db, clock }),
+    urlPolicy: options.urlPolicy,
     ready: () =>
       db.query('SELECT 1').then(
         () => true,

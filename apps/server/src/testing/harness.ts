@@ -36,6 +36,8 @@ export interface TestTeam extends Actor {
 
 export interface Harness {
   services: Services;
+  /** The test database (a worker started by the test connects to it too). */
+  databaseUrl: string;
   clock: ManualClock;
   baseUrl: string;
   /** The server root (GraphQL, health). */
@@ -126,6 +128,7 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
 
   return {
     services: core.services,
+    databaseUrl: database.url,
     clock,
     baseUrl,
     rootUrl: address,

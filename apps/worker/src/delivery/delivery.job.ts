@@ -1,0 +1,129 @@
+import {
+  deliveryAttemptJob,
+  DispatchService,
+  SettlementService,
+  type AttemptOutcome,
+  type AttemptResult,
+  type ClaimedAttempt,
+  type DeliveryDecision,
+  type EngineEventSink,
+  type Services,
+} from '@svc/core';
+import { buildDeliveryHeaders, createEgressClient, type EgressClient, type EgressOutcome } from '@svc/egress';
+import { signPayload } from '@svc/signing';
+import { defineJobHandler, type JobHandler } from '../jobs/job.js';
+import { Coalescer } from './coalescer.js';
+
+export interface DeliveryEngineOptions {
+  /** Shown in the User-Agent of every delivery. */
+  docsUrl: string;
+  /** Jobs of the delivery queue running at once in this process (most wait in a claim; HTTP is bounded by the claim). */
+  concurrency?: number;
+  /** Where webhooks.delivery.* and webhooks.endpoint.* events go. */
+  events: EngineEventSink;
+}
+
+export interface DeliveryEngine {
+  handler: JobHandler<{ delivery_id: string }>;
+  close(): Promise<void>;
+}
+
+function toResult(outcome: EgressOutcome): AttemptResult {
+  if (outcome.kind === 'response')
+    return { kind: 'response', status: outcome.status, retryAfterSeconds: outcome.retryAfterSeconds };
+  if (outcome.kind === 'unsafe_destination')
+    return {
+      kind: 'unsafe_destination',
+      reason: outcome.reason,
+      resolvesToPrivateAddress: outcome.resolvesToPrivateAddress,
+    };
+  return { kind: outcome.kind, reason: outcome.reason };
+}
+
+function outcomeLabel(result: AttemptResult, status: string): string {
+  if (result.kind !== 'response') return result.kind;
+  return status;
+}
+
+/**
+ * The delivery job: claim (batched with the other jobs of this tick), POST the exact bytes through the egress
+ * client, settle (batched). A worker killed between claim and settle loses nothing: the job expires, the lease
+ * lapses, and the delivery is attempted again with the same webhook-id.
+ */
+export function createDeliveryEngine(services: Services, options: DeliveryEngineOptions): DeliveryEngine {
+  const { events } = options;
+  const dispatch = new DispatchService({
+    db: services.db,
+    clock: services.clock,
+    jobs: services.jobs,
+    credentials: services.endpoints.credentials,
+    events,
+    limits: {
+      serviceConcurrency: services.limits.service_concurrency.value,
+      dispatchRate: services.limits.dispatch_rate.value,
+    },
+  });
+  const settlement = new SettlementService({ db: services.db, clock: services.clock, jobs: services.jobs, events });
+  const egress: EgressClient = createEgressClient({ policy: services.urlPolicy });
+  const claims = new Coalescer<string, ClaimedAttempt | null>(
+    async (ids) => {
+      const claimed = await dispatch.claim(ids);
+      const byId = new Map(claimed.map((a) => [a.deliveryId, a]));
+      return ids.map((id) => byId.get(id) ?? null);
+    },
+    { maxConcurrent: 2, maxBatch: 200 },
+  );
+  const settles = new Coalescer<AttemptOutcome, DeliveryDecision>((outcomes) => settlement.settle(outcomes), {
+    maxConcurrent: 2,
+    maxBatch: 200,
+  });
+  const { metrics } = services;
+
+  async function attempt(claimed: ClaimedAttempt): Promise<AttemptOutcome> {
+    // webhook-timestamp is wall-clock time: receivers compare it with their own clocks (300 s of skew allowed).
+    const timestamp = Math.floor(Date.now() / 1000);
+    const signature = signPayload({
+      msgId: claimed.messageId,
+      timestamp,
+      body: claimed.body,
+      secrets: claimed.signingSecrets,
+    });
+    const headers = buildDeliveryHeaders({
+      contentType: claimed.contentType,
+      docsUrl: options.docsUrl,
+      custom: claimed.headers,
+      authorization: claimed.authorization,
+      msgId: claimed.messageId,
+      timestamp,
+      signature,
+      deliveryId: claimed.deliveryId,
+      attemptId: claimed.attemptId,
+      eventType: claimed.eventType,
+    });
+    const sent = await egress.post({ url: claimed.url, headers, body: claimed.body, timeoutMs: claimed.timeoutMs });
+    const result = toResult(sent);
+    metrics.attemptSeconds.observe(sent.durationMs / 1000);
+    return {
+      attempt: claimed,
+      result,
+      durationMs: sent.durationMs,
+      responseBody: sent.kind === 'response' && sent.body.length > 0 ? sent.body : null,
+      jitter: Math.random(),
+    };
+  }
+
+  const handler = defineJobHandler({
+    contract: deliveryAttemptJob,
+    concurrency: options.concurrency ?? 500,
+    async run(payload) {
+      const claimed = await claims.submit(payload.delivery_id);
+      if (!claimed) return;
+      const outcome = await attempt(claimed);
+      const decision = await settles.submit(outcome);
+      metrics.attempts.inc({ outcome: outcomeLabel(outcome.result, decision.status) });
+      if (decision.status === 'succeeded')
+        metrics.acceptToDeliverySeconds.observe(Math.max(0, (Date.now() - claimed.dueSince.getTime()) / 1000));
+    },
+  });
+  return { handler, close: () => egress.close() };
+}

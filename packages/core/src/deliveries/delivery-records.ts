@@ -1,0 +1,135 @@
+import type { EntityManager } from 'typeorm';
+import type { EndpointHealthState } from './delivery-policy.js';
+
+/** One operational event the engine emits (the events module stores and coalesces them). */
+export interface EngineEvent {
+  type:
+    | 'webhooks.delivery.failed'
+    | 'webhooks.delivery.expired'
+    | 'webhooks.endpoint.disabled'
+    | 'webhooks.endpoint.recovered';
+  teamId: string;
+  tenantId: string;
+  resourceId: string;
+  resourceVersion?: string;
+  data: Record<string, string | number | boolean | null>;
+}
+
+/** Where the engine writes its operational events, in its own transactions. */
+export interface EngineEventSink {
+  emit(tx: EntityManager, events: readonly EngineEvent[]): Promise<void>;
+}
+
+/** A delivery row joined with what an attempt needs, as the claim reads it. */
+export interface DeliveryRow {
+  id: string;
+  team_id: string;
+  tenant_id: string;
+  message_id: string;
+  endpoint_id: string;
+  event_type: string;
+  status: string;
+  attempt_count: number;
+  next_attempt_at: Date;
+  next_trigger: 'scheduled' | 'retry' | 'probe' | 'retry_now';
+  lease_expires_at: Date | null;
+  expires_at: Date;
+  content_type: string;
+  body: Buffer | null;
+  message_created_at: Date;
+  deliver_at: Date;
+  endpoint_status: 'enabled' | 'paused' | 'disabled';
+  endpoint_deleted: boolean;
+  url: string;
+  url_revision: string;
+  timeout_seconds: number;
+  max_concurrency: number;
+  rate_per_second: number;
+  retry_delays_seconds: number[];
+  headers_sealed: Buffer | null;
+  authorization_sealed: Buffer | null;
+}
+
+export interface HealthRow {
+  endpoint_id: string;
+  circuit: 'closed' | 'half_open' | 'open';
+  consecutive_failures: number;
+  last_success_at: Date | null;
+  last_failure_at: Date | null;
+  next_probe_at: Date | null;
+  probe_wait_seconds: number;
+  rate_tokens: number | null;
+  rate_updated_at: Date | null;
+  in_flight: string;
+}
+
+export function healthState(row: HealthRow): EndpointHealthState {
+  return {
+    circuit: row.circuit,
+    consecutiveFailures: row.consecutive_failures,
+    lastSuccessAt: row.last_success_at,
+    lastFailureAt: row.last_failure_at,
+    nextProbeAt: row.next_probe_at,
+    probeWaitSeconds: row.probe_wait_seconds,
+  };
+}
+
+/** A delivery that reached a terminal state, for counters and events. */
+export interface FinishedDelivery {
+  id: string;
+  teamId: string;
+  tenantId: string;
+  messageId: string;
+  endpointId: string;
+  status: 'succeeded' | 'failed' | 'expired' | 'canceled';
+  attempts: number;
+  lastStatusCode: number | null;
+  reason: string | null;
+}
+
+/**
+ * Counters and events for deliveries that just finished: one statement for the endpoints' and teams' pending
+ * counts, one for the events.
+ */
+export async function recordFinished(
+  tx: EntityManager,
+  finished: readonly FinishedDelivery[],
+  events: EngineEventSink,
+): Promise<void> {
+  if (finished.length === 0) return;
+  const perEndpoint = new Map<string, number>();
+  const perTeam = new Map<string, number>();
+  for (const d of finished) {
+    perEndpoint.set(d.endpointId, (perEndpoint.get(d.endpointId) ?? 0) + 1);
+    perTeam.set(d.teamId, (perTeam.get(d.teamId) ?? 0) + 1);
+  }
+  // The team's shards are summed for the limit, so any shard may take the decrement; shard 0 keeps it simple.
+  await tx.query(
+    `WITH e AS (
+       UPDATE endpoint_queue_counts q SET pending = q.pending - x.n
+         FROM unnest($1::text[], $2::int[]) AS x(endpoint_id, n) WHERE q.endpoint_id = x.endpoint_id)
+     INSERT INTO team_queue_counts AS t (team_id, shard, pending)
+       SELECT x.team_id, 0, -x.n FROM unnest($3::text[], $4::int[]) AS x(team_id, n)
+     ON CONFLICT (team_id, shard) DO UPDATE SET pending = t.pending + EXCLUDED.pending`,
+    [[...perEndpoint.keys()], [...perEndpoint.values()], [...perTeam.keys()], [...perTeam.values()]],
+  );
+  const notable = finished.filter((d) => d.status === 'failed' || d.status === 'expired');
+  if (notable.length > 0)
+    await events.emit(
+      tx,
+      notable.map((d) => ({
+        type: d.status === 'failed' ? 'webhooks.delivery.failed' : 'webhooks.delivery.expired',
+        teamId: d.teamId,
+        tenantId: d.tenantId,
+        resourceId: d.id,
+        data: {
+          delivery_id: d.id,
+          message_id: d.messageId,
+          endpoint_id: d.endpointId,
+          attempts: d.attempts,
+          last_status_code: d.lastStatusCode,
+          reason: d.reason,
+        },
+      })),
+    );
+}
