@@ -11,6 +11,7 @@ import { REST_PREFIX, type RouteSpec } from './rest/route.js';
 import { catalogRoutes } from './rest/routes/catalog.routes.js';
 import { endpointRoutes } from './rest/routes/endpoints.routes.js';
 import { messageRoutes } from './rest/routes/messages.routes.js';
+import { endpointTestRoutes } from './rest/routes/endpoint-test.routes.js';
 import { eventTypeRoutes } from './rest/routes/event-types.routes.js';
 import { tenantRoutes } from './rest/routes/tenants.routes.js';
 
@@ -23,6 +24,7 @@ export function restRoutes(services: Services): RouteSpec[] {
     ...eventTypeRoutes(services),
     ...endpointRoutes(services),
     ...messageRoutes(services),
+    ...endpointTestRoutes(services),
   ];
 }
 

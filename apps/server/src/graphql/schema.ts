@@ -3,6 +3,7 @@ import { buildSchema } from 'type-graphql';
 import type { Services } from '@svc/core';
 import { authChecker } from './authorization.js';
 import { EndpointResolver } from './endpoint.resolver.js';
+import { MessageResolver } from './message.resolver.js';
 import { EventTypeResolver, SettingsResolver, TenantResolver, ViewerResolver } from './resolvers.js';
 import { ConsoleSessionResolver } from './session.resolver.js';
 
@@ -19,6 +20,7 @@ export function buildGraphqlSchema() {
       EventTypeResolver,
       SettingsResolver,
       EndpointResolver,
+      MessageResolver,
       ConsoleSessionResolver,
     ],
     authChecker,
