@@ -112,9 +112,10 @@ export async function startWorker(options: WorkerOptions): Promise<RunningWorker
   const { services, logger } = options;
   let engine: DeliveryEngine | null = null;
   if (!options.handlers) {
-    const sink = options.events ?? (services as unknown as { events?: EngineEventSink }).events;
-    if (!sink) throw new Error('the delivery engine needs the operational events service');
-    engine = createDeliveryEngine(services, { docsUrl: options.docsUrl ?? 'http://localhost:8080/v1', events: sink });
+    engine = createDeliveryEngine(services, {
+      docsUrl: options.docsUrl ?? 'http://localhost:8080/v1',
+      events: options.events ?? services.events,
+    });
   }
   const handlers = options.handlers ?? [...JOBS, engine!.handler as JobHandler<unknown>];
   const batchSize = options.batchSize ?? 50;

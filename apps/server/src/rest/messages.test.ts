@@ -110,4 +110,35 @@ describe('POST /messages', () => {
     const rows = await h.services.db.query('SELECT count(*)::int AS n FROM messages WHERE team_id = $1', [poor.teamId]);
     expect(rows[0].n).toBe(0);
   });
+
+  it('deleting an endpoint or a tenant cancels their waiting deliveries (the message becomes canceled)', async () => {
+    const tenant = await post(h, '/tenants', { external_id: 'going', name: 'Going' });
+    const first = await endpoint({ tenant_id: tenant.json.id });
+    const later = new Date(h.clock.now().getTime() + 3600_000).toISOString();
+    const m1 = await post(h, '/messages', {
+      tenant_id: tenant.json.id,
+      event_type: 'invoice.paid',
+      payload: { a: 1 },
+      deliver_at: later,
+    });
+    expect(m1.json.status).toBe('scheduled');
+    const etag = (await h.request('GET', `/endpoints/${first}`)).headers.get('etag')!;
+    expect((await h.request('DELETE', `/endpoints/${first}`, { ifMatch: etag })).status).toBe(204);
+    expect((await h.request('GET', `/messages/${m1.json.id}`)).json.status).toBe('canceled');
+
+    await endpoint({ tenant_id: tenant.json.id });
+    const m2 = await post(h, '/messages', { tenant_id: tenant.json.id, event_type: 'invoice.paid', payload: 2 });
+    expect(m2.json.delivery_counts.queued).toBe(1);
+    const tenantEtag = (await h.request('GET', `/tenants/${tenant.json.id}`)).headers.get('etag')!;
+    expect((await h.request('DELETE', `/tenants/${tenant.json.id}`, { ifMatch: tenantEtag })).status).toBe(204);
+    const read = await h.request('GET', `/messages/${m2.json.id}`);
+    expect(read.json.status).toBe('canceled');
+    expect(read.json.delivery_counts.canceled).toBe(1);
+    const pending = await h.services.db.query(
+      `SELECT coalesce(sum(pending), 0)::int AS n FROM endpoint_queue_counts q JOIN endpoints e ON e.id = q.endpoint_id
+        WHERE e.tenant_id = $1`,
+      [tenant.json.id],
+    );
+    expect(pending[0].n).toBe(0);
+  });
 });

@@ -133,3 +133,52 @@ export async function recordFinished(
       })),
     );
 }
+
+/**
+ * Cancels the waiting (queued or retry_wait) deliveries of endpoints that go away (deleted by the operator, or
+ * with their tenant). Deliveries already in flight finish; their jobs find them canceled or settle them.
+ */
+export async function cancelWaitingDeliveries(
+  tx: EntityManager,
+  where: { endpointIds: readonly string[] } | { tenantId: string },
+  reason: 'endpoint_deleted' | 'tenant_deleted',
+  now: Date,
+): Promise<number> {
+  const byEndpoint = 'endpointIds' in where;
+  const [rows]: [
+    {
+      id: string;
+      team_id: string;
+      tenant_id: string;
+      message_id: string;
+      endpoint_id: string;
+      attempt_count: number;
+      last_status_code: number | null;
+    }[],
+    number,
+  ] = await tx.query(
+    `UPDATE deliveries SET status = 'canceled', last_error = $2, finished_at = $3, updated_at = $3
+      WHERE ${byEndpoint ? 'endpoint_id = ANY($1::text[])' : 'tenant_id = $1'} AND status IN ('queued', 'retry_wait')
+      RETURNING id, team_id, tenant_id, message_id, endpoint_id, attempt_count, last_status_code`,
+    [byEndpoint ? where.endpointIds : where.tenantId, reason, now],
+  );
+  await recordFinished(
+    tx,
+    rows.map((d) => ({
+      id: d.id,
+      teamId: d.team_id,
+      tenantId: d.tenant_id,
+      messageId: d.message_id,
+      endpointId: d.endpoint_id,
+      status: 'canceled' as const,
+      attempts: d.attempt_count,
+      lastStatusCode: d.last_status_code,
+      reason,
+    })),
+    NO_EVENTS,
+  );
+  return rows.length;
+}
+
+/** Cancellations emit no operational event (only failures, expiries and endpoint changes do). */
+const NO_EVENTS: EngineEventSink = { emit: async () => undefined };

@@ -11,6 +11,7 @@ import type { Sealer } from '../common/sealing.js';
 import { inTransaction, lockOwned, lockTeam, reader } from '../common/transaction.js';
 import type { Limits } from '../catalog/limits.js';
 import type { TenantService } from '../tenants/tenant.service.js';
+import { cancelWaitingDeliveries } from '../deliveries/delivery-records.js';
 import { compileRules } from './endpoint-rules.js';
 import { EndpointCredentialsService } from './endpoint-credentials.service.js';
 import { generateSigningSecret } from './endpoint-secrets.js';
@@ -263,7 +264,9 @@ export class EndpointService {
     await inTransaction(this.deps.db, ctx, async (tx) => {
       const endpoint = await this.lock(tx, ctx, id);
       assertCurrent(ifMatch, this.etag(endpoint));
-      await this.applyChange(tx, endpoint, { deletedAt: this.deps.clock.now() });
+      const now = this.deps.clock.now();
+      await this.applyChange(tx, endpoint, { deletedAt: now });
+      await cancelWaitingDeliveries(tx, { endpointIds: [endpoint.id] }, 'endpoint_deleted', now);
     });
   }
 

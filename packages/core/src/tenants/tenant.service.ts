@@ -7,6 +7,7 @@ import { newId } from '../common/ids.js';
 import { decodeCursor, parseLimit, toPage, type ListScope, type Page } from '../common/paging.js';
 import { inTransaction, lockOwned, lockTeam, reader } from '../common/transaction.js';
 import type { Limits } from '../catalog/limits.js';
+import { cancelWaitingDeliveries } from '../deliveries/delivery-records.js';
 import { TenantEntity, TenantExternalIdClaimEntity } from './tenant.entity.js';
 import type { CreateTenantInput, ListTenantsQuery, UpdateTenantInput } from './tenant.inputs.js';
 import { toTenantView, type TenantView } from './tenant.view.js';
@@ -142,6 +143,7 @@ export class TenantService {
         `UPDATE endpoints SET deleted_at = $2, updated_at = $2, version = version + 1 WHERE tenant_id = $1 AND deleted_at IS NULL`,
         [tenant.id, now],
       );
+      await cancelWaitingDeliveries(tx, { tenantId: tenant.id }, 'tenant_deleted', now);
       await tx
         .getRepository(TenantExternalIdClaimEntity)
         .update(
