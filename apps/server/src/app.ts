@@ -11,6 +11,7 @@ import { REST_PREFIX, type RouteSpec } from './rest/route.js';
 import { catalogRoutes } from './rest/routes/catalog.routes.js';
 import { endpointRoutes } from './rest/routes/endpoints.routes.js';
 import { messageRoutes } from './rest/routes/messages.routes.js';
+import { eventRoutes } from './rest/routes/events.routes.js';
 import { endpointTestRoutes } from './rest/routes/endpoint-test.routes.js';
 import { eventTypeRoutes } from './rest/routes/event-types.routes.js';
 import { tenantRoutes } from './rest/routes/tenants.routes.js';
@@ -24,6 +25,7 @@ export function restRoutes(services: Services): RouteSpec[] {
     ...eventTypeRoutes(services),
     ...endpointRoutes(services),
     ...messageRoutes(services),
+    ...eventRoutes(services),
     ...endpointTestRoutes(services),
   ];
 }
@@ -77,6 +79,10 @@ export async function buildApp(
   app.get('/healthz', async () => ({ status: 'ok' }));
   app.get('/readyz', async (_request, reply) =>
     (await services.ready()) ? { status: 'ready' } : reply.code(503).send({ status: 'unavailable' }),
+  );
+  // Prometheus scrapes without a key (bind or firewall it like /healthz); it holds counts, never IDs or URLs.
+  app.get('/metrics', async (_request, reply) =>
+    reply.type(services.metrics.registry.contentType).send(await services.metrics.registry.metrics()),
   );
 
   const routes = restRoutes(services);

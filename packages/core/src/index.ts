@@ -44,11 +44,7 @@ export type { MessageView } from './messages/message.view.js';
 export { MessageService, ADMISSION_SLOTS, type AdmissionOptions } from './messages/message.service.js';
 export { inTransaction, lockOwned, lockTeam, reader } from './common/transaction.js';
 export { Metrics } from './metrics/metrics.js';
-export {
-  OperationalEventService,
-  EVENT_RETENTION_MS,
-  COALESCE_WINDOW_MS,
-} from './events/operational-event.service.js';
+export { OperationalEventService, EVENT_RETENTION_MS, COALESCE_WINDOW_MS } from './events/operational-event.service.js';
 export * from './events/operational-event.types.js';
 export * from './events/operational-event.inputs.js';
 export type { OperationalEventView } from './events/operational-event.view.js';

@@ -1,4 +1,22 @@
 import { Counter, Gauge, Histogram, Registry } from 'prom-client';
+import type { DataSource } from 'typeorm';
+import type { Clock } from '../common/clock.js';
+
+/** Where the scrape-time gauges read the queue from. */
+export interface MetricsSources {
+  db: DataSource;
+  clock: Clock;
+}
+
+interface QueueSnapshot {
+  pending: number;
+  oldestDueAgeSeconds: number;
+}
+
+/** A scrape reads Postgres at most this often; scrapes in between (many scrapers, retries) share the answer. */
+const QUEUE_CACHE_MS = 1000;
+/** A scrape never waits long on a busy database: past this the gauges read NaN. */
+const QUEUE_QUERY_TIMEOUT_MS = 500;
 
 /**
  * The process's Prometheus metrics. Each process (server, worker) has one registry; /metrics renders it.
@@ -47,4 +65,53 @@ export class Metrics {
     help: 'Most jobs this worker process runs at once',
     registers: [this.registry],
   });
+
+  // Scrape-time gauges: the queue as Postgres sees it, read when /metrics is rendered.
+  private queueCache: { at: number; value: Promise<QueueSnapshot> } | null = null;
+
+  constructor(private readonly sources?: MetricsSources) {
+    if (!sources) return;
+    const pending: Gauge = new Gauge({
+      name: 'svc_pending_deliveries',
+      help: 'Deliveries admitted and not finished, all teams (scheduled, queued, in flight, waiting to retry)',
+      registers: [this.registry],
+      collect: async () => pending.set((await this.readQueue()).pending),
+    });
+    const oldestDue: Gauge = new Gauge({
+      name: 'svc_oldest_due_age_seconds',
+      help: 'How long the oldest due delivery (queued or retry_wait, next attempt at or before now) has waited',
+      registers: [this.registry],
+      collect: async () => oldestDue.set((await this.readQueue()).oldestDueAgeSeconds),
+    });
+  }
+
+  /**
+   * One short query for both queue gauges, cached for a second. A failure or timeout reads NaN rather than a stale
+   * number: a scrape must not report a healthy queue it could not see.
+   */
+  private readQueue(): Promise<QueueSnapshot> {
+    const sources = this.sources!;
+    const now = sources.clock.now();
+    const cached = this.queueCache;
+    if (cached && now.getTime() - cached.at < QUEUE_CACHE_MS && now.getTime() >= cached.at) return cached.value;
+    const value = sources.db
+      .transaction(async (tx) => {
+        await tx.query(`SET LOCAL statement_timeout = ${QUEUE_QUERY_TIMEOUT_MS}`);
+        const rows: { pending: string; oldest_due: Date | null }[] = await tx.query(
+          `SELECT (SELECT coalesce(sum(pending), 0) FROM team_queue_counts)::text AS pending,
+                  (SELECT min(next_attempt_at) FROM deliveries
+                    WHERE status IN ('queued', 'retry_wait') AND next_attempt_at <= $1) AS oldest_due`,
+          [now],
+        );
+        const row = rows[0];
+        const oldest = row?.oldest_due ?? null;
+        return {
+          pending: Number(row?.pending ?? 0),
+          oldestDueAgeSeconds: oldest ? Math.max(0, (now.getTime() - oldest.getTime()) / 1000) : 0,
+        };
+      })
+      .catch(() => ({ pending: Number.NaN, oldestDueAgeSeconds: Number.NaN }));
+    this.queueCache = { at: now.getTime(), value };
+    return value;
+  }
 }

@@ -1,0 +1,14 @@
+import { z } from 'zod';
+import { OPERATIONAL_EVENT_TYPES } from './operational-event.types.js';
+
+const idFilter = z.string().regex(/^[a-z]+_[0-9a-z]{1,60}$/, 'must be an ID');
+
+/** GET /events: type must be one of the spec's types (else 422 invalid_field). */
+export const ListOperationalEventsQuery = z.strictObject({
+  type: z.enum(OPERATIONAL_EVENT_TYPES).optional(),
+  resource_id: idFilter.optional(),
+  tenant_id: idFilter.optional(),
+  limit: z.unknown().optional(),
+  cursor: z.unknown().optional(),
+});
+export type ListOperationalEventsQuery = z.output<typeof ListOperationalEventsQuery>;

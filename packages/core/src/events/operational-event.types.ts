@@ -1,0 +1,142 @@
+/**
+ * The operational event types (spec "Operational events"), the exact data each carries and what bursts of it fold
+ * by. docs/events.md is the reader's copy of this table; keep them together.
+ */
+export const OPERATIONAL_EVENT_TYPES = [
+  'webhooks.delivery.failed',
+  'webhooks.delivery.expired',
+  'webhooks.endpoint.disabled',
+  'webhooks.endpoint.recovered',
+  'webhooks.source.rejected',
+  'webhooks.replay.completed',
+  'webhooks.replay.failed',
+  'webhooks.budget.blocked',
+] as const;
+
+export type OperationalEventType = (typeof OPERATIONAL_EVENT_TYPES)[number];
+
+export type EventDataValue = string | number | boolean | null;
+
+export interface NewOperationalEvent {
+  type: OperationalEventType;
+  teamId: string;
+  tenantId: string;
+  resourceId: string;
+  /** The resource's version when the event happened; omitted for resources without versions (stored as "0"). */
+  resourceVersion?: string;
+  data: Record<string, EventDataValue>;
+}
+
+type ValueKind = 'id' | 'count' | 'status_code' | 'reason';
+
+interface EventRule {
+  /** The data fields, exactly (no more, no fewer). */
+  data: Readonly<Record<string, ValueKind>>;
+  /** The data field that holds resource_id. */
+  resource: string;
+  /** The data field bursts fold by: occurrences with the same value (and team and type) coalesce. */
+  coalesceBy: string;
+}
+
+const DELIVERY_OUTCOME: EventRule = {
+  data: {
+    delivery_id: 'id',
+    message_id: 'id',
+    endpoint_id: 'id',
+    attempts: 'count',
+    last_status_code: 'status_code',
+    reason: 'reason',
+  },
+  resource: 'delivery_id',
+  // Each delivery fails or expires once: a burst is many deliveries of one endpoint.
+  coalesceBy: 'endpoint_id',
+};
+
+export const EVENT_RULES: Readonly<Record<OperationalEventType, EventRule>> = {
+  'webhooks.delivery.failed': DELIVERY_OUTCOME,
+  'webhooks.delivery.expired': DELIVERY_OUTCOME,
+  'webhooks.endpoint.disabled': {
+    data: { endpoint_id: 'id', reason: 'reason' },
+    resource: 'endpoint_id',
+    coalesceBy: 'endpoint_id',
+  },
+  'webhooks.endpoint.recovered': {
+    data: { endpoint_id: 'id', failures_before: 'count' },
+    resource: 'endpoint_id',
+    coalesceBy: 'endpoint_id',
+  },
+  'webhooks.source.rejected': {
+    data: { source_id: 'id', reason: 'reason' },
+    resource: 'source_id',
+    coalesceBy: 'source_id',
+  },
+  'webhooks.replay.completed': {
+    data: { replay_id: 'id', deliveries: 'count', succeeded: 'count', failed: 'count' },
+    resource: 'replay_id',
+    coalesceBy: 'replay_id',
+  },
+  'webhooks.replay.failed': {
+    data: { replay_id: 'id', deliveries: 'count', reason: 'reason' },
+    resource: 'replay_id',
+    coalesceBy: 'replay_id',
+  },
+  'webhooks.budget.blocked': {
+    data: { source_id: 'id', billing_key_id: 'id', reason: 'reason' },
+    resource: 'source_id',
+    coalesceBy: 'source_id',
+  },
+};
+
+export function isOperationalEventType(value: unknown): value is OperationalEventType {
+  return typeof value === 'string' && (OPERATIONAL_EVENT_TYPES as readonly string[]).includes(value);
+}
+
+const ID = /^[a-z]+_[0-9a-z]{1,60}$/;
+/** Reasons are short codes or phrases ("gone_410", "receiver answered 410"): no URLs, no line breaks. */
+const REASON = /^[\x20-\x7e]{1,200}$/;
+const VERSION = /^(0|[1-9][0-9]{0,18})$/;
+
+function checkValue(kind: ValueKind, value: EventDataValue): boolean {
+  switch (kind) {
+    case 'id':
+      return typeof value === 'string' && ID.test(value);
+    case 'count':
+      return typeof value === 'number' && Number.isSafeInteger(value) && value >= 0;
+    case 'status_code':
+      return value === null || (typeof value === 'number' && Number.isInteger(value) && value >= 100 && value <= 599);
+    case 'reason':
+      return value === null || (typeof value === 'string' && REASON.test(value) && !value.includes('://'));
+  }
+}
+
+/**
+ * Refuses an event that does not have exactly its type's data: events hold IDs, reasons, counts and times only,
+ * never payloads, URLs or secrets. A refusal is a programming error in the emitter (a plain Error, not an API
+ * error), and it rolls back the emitter's transaction.
+ */
+export function checkNewEvent(event: NewOperationalEvent): void {
+  const fail = (why: string): never => {
+    throw new Error(`operational event ${String(event.type)} refused: ${why}`);
+  };
+  if (!isOperationalEventType(event.type)) fail('unknown type');
+  const rule = EVENT_RULES[event.type];
+  if (!ID.test(event.teamId) || !ID.test(event.tenantId) || !ID.test(event.resourceId))
+    fail('teamId, tenantId and resourceId must be IDs');
+  if (event.resourceVersion !== undefined && !VERSION.test(event.resourceVersion))
+    fail('resourceVersion must be a decimal string');
+  if (typeof event.data !== 'object' || event.data === null || Array.isArray(event.data))
+    fail('data must be an object');
+  const expected = Object.keys(rule.data).sort();
+  const actual = Object.keys(event.data).sort();
+  if (expected.join(',') !== actual.join(','))
+    fail(`data must have exactly ${expected.join(', ')} (got ${actual.join(', ')})`);
+  for (const [key, kind] of Object.entries(rule.data)) {
+    if (!checkValue(kind, event.data[key] as EventDataValue)) fail(`data.${key} is not a valid ${kind}`);
+  }
+  if (event.data[rule.resource] !== event.resourceId) fail(`resourceId must equal data.${rule.resource}`);
+}
+
+/** The value bursts of this event fold by (see EVENT_RULES). */
+export function coalesceKeyOf(event: NewOperationalEvent): string {
+  return String(event.data[EVENT_RULES[event.type].coalesceBy]);
+}
