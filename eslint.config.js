@@ -8,6 +8,7 @@ export default tseslint.config(
       '**/node_modules/**',
       '**/.next/**',
       '.data/**',
+      'dist/**',
       'test-results/**',
       'playwright-report/**',
       'apps/console/next-env.d.ts',

@@ -21,6 +21,8 @@ export async function createGraphqlServer(
   const schema = await buildGraphqlSchema();
   return new ApolloServer<GraphqlContext>({
     schema,
+    // The process owns its signals (graceful stop of server, worker and Postgres); Apollo must not re-raise them.
+    stopOnTerminationSignals: false,
     plugins: [
       fastifyApolloDrainPlugin(app),
       operationGuardPlugin(),
