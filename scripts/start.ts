@@ -7,7 +7,15 @@ import { existsSync } from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
 import pino from 'pino';
-import { ApiKeyEntity, hashKey, isValidSecretKey, openCore, systemClock, type Services } from '@svc/core';
+import {
+  ApiKeyEntity,
+  hashKey,
+  isValidSecretKey,
+  LOG_SERIALIZERS,
+  openCore,
+  systemClock,
+  type Services,
+} from '@svc/core';
 import { ensureDatabase, startEmbeddedPostgres, type EmbeddedCluster } from '@svc/db';
 import { readServerConfig, startServer, type RunningServer } from '@svc/server';
 import { startWorker } from '@svc/worker';
@@ -129,7 +137,7 @@ async function main(): Promise<void> {
   const consolePort = Number(env['CONSOLE_PORT'] ?? 3000);
   // Local mode keeps the terminal for what a person needs (the URLs and the key): request logs and other
   // routine lines only at warn, unless LOG_LEVEL asks for more.
-  const logger = pino({ level: env['LOG_LEVEL'] ?? 'warn' });
+  const logger = pino({ level: env['LOG_LEVEL'] ?? 'warn', serializers: LOG_SERIALIZERS });
   const dir = dataDir(env);
 
   // Never touch the data of a running instance: its Postgres would die with it.
@@ -184,7 +192,12 @@ async function main(): Promise<void> {
     const localKey = await ensureLocalTeam(core.services, env['SVC_LOCAL_SECRET_KEY']);
     const server: RunningServer = await startServer(core.services, config, logger);
     started.push(() => server.close());
-    const worker = await startWorker({ databaseUrl, services: core.services, logger });
+    const worker = await startWorker({
+      databaseUrl,
+      services: core.services,
+      logger,
+      docsUrl: `${config.publicBaseUrl}/v1`,
+    });
     started.push(() => worker.stop());
 
     const apiUrl = `http://localhost:${config.port}`;

@@ -1,5 +1,5 @@
 import pino from 'pino';
-import { openProductionCore, systemClock } from '@svc/core';
+import { LOG_SERIALIZERS, openProductionCore, systemClock } from '@svc/core';
 import { readServerConfig } from './config.js';
 import { startServer } from './server.js';
 
@@ -7,7 +7,7 @@ import { startServer } from './server.js';
 async function main(): Promise<void> {
   const config = readServerConfig(process.env, 'production');
   for (const warning of config.warnings) console.warn(warning);
-  const logger = pino({ level: config.logLevel });
+  const logger = pino({ level: config.logLevel, serializers: LOG_SERIALIZERS });
   const core = await openProductionCore(config, systemClock);
   const server = await startServer(core.services, config, logger);
   logger.info({ url: server.url }, 'server listening');

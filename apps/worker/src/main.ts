@@ -1,5 +1,5 @@
 import pino from 'pino';
-import { openProductionCore, readCoreConfig, systemClock } from '@svc/core';
+import { LOG_SERIALIZERS, openProductionCore, readCoreConfig, systemClock } from '@svc/core';
 import { startWorker } from './worker.js';
 import { readMetricsServerSettings, startMetricsServer } from './metrics-server.js';
 
@@ -8,9 +8,14 @@ async function main(): Promise<void> {
   const config = readCoreConfig(process.env, 'production');
   const metricsSettings = readMetricsServerSettings(process.env);
   for (const warning of config.warnings) console.warn(warning);
-  const logger = pino({ level: config.logLevel });
+  const logger = pino({ level: config.logLevel, serializers: LOG_SERIALIZERS });
   const core = await openProductionCore(config, systemClock);
-  const worker = await startWorker({ databaseUrl: config.databaseUrl!, services: core.services, logger });
+  const worker = await startWorker({
+    databaseUrl: config.databaseUrl!,
+    services: core.services,
+    logger,
+    docsUrl: `${config.publicBaseUrl}/v1`,
+  });
   logger.info('worker started');
   if (metricsSettings)
     logger.info({ port: (await startMetricsServer(core.services.metrics, metricsSettings)).port }, 'metrics served');
