@@ -1,5 +1,5 @@
 import type { UrlPolicy } from '@svc/egress';
-import { DEFAULT_LIMITS, type Limits } from './catalog/limits.js';
+import { limitsWith, type LimitName, type Limits } from './catalog/limits.js';
 
 export type RunMode = 'local' | 'production';
 
@@ -61,6 +61,25 @@ function readLoopbackSetting(env: NodeJS.ProcessEnv, mode: RunMode): boolean {
   return value === '1';
 }
 
+/**
+ * Deployment-wide limits an operator may raise or lower with `SVC_LIMIT_<NAME>` (for example
+ * SVC_LIMIT_SERVICE_CONCURRENCY=200): they size the whole installation, not what one team may do, so per-team
+ * quotas are not among them. docs/benchmarks.md shows them in use.
+ */
+export const DEPLOYMENT_LIMITS = ['service_concurrency', 'dispatch_rate'] as const satisfies readonly LimitName[];
+
+function readLimits(env: NodeJS.ProcessEnv): Limits {
+  const overrides: Partial<Record<LimitName, number>> = {};
+  for (const name of DEPLOYMENT_LIMITS) {
+    const variable = `SVC_LIMIT_${name.toUpperCase()}`;
+    const value = env[variable];
+    if (value === undefined || value === '') continue;
+    if (!/^[1-9]\d{0,8}$/.test(value)) throw new ConfigError(`${variable} must be a positive integer, not "${value}"`);
+    overrides[name] = Number(value);
+  }
+  return limitsWith(overrides);
+}
+
 export function readCoreConfig(env: NodeJS.ProcessEnv, mode: RunMode): CoreConfig {
   const publicBaseUrl = readPublicBaseUrl(env, mode);
   const allowLoopback = readLoopbackSetting(env, mode);
@@ -70,7 +89,7 @@ export function readCoreConfig(env: NodeJS.ProcessEnv, mode: RunMode): CoreConfi
     serviceId: env['SVC_SERVICE_ID'] ?? 'svc-webhooks',
     region: env['SVC_REGION'] ?? 'local',
     logLevel: env['LOG_LEVEL'] ?? 'info',
-    limits: DEFAULT_LIMITS,
+    limits: readLimits(env),
     sealingKey: parseSealingKey(env['SVC_ENCRYPTION_KEY']),
     urlPolicy: {
       allowLoopback,
