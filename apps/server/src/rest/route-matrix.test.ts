@@ -33,6 +33,20 @@ beforeAll(async () => {
     { key: owner.key },
   );
   ids['messages'] = message.json.id;
+  const disabled = { endpoint_id: endpoint.json.id, reason: 'endpoint_gone' };
+  await h.services.db.transaction((tx) =>
+    h.services.events.emit(tx, [
+      {
+        type: 'webhooks.endpoint.disabled',
+        teamId: owner.teamId,
+        tenantId: tenant.json.id,
+        resourceId: endpoint.json.id,
+        data: disabled,
+      },
+    ]),
+  );
+  const [event] = await h.services.db.query('SELECT id FROM operational_events WHERE team_id = $1', [owner.teamId]);
+  ids['events'] = event.id;
 });
 afterAll(async () => {
   await h.close();

@@ -103,7 +103,7 @@ function checkValue(kind: ValueKind, value: EventDataValue): boolean {
     case 'count':
       return typeof value === 'number' && Number.isSafeInteger(value) && value >= 0;
     case 'status_code':
-      return value === null || (typeof value === 'number' && Number.isInteger(value) && value >= 100 && value <= 599);
+      return value === null || (typeof value === 'number' && Number.isInteger(value) && value >= 100 && value <= 999);
     case 'reason':
       return value === null || (typeof value === 'string' && REASON.test(value) && !value.includes('://'));
   }
