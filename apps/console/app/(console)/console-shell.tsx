@@ -10,6 +10,7 @@ import { signOut } from './sign-out-action';
 const PAGES = [
   { href: '/tenants', label: 'Tenants' },
   { href: '/endpoints', label: 'Endpoints' },
+  { href: '/messages', label: 'Messages' },
   { href: '/event-types', label: 'Event types' },
   { href: '/settings', label: 'Settings' },
 ] as const;
