@@ -1,0 +1,139 @@
+import { randomBytes, randomUUID } from 'node:crypto';
+import PgBoss from 'pg-boss';
+import { deliveryAttemptJob, JOB_SCHEMA, openCore, systemClock, testCoreOptions, type OpenedCore } from '@svc/core';
+import { findFreePort } from '@svc/db';
+import { startServiceProcess, type ServiceProcess } from './processes.js';
+
+export interface ApiAnswer {
+  status: number;
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any
+  json: any;
+  text: string;
+}
+
+/**
+ * A production-shaped deployment for fault tests: the real server process and real worker processes (system
+ * clock) over one database, plus an in-test core (same sealing key, system clock) for the team, its key and the
+ * database checks.
+ */
+export interface Deployment {
+  readonly databaseUrl: string;
+  readonly core: OpenedCore;
+  readonly server: ServiceProcess;
+  readonly apiUrl: string;
+  startWorker(name?: string): Promise<ServiceProcess>;
+  /** One REST call with the team's key and a fresh Idempotency-Key (or the one given). */
+  api(method: string, path: string, body?: unknown, idempotencyKey?: string): Promise<ApiAnswer>;
+  /** Creates a tenant and an endpoint on it; returns their IDs and the endpoint's signing secret. */
+  endpoint(
+    url: string,
+    extra?: Record<string, unknown>,
+  ): Promise<{ tenantId: string; endpointId: string; secret: string }>;
+  close(): Promise<void>;
+}
+
+export interface DeploymentOptions {
+  databaseUrl: string;
+  /**
+   * pg-boss expiry of delivery jobs (the contract says 120 s) and how often expired jobs are looked for (pg-boss
+   * maintenance, 120 s by default in every worker). Fault tests shorten both so that a killed worker's job comes
+   * back in seconds; the mechanism is the production one.
+   */
+  jobExpirySeconds?: number;
+}
+
+export async function startDeployment(options: DeploymentOptions): Promise<Deployment> {
+  const { databaseUrl } = options;
+  const sealingKey = randomBytes(32);
+  const core = await openCore(testCoreOptions(databaseUrl, systemClock, { sealingKey, migrate: true, poolSize: 4 }));
+  let supervisor: PgBoss | null = null;
+  const processes: ServiceProcess[] = [];
+  try {
+    const team = await core.services.teams.createTeam('fault');
+    const key = await core.services.teams.createKey(team.id);
+    await core.services.teams.setPaymentCard(team.id, true);
+    if (options.jobExpirySeconds) {
+      await core.jobQueue.boss.updateQueue(deliveryAttemptJob.queue, { expireInSeconds: options.jobExpirySeconds });
+      // pg-boss runs its maintenance (which hands expired jobs out again) in whichever process gets there first.
+      supervisor = new PgBoss({
+        connectionString: databaseUrl,
+        max: 2,
+        schema: JOB_SCHEMA,
+        schedule: false,
+        maintenanceIntervalSeconds: 1,
+      });
+      supervisor.on('error', () => undefined);
+      await supervisor.start();
+    }
+    const env = {
+      DATABASE_URL: databaseUrl,
+      SVC_ENCRYPTION_KEY: sealingKey.toString('base64'),
+      SVC_PUBLIC_BASE_URL: 'http://svc.test',
+      SVC_ALLOW_LOOPBACK_RECEIVERS: '1',
+    };
+    const port = await findFreePort();
+    const server = startServiceProcess('server', { ...env, PORT: String(port), HOST: '127.0.0.1' });
+    processes.push(server);
+    await server.waitFor('server listening', 45_000);
+    const apiUrl = `http://127.0.0.1:${port}/v1`;
+
+    const api = async (method: string, path: string, body?: unknown, idempotencyKey?: string) => {
+      const headers: Record<string, string> = { authorization: `Bearer ${key.secret}` };
+      if (method === 'POST') headers['idempotency-key'] = idempotencyKey ?? randomUUID();
+      if (body !== undefined) headers['content-type'] = 'application/json';
+      const response = await fetch(`${apiUrl}${path}`, {
+        method,
+        headers,
+        body: body === undefined ? undefined : JSON.stringify(body),
+        signal: AbortSignal.timeout(20_000),
+      });
+      const text = await response.text();
+      let json: unknown;
+      try {
+        json = text ? JSON.parse(text) : undefined;
+      } catch {
+        json = undefined;
+      }
+      return { status: response.status, json, text };
+    };
+    const created = await api('POST', '/event_types', { name: 'order.created' });
+    if (created.status !== 201) throw new Error(`event type: ${created.status} ${created.text}`);
+
+    let endpoints = 0;
+    return {
+      databaseUrl,
+      core,
+      server,
+      apiUrl,
+      api,
+      async startWorker(name = 'worker') {
+        const worker = startServiceProcess('worker', env, name);
+        processes.push(worker);
+        await worker.waitFor('worker started', 45_000);
+        return worker;
+      },
+      async endpoint(url, extra = {}) {
+        endpoints += 1;
+        const tenant = await api('POST', '/tenants', { external_id: `fault-${endpoints}`, name: `fault ${endpoints}` });
+        if (tenant.status !== 201) throw new Error(`tenant: ${tenant.status} ${tenant.text}`);
+        const endpoint = await api('POST', '/endpoints', { tenant_id: tenant.json.id, url, ...extra });
+        if (endpoint.status !== 201) throw new Error(`endpoint: ${endpoint.status} ${endpoint.text}`);
+        return {
+          tenantId: tenant.json.id as string,
+          endpointId: endpoint.json.id as string,
+          secret: endpoint.json.signing_secret as string,
+        };
+      },
+      async close() {
+        await Promise.all(processes.map((p) => p.stop(5000)));
+        await supervisor?.stop({ graceful: false, wait: true, close: true });
+        await core.close();
+      },
+    };
+  } catch (error) {
+    await Promise.all(processes.map((p) => p.kill9()));
+    await supervisor?.stop({ graceful: false, wait: true, close: true }).catch(() => undefined);
+    await core.close();
+    throw error;
+  }
+}

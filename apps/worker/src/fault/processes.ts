@@ -1,0 +1,123 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+/** The repository root (the processes run from it so that tsx and the workspaces resolve). */
+const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../../..');
+const ENTRIES = {
+  server: 'apps/server/src/main.ts',
+  worker: 'apps/worker/src/main.ts',
+} as const;
+
+export interface ServiceProcess {
+  readonly name: string;
+  readonly pid: number;
+  readonly child: ChildProcess;
+  /** Everything the process wrote so far (stdout and stderr). */
+  output(): string;
+  /** Resolves when the output contains the text (rejects when the process exits first or after the time). */
+  waitFor(text: string, ms?: number): Promise<void>;
+  exited(): Promise<number | null>;
+  /** kill -9 of this process only (by its pid). */
+  kill9(): Promise<void>;
+  /** SIGTERM, then SIGKILL when it has not stopped after the time. */
+  stop(ms?: number): Promise<void>;
+}
+
+/** Every process a test file started, so that afterAll can kill whatever is still running. */
+const started = new Set<ServiceProcess>();
+
+/**
+ * Starts a production entry point (apps/server or apps/worker main.ts) as a real child process through tsx,
+ * with only the environment given (plus PATH). The processes use the system clock.
+ */
+export function startServiceProcess(
+  entry: keyof typeof ENTRIES,
+  env: Record<string, string>,
+  name: string = entry,
+): ServiceProcess {
+  let output = '';
+  const child = spawn(process.execPath, ['--import', 'tsx', ENTRIES[entry]], {
+    cwd: ROOT,
+    env: { PATH: process.env['PATH'] ?? '', LOG_LEVEL: 'info', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  const listeners = new Set<() => void>();
+  const append = (chunk: Buffer) => {
+    // Keep the output bounded: a long run logs a lot.
+    output = (output + chunk.toString()).slice(-200_000);
+    for (const listener of [...listeners]) listener();
+  };
+  child.stdout!.on('data', append);
+  child.stderr!.on('data', append);
+  const exit = new Promise<number | null>((resolve) => {
+    child.once('exit', (code) => {
+      resolve(code);
+      for (const listener of [...listeners]) listener();
+    });
+  });
+  const alive = () => child.exitCode === null && child.signalCode === null;
+  const proc: ServiceProcess = {
+    name,
+    pid: child.pid!,
+    child,
+    output: () => output,
+    waitFor(text, ms = 30_000) {
+      return new Promise<void>((resolve, reject) => {
+        const check = () => {
+          if (output.includes(text)) done(null);
+          else if (!alive()) done(new Error(`${name} exited before "${text}":\n${output.slice(-3000)}`));
+        };
+        const timer = setTimeout(
+          () => done(new Error(`${name}: no "${text}" within ${ms} ms:\n${output.slice(-3000)}`)),
+          ms,
+        );
+        const done = (error: Error | null) => {
+          clearTimeout(timer);
+          listeners.delete(check);
+          if (error) reject(error);
+          else resolve();
+        };
+        listeners.add(check);
+        check();
+      });
+    },
+    exited: () => exit,
+    async kill9() {
+      if (alive()) process.kill(child.pid!, 'SIGKILL');
+      await exit;
+      started.delete(proc);
+    },
+    async stop(ms = 10_000) {
+      if (alive()) {
+        process.kill(child.pid!, 'SIGTERM');
+        const timer = setTimeout(() => alive() && process.kill(child.pid!, 'SIGKILL'), ms);
+        await exit;
+        clearTimeout(timer);
+      }
+      started.delete(proc);
+    },
+  };
+  started.add(proc);
+  return proc;
+}
+
+/** Kills every process this test file started that still runs (afterAll, and on failures). */
+export async function killStartedProcesses(): Promise<void> {
+  await Promise.all([...started].map((proc) => proc.kill9()));
+}
+
+export async function until<T>(
+  what: string,
+  probe: () => Promise<T | undefined> | T | undefined,
+  ms = 30_000,
+  everyMs = 100,
+): Promise<T> {
+  const deadline = Date.now() + ms;
+  for (;;) {
+    const value = await probe();
+    if (value !== undefined) return value;
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, everyMs));
+  }
+}
