@@ -1,9 +1,10 @@
 import PgBoss from 'pg-boss';
 import type { Logger } from 'pino';
-import { JOB_SCHEMA, type EngineEventSink, type Services } from '@svc/core';
+import { DELIVERY_WAKE_CHANNEL, JOB_SCHEMA, type EngineEventSink, type Services } from '@svc/core';
 import { poolConfig } from '@svc/db';
 import { createDeliveryEngine, type DeliveryEngine } from './delivery/delivery.job.js';
 import type { JobHandler } from './jobs/job.js';
+import { listenForWake } from './wake-listener.js';
 import { purgeExpiredHandler } from './jobs/purge-expired.job.js';
 
 export const JOBS: readonly JobHandler<unknown>[] = [purgeExpiredHandler as JobHandler<unknown>];
@@ -194,14 +195,17 @@ export async function startWorker(options: WorkerOptions): Promise<RunningWorker
   }
 
   const loops = handlers.map((handler) => queueLoop(handler));
+  const wakeAll = () => {
+    for (const wake of [...wakers]) wake();
+  };
+  const listener = listenForWake(options.databaseUrl, DELIVERY_WAKE_CHANNEL, wakeAll, logger);
 
   return {
     boss,
-    notify: () => {
-      for (const wake of [...wakers]) wake();
-    },
+    notify: wakeAll,
     async stop() {
       stopping = true;
+      await listener.close();
       for (const wake of [...wakers]) wake();
       // A loop parked on a full pool wakes when a running job finishes.
       await pool.drained();

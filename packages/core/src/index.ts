@@ -33,7 +33,7 @@ export { openCore, openProductionCore, type OpenCoreOptions, type OpenedCore } f
 export { defineJobContract, type JobContract, type JobEnvelope } from './jobs/job-contract.js';
 export { PgBossJobQueue, JOB_SCHEMA, type JobQueue, type NewJob } from './jobs/job-queue.js';
 export * from './jobs/contracts.js';
-export { deliveryAttemptJob } from './deliveries/delivery.jobs.js';
+export { deliveryAttemptJob, DELIVERY_WAKE_CHANNEL } from './deliveries/delivery.jobs.js';
 export * from './deliveries/delivery-policy.js';
 export type { EngineEvent, EngineEventSink } from './deliveries/delivery-records.js';
 export { DispatchService, type ClaimedAttempt, type DispatchLimits } from './deliveries/dispatch.service.js';

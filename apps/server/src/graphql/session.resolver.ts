@@ -1,5 +1,6 @@
-import { Arg, Ctx, Field, Mutation, ObjectType, Resolver } from 'type-graphql';
+import { Arg, Authorized, Ctx, Field, Mutation, ObjectType, Resolver } from 'type-graphql';
 import { isServiceError, ServiceError, sessionTokenOf } from '@svc/core';
+import { PUBLIC } from './authorization.js';
 import type { GraphqlContext } from './context.js';
 
 /**
@@ -21,6 +22,8 @@ export class ConsoleSession {
 @Resolver()
 export class ConsoleSessionResolver {
   /** Public: the secret key is the credential. Answers like any request with that key (401, 403, 429). */
+  // Public: the caller has no session yet; the secret key it trades is checked inside.
+  @Authorized(PUBLIC)
   @Mutation(() => ConsoleSession, { description: 'Trades a secret key for an expiring, revocable console session' })
   async createConsoleSession(
     @Ctx() context: GraphqlContext,
@@ -41,6 +44,8 @@ export class ConsoleSessionResolver {
   }
 
   /** Public: holding the token is the authority to end it, so sign-out works even for a suspended team. */
+  // Public: it reads the session token itself, so a suspended team can still sign out.
+  @Authorized(PUBLIC)
   @Mutation(() => Boolean, { description: 'Ends the console session whose token authorizes this request' })
   async endConsoleSession(@Ctx() context: GraphqlContext): Promise<boolean> {
     const token = sessionTokenOf(context.authorization);

@@ -3,7 +3,6 @@ import type { AddressInfo } from 'node:net';
 import pino from 'pino';
 import { Webhook } from 'standardwebhooks';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { EngineEvent } from '@svc/core';
 import { post, startHarness, type Harness } from '../../../server/src/testing/harness.js';
 import { startWorker, type RunningWorker } from '../worker.js';
 
@@ -18,7 +17,6 @@ let worker: RunningWorker;
 let receiver: http.Server;
 let base: string;
 const received: Received[] = [];
-const events: EngineEvent[] = [];
 /** Per path: the statuses to answer in turn (the last one repeats); default 200. */
 const script = new Map<string, number[]>();
 
@@ -42,7 +40,6 @@ beforeAll(async () => {
     services: h.services,
     logger: pino({ level: process.env['TEST_LOG_LEVEL'] ?? 'silent' }),
     maxIdleMs: 100,
-    events: { emit: async (_tx, batch) => void events.push(...batch) },
   });
   await post(h, '/event_types', { name: 'order.created' });
 });
@@ -139,9 +136,10 @@ describe('delivery engine', () => {
     });
     expect(done.delivery_counts.failed).toBe(1);
     expect(received.filter((r) => r.path === '/bad')).toHaveLength(1);
-    expect(events.some((e) => e.type === 'webhooks.delivery.failed' && e.data['message_id'] === message.json.id)).toBe(
-      true,
-    );
+    const failed = await h.request('GET', '/events?type=webhooks.delivery.failed');
+    expect(
+      failed.json.data.some((e: { data: Record<string, unknown> }) => e.data['message_id'] === message.json.id),
+    ).toBe(true);
   });
 
   it('disables the endpoint on 410, cancels its waiting deliveries and emits webhooks.endpoint.disabled', async () => {
@@ -154,14 +152,9 @@ describe('delivery engine', () => {
     });
     const endpoint = await h.request('GET', `/endpoints/${endpointId}`);
     expect(endpoint.json.disabled_reason).toBe('endpoint_gone');
-    expect(
-      events.some(
-        (e) =>
-          e.type === 'webhooks.endpoint.disabled' &&
-          e.data['endpoint_id'] === endpointId &&
-          e.data['reason'] === 'endpoint_gone',
-      ),
-    ).toBe(true);
+    const disabled = await h.request('GET', `/events?type=webhooks.endpoint.disabled&resource_id=${endpointId}`);
+    expect(disabled.json.data).toHaveLength(1);
+    expect(disabled.json.data[0].data).toEqual({ endpoint_id: endpointId, reason: 'endpoint_gone' });
     const message = await h.request('GET', `/messages/${first.json.id}`);
     expect(message.json.status).toBe('failed');
   });

@@ -14,3 +14,6 @@ export const deliveryAttemptJob = defineJobContract({
   expireInSeconds: 120,
   retryLimit: 1000,
 });
+
+/** Postgres NOTIFY channel on which admission wakes idle workers at commit (LISTENed by every worker process). */
+export const DELIVERY_WAKE_CHANNEL = 'svc_delivery_wake';

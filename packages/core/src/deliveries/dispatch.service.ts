@@ -153,8 +153,9 @@ export class DispatchService {
         claimedPerEndpoint.set(row.endpoint_id, (claimedPerEndpoint.get(row.endpoint_id) ?? 0) + 1);
         tokensUsed.set(row.endpoint_id, (tokensUsed.get(row.endpoint_id) ?? 0) + 1);
         if (decision.trigger === 'probe') probes.add(row.endpoint_id);
-        attempts.push(await this.toAttempt(tx, row, decision.trigger, now));
+        attempts.push(this.toAttempt(row, decision.trigger, now));
       }
+      await this.attachSigningSecrets(tx, attempts, now);
 
       await this.markClaimed(tx, attempts, now);
       await this.markFinished(tx, finished, now);
@@ -174,9 +175,10 @@ export class DispatchService {
   ): Decision {
     if (row.status === 'succeeded' || row.status === 'failed' || row.status === 'expired' || row.status === 'canceled')
       return { kind: 'skip' };
-    // Another worker holds a live lease: it settles the delivery (this job is a duplicate trigger).
+    // A live lease: its holder settles the delivery, unless it died or its job failed after the claim (then this
+    // job, handed out again by pg-boss, is the only one left). Look again when the lease lapses; never drop it.
     if (row.status === 'in_flight' && row.lease_expires_at !== null && row.lease_expires_at > now)
-      return { kind: 'skip' };
+      return { kind: 'defer', until: row.lease_expires_at };
     if (now >= row.expires_at) return { kind: 'finish', status: 'expired', reason: 'window_over' };
     if (row.endpoint_deleted) return { kind: 'finish', status: 'canceled', reason: 'endpoint_deleted' };
     if (row.endpoint_status === 'disabled') return { kind: 'finish', status: 'canceled', reason: 'endpoint_disabled' };
@@ -269,12 +271,26 @@ export class DispatchService {
     );
   }
 
-  private async toAttempt(
-    tx: EntityManager,
-    row: DeliveryRow,
-    trigger: AttemptTrigger,
-    now: Date,
-  ): Promise<ClaimedAttempt> {
+  /** Every secret that signs now, for all the batch's endpoints in one query: current first, then overlapping. */
+  private async attachSigningSecrets(tx: EntityManager, attempts: ClaimedAttempt[], now: Date): Promise<void> {
+    if (attempts.length === 0) return;
+    const endpointIds = [...new Set(attempts.map((a) => a.endpointId))];
+    const rows: { endpoint_id: string; secret_version: number; secret_sealed: Buffer }[] = await tx.query(
+      `SELECT endpoint_id, secret_version, secret_sealed FROM endpoint_secrets
+        WHERE endpoint_id = ANY($1::text[]) AND (expires_at IS NULL OR expires_at > $2)
+        ORDER BY endpoint_id, secret_version DESC`,
+      [endpointIds, now],
+    );
+    const secrets = new Map<string, string[]>();
+    for (const row of rows) {
+      const list = secrets.get(row.endpoint_id) ?? [];
+      list.push(this.deps.credentials.secrets.open(row.endpoint_id, row.secret_version, row.secret_sealed));
+      secrets.set(row.endpoint_id, list);
+    }
+    for (const attempt of attempts) attempt.signingSecrets = secrets.get(attempt.endpointId) ?? [];
+  }
+
+  private toAttempt(row: DeliveryRow, trigger: AttemptTrigger, now: Date): ClaimedAttempt {
     const { credentials } = this.deps;
     return {
       deliveryId: row.id,
@@ -296,7 +312,7 @@ export class DispatchService {
         id: row.endpoint_id,
         authorizationSealed: row.authorization_sealed,
       }),
-      signingSecrets: await credentials.secrets.signingSecrets(tx, row.endpoint_id, now),
+      signingSecrets: [],
       retryDelaysSeconds: row.retry_delays_seconds,
       expiresAt: row.expires_at,
       dueSince: maxDate(row.message_created_at, row.deliver_at),

@@ -8,7 +8,7 @@ import type { Actor, CallContext } from '../common/context.js';
 import { ServiceError, invalidField, notFound } from '../common/errors.js';
 import { newId } from '../common/ids.js';
 import { reader } from '../common/transaction.js';
-import { deliveryAttemptJob } from '../deliveries/delivery.jobs.js';
+import { deliveryAttemptJob, DELIVERY_WAKE_CHANNEL } from '../deliveries/delivery.jobs.js';
 import type { JobQueue } from '../jobs/job-queue.js';
 import { acceptBody, type MessageBody } from './message-body.js';
 import type { CreateMessageInput } from './message.inputs.js';
@@ -297,8 +297,10 @@ export class MessageService {
        team_counts AS (
          INSERT INTO team_queue_counts AS t (team_id, shard, pending, content_bytes) VALUES ($2, $27, $28, $29)
          ON CONFLICT (team_id, shard) DO UPDATE
-           SET pending = t.pending + EXCLUDED.pending, content_bytes = t.content_bytes + EXCLUDED.content_bytes)
-       SELECT 1`,
+           SET pending = t.pending + EXCLUDED.pending, content_bytes = t.content_bytes + EXCLUDED.content_bytes),
+       -- Wakes idle workers when the transaction commits (identical notifications fold into one).
+       wake AS (SELECT pg_notify('${DELIVERY_WAKE_CHANNEL}', ''))
+       SELECT 1 FROM wake`,
       [
         m.id,
         teamId,
