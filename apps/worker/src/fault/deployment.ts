@@ -6,6 +6,7 @@ import { startServiceProcess, type ServiceProcess } from './processes.js';
 
 export interface ApiAnswer {
   status: number;
+  headers: Headers;
   // eslint-disable-next-line @typescript-eslint/no-explicit-any
   json: any;
   text: string;
@@ -21,9 +22,14 @@ export interface Deployment {
   readonly core: OpenedCore;
   readonly server: ServiceProcess;
   readonly apiUrl: string;
-  startWorker(name?: string): Promise<ServiceProcess>;
+  startWorker(name?: string, extraEnv?: Record<string, string>): Promise<ServiceProcess>;
   /** One REST call with the team's key and a fresh Idempotency-Key (or the one given). */
   api(method: string, path: string, body?: unknown, idempotencyKey?: string): Promise<ApiAnswer>;
+  /**
+   * Publishes one message (event type order.created), retrying 429s after their Retry-After with the same
+   * Idempotency-Key; returns the last answer.
+   */
+  publish(tenantId: string, payload: unknown, idempotencyKey?: string): Promise<ApiAnswer>;
   /** Creates a tenant and an endpoint on it; returns their IDs and the endpoint's signing secret. */
   endpoint(
     url: string,
@@ -94,7 +100,7 @@ export async function startDeployment(options: DeploymentOptions): Promise<Deplo
       } catch {
         json = undefined;
       }
-      return { status: response.status, json, text };
+      return { status: response.status, headers: response.headers, json, text };
     };
     const created = await api('POST', '/event_types', { name: 'order.created' });
     if (created.status !== 201) throw new Error(`event type: ${created.status} ${created.text}`);
@@ -106,11 +112,20 @@ export async function startDeployment(options: DeploymentOptions): Promise<Deplo
       server,
       apiUrl,
       api,
-      async startWorker(name = 'worker') {
-        const worker = startServiceProcess('worker', env, name);
+      async startWorker(name = 'worker', extraEnv = {}) {
+        const worker = startServiceProcess('worker', { ...env, ...extraEnv }, name);
         processes.push(worker);
         await worker.waitFor('worker started', 45_000);
         return worker;
+      },
+      async publish(tenantId, payload, idempotencyKey = randomUUID()) {
+        for (;;) {
+          const body = { tenant_id: tenantId, event_type: 'order.created', payload };
+          const answer = await api('POST', '/messages', body, idempotencyKey);
+          if (answer.status !== 429) return answer;
+          const wait = Math.min(1000, Number(answer.headers.get('retry-after') ?? 0) * 1000);
+          await new Promise((resolve) => setTimeout(resolve, wait || 20 + Math.random() * 80));
+        }
       },
       async endpoint(url, extra = {}) {
         endpoints += 1;
