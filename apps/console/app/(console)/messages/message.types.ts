@@ -73,7 +73,7 @@ export const DELIVERY_COUNT_LABELS: readonly { key: keyof DeliveryCounts; label:
   { key: 'scheduled', label: 'Scheduled' },
   { key: 'queued', label: 'Queued' },
   { key: 'inFlight', label: 'In flight' },
-  { key: 'retryWait', label: 'Waiting to retry' },
+  { key: 'retryWait', label: 'Retry wait' },
   { key: 'succeeded', label: 'Succeeded' },
   { key: 'failed', label: 'Failed' },
   { key: 'expired', label: 'Expired' },

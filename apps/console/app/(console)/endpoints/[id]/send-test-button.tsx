@@ -27,7 +27,7 @@ export function SendTestButton({ endpoint }: { endpoint: Endpoint }) {
           Send test message
         </Button>
       )}
-      <Modal opened={opened} onClose={close} title={`Send a test message to ${endpoint.name}`} size="lg">
+      <Modal opened={opened} onClose={close} title={`Send a test message to ${endpoint.name}`} size="xl">
         <SendTestForm endpoint={endpoint} onClose={close} />
       </Modal>
     </>
