@@ -136,7 +136,9 @@ test('publish refusals are shown at their field; a message to a tenant without e
   await page.getByRole('option', { name: eventType, exact: true }).click();
   await form.getByRole('button', { name: 'Publish message' }).click();
   // The browser's JSON.parse accepts duplicate keys; the API does not.
-  await expect(form.getByRole('textbox', { name: 'Payload' })).toHaveAccessibleDescription(/payload must be valid JSON/);
+  await expect(form.getByRole('textbox', { name: 'Payload' })).toHaveAccessibleDescription(
+    /payload must be valid JSON/,
+  );
   await expect(page).toHaveURL(/\/messages$/);
 
   await form.getByRole('textbox', { name: 'Payload' }).fill('null');
