@@ -7,11 +7,16 @@
  *                   INSERT commits on the same Postgres
  *   rest.read       GET /v1/tenants/{id}  vs  a bare node:http server answering the same bytes
  *
+ *   delivery        messages through the server and worker processes to loopback receivers (scripts/bench-delivery.ts)
+ *                   vs  raw commits and raw undici POSTs measured in the same run
+ *
  * HTTP load comes from a second process (scripts/bench-load.ts), the same for subject and ceiling.
- * Prints a table and writes .tmp/bench.json.
+ * Prints a table and writes .tmp/bench.json. BENCH_SECONDS shortens each measurement; BENCH_ONLY=delivery runs only
+ * the delivery part (keeping the other figures already in .tmp/bench.json), BENCH_ONLY=core only the others.
+ * docs/benchmarks.md describes every figure.
  */
 import { execFile } from 'node:child_process';
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import http from 'node:http';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -21,6 +26,7 @@ import { minify, parseStrict } from '@svc/json';
 import { openCore, systemClock, testCoreOptions, limitsWith } from '@svc/core';
 import { countRoundTrips, ensureDatabase, runMigrations, startEmbeddedPostgres } from '@svc/db';
 import { buildApp, readServerConfig } from '@svc/server';
+import { runDeliveryBench } from './bench-delivery.js';
 import { ROOT } from './local-runtime.js';
 
 const DURATION_MS = Number(process.env['BENCH_SECONDS'] ?? 5) * 1000;
@@ -135,9 +141,12 @@ async function pipelineRoundTrips(
   return { get, patch, create };
 }
 
-async function main(): Promise<void> {
+type RoundTrips = { get: number; patch: number; create: number };
+
+/** The figures before the delivery benchmark: JSON parsing and the REST pipeline. */
+async function runCoreBench(): Promise<{ figures: Figure[]; roundTrips: RoundTrips | null }> {
   const figures: Figure[] = [];
-  let roundTrips: { get: number; patch: number; create: number } | null = null;
+  let roundTrips: RoundTrips | null = null;
 
   const text = payload(1024 * 1024);
   const ours = timePerRun(() => minify(text, parseStrict(text)));
@@ -235,6 +244,23 @@ async function main(): Promise<void> {
     await cluster.stop();
     rmSync(dataDir, { recursive: true, force: true });
   }
+  return { figures, roundTrips };
+}
+
+async function main(): Promise<void> {
+  const only = process.env['BENCH_ONLY'];
+  if (only && only !== 'delivery' && only !== 'core') throw new Error('BENCH_ONLY is delivery or core');
+  const file = path.join(ROOT, '.tmp/bench.json');
+  const previous = existsSync(file) ? (JSON.parse(readFileSync(file, 'utf8')) as Record<string, unknown>) : {};
+  const core =
+    only === 'delivery'
+      ? {
+          figures: (previous['figures'] ?? []) as Figure[],
+          roundTrips: (previous['round_trips'] ?? null) as RoundTrips | null,
+        }
+      : await runCoreBench();
+  const delivery = only === 'core' ? (previous['delivery'] ?? null) : (await runDeliveryBench()).delivery;
+  const { figures, roundTrips } = core;
 
   console.log('\nfigure                                      value        ceiling      ratio');
   for (const f of figures)
@@ -247,9 +273,9 @@ async function main(): Promise<void> {
     );
   mkdirSync(path.join(ROOT, '.tmp'), { recursive: true });
   writeFileSync(
-    path.join(ROOT, '.tmp/bench.json'),
+    file,
     JSON.stringify(
-      { at: new Date().toISOString(), concurrency: CONCURRENCY, figures, round_trips: roundTrips },
+      { at: new Date().toISOString(), concurrency: CONCURRENCY, figures, round_trips: roundTrips, delivery },
       null,
       2,
     ),

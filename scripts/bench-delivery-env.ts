@@ -1,0 +1,294 @@
+/**
+ * The pieces the delivery benchmark (scripts/bench-delivery.ts) runs against: loopback receivers, the server and
+ * worker processes (production entry points with scripts/bench-probe.ts preloaded), the load process, readings
+ * from /proc, and the teams, tenants, event types and endpoints the scenarios publish to.
+ */
+import { execFile, spawn, type ChildProcess } from 'node:child_process';
+import { createWriteStream, mkdirSync, readdirSync, readFileSync } from 'node:fs';
+import http from 'node:http';
+import net from 'node:net';
+import path from 'node:path';
+import type { OpenedCore } from '@svc/core';
+import type { LoadJob } from './bench-delivery-load.js';
+import { ROOT } from './local-runtime.js';
+
+export const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, Math.max(0, ms)));
+
+export function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = net.createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as net.AddressInfo;
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+/**
+ * Loopback receivers on one port: `/fast/<name>` answers 204 at once, `/slow/<name>` after 2 seconds. Counts
+ * arrivals per name and, while recording, each message's arrival time by its webhook-id.
+ */
+export class Receivers {
+  readonly counts = new Map<string, number>();
+  readonly arrivals = new Map<string, number>();
+  recording = false;
+  private server: http.Server | null = null;
+  port = 0;
+
+  async start(): Promise<void> {
+    this.server = http.createServer({ keepAliveTimeout: 60_000 }, (request, response) => {
+      const arrivedAt = Date.now();
+      const [, kind, name] = (request.url ?? '').split('/');
+      request.resume();
+      request.on('end', () => {
+        const answer = () => {
+          this.counts.set(name ?? '', (this.counts.get(name ?? '') ?? 0) + 1);
+          const id = request.headers['webhook-id'];
+          if (this.recording && typeof id === 'string' && !this.arrivals.has(id)) this.arrivals.set(id, arrivedAt);
+          response.writeHead(204).end();
+        };
+        if (kind === 'slow') setTimeout(answer, 2000);
+        else answer();
+      });
+    });
+    this.server.maxRequestsPerSocket = 0;
+    await new Promise<void>((resolve) => this.server!.listen(0, '127.0.0.1', resolve));
+    this.port = (this.server.address() as net.AddressInfo).port;
+  }
+
+  url(kind: 'fast' | 'slow', name: string): string {
+    return `http://127.0.0.1:${this.port}/${kind}/${name}`;
+  }
+
+  /** Arrivals at the receivers whose names pass `which`. */
+  total(which: (name: string) => boolean = () => true): number {
+    let sum = 0;
+    for (const [name, count] of this.counts) if (which(name)) sum += count;
+    return sum;
+  }
+
+  async stop(): Promise<void> {
+    if (!this.server) return;
+    this.server.closeAllConnections();
+    await new Promise<void>((resolve) => this.server!.close(() => resolve()));
+  }
+}
+
+/** A server or worker process started by the benchmark (and only ever stopped by its own pid). */
+export interface ServiceProcess {
+  name: string;
+  child: ChildProcess;
+  probePort: number;
+  output(): string;
+}
+
+export function startService(
+  name: string,
+  entry: string,
+  env: Record<string, string>,
+  probePort: number,
+): ServiceProcess {
+  const child = spawn(
+    process.execPath,
+    ['--import', 'tsx', '--import', path.join(ROOT, 'scripts/bench-probe.ts'), path.join(ROOT, entry)],
+    {
+      cwd: ROOT,
+      env: {
+        PATH: process.env['PATH'] ?? '',
+        HOME: process.env['HOME'] ?? '',
+        ...env,
+        BENCH_PROBE_PORT: String(probePort),
+      },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    },
+  );
+  let tail = '';
+  mkdirSync(path.join(ROOT, '.tmp/bench-logs'), { recursive: true });
+  const log = createWriteStream(path.join(ROOT, `.tmp/bench-logs/${name}.log`));
+  const keep = (chunk: Buffer) => {
+    tail = (tail + chunk.toString()).slice(-4000);
+    log.write(chunk);
+  };
+  child.stdout!.on('data', keep);
+  child.stderr!.on('data', keep);
+  return { name, child, probePort, output: () => tail };
+}
+
+export async function stopService(service: ServiceProcess): Promise<void> {
+  const { child } = service;
+  if (child.exitCode !== null || child.signalCode !== null) return;
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  child.kill('SIGTERM');
+  const timer = setTimeout(() => child.kill('SIGKILL'), 15_000);
+  await exited;
+  clearTimeout(timer);
+}
+
+/** Waits until `ready` holds, failing with the process's last output when it exits or the time is up. */
+export async function waitFor(what: string, ready: () => Promise<boolean>, service?: ServiceProcess): Promise<void> {
+  const deadline = Date.now() + 90_000;
+  while (Date.now() < deadline) {
+    if (service && service.child.exitCode !== null)
+      throw new Error(`${service.name} exited (${service.child.exitCode}):\n${service.output()}`);
+    if (await ready().catch(() => false)) return;
+    await sleep(250);
+  }
+  throw new Error(`${what} was not ready in 90 s${service ? `:\n${service.output()}` : ''}`);
+}
+
+export interface ProbeStats {
+  round_trips: number;
+  statements: Record<string, number>;
+}
+
+export async function probeStats(service: ServiceProcess): Promise<ProbeStats> {
+  const response = await fetch(`http://127.0.0.1:${service.probePort}/stats`);
+  return (await response.json()) as ProbeStats;
+}
+
+export async function probeProfile(service: ServiceProcess, action: 'start' | 'stop'): Promise<unknown> {
+  const response = await fetch(`http://127.0.0.1:${service.probePort}/profile/${action}`, { method: 'POST' });
+  return response.json();
+}
+
+/** Statement counts between two readings, most frequent first. */
+export function statementDelta(before: ProbeStats, after: ProbeStats): [string, number][] {
+  return Object.entries(after.statements)
+    .map(([key, count]): [string, number] => [key, count - (before.statements[key] ?? 0)])
+    .filter(([, count]) => count > 0)
+    .sort((a, b) => b[1] - a[1]);
+}
+
+/** VmHWM: the most resident memory the process has had, in MB. */
+export function peakRssMb(pid: number): number {
+  const match = /VmHWM:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
+  return match ? Number(match[1]) / 1024 : 0;
+}
+
+const TICKS_PER_SECOND = 100;
+
+/** User + system CPU seconds of one process. */
+export function cpuSeconds(pid: number): number {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return (Number(fields[11]) + Number(fields[12])) / TICKS_PER_SECOND;
+  } catch {
+    return 0;
+  }
+}
+
+/** CPU seconds of the postmaster and its live children (backends, autovacuum, writers). */
+export function postgresCpuSeconds(dataDir: string): number {
+  const postmaster = Number(readFileSync(path.join(dataDir, 'postmaster.pid'), 'utf8').split('\n')[0]);
+  let total = cpuSeconds(postmaster);
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
+      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+      if (Number(fields[1]) === postmaster) total += cpuSeconds(Number(entry));
+    } catch {
+      // The process ended between the listing and the read.
+    }
+  }
+  return total;
+}
+
+/** Runs scripts/bench-delivery-load.ts in its own process and returns what it printed. */
+export function runLoad<R>(job: LoadJob): Promise<R> {
+  return new Promise((resolve, reject) => {
+    execFile(
+      process.execPath,
+      ['--import', 'tsx', path.join(ROOT, 'scripts/bench-delivery-load.ts'), JSON.stringify(job)],
+      { cwd: ROOT, maxBuffer: 64 * 1024 * 1024 },
+      (error, stdout, stderr) =>
+        error ? reject(new Error(stderr || error.message)) : resolve(JSON.parse(stdout) as R),
+    );
+  });
+}
+
+/** One team publishing: its key, its one tenant and event type, and its endpoints by receiver name. */
+export interface BenchTeam {
+  teamId: string;
+  authorization: string;
+  tenantId: string;
+  eventType: string;
+  endpoints: { id: string; receiver: string }[];
+}
+
+async function api(
+  origin: string,
+  authorization: string,
+  method: string,
+  route: string,
+  body?: unknown,
+  etag?: string,
+): Promise<{ id: string; etag: string }> {
+  const response = await fetch(`${origin}/v1${route}`, {
+    method,
+    headers: {
+      authorization,
+      ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+      ...(method === 'POST' ? { 'idempotency-key': `setup-${Math.random().toString(36).slice(2)}` } : {}),
+      ...(etag ? { 'if-match': etag } : {}),
+    },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
+  const text = await response.text();
+  if (response.status >= 300) throw new Error(`${method} ${route}: ${response.status} ${text}`);
+  return { id: text ? (JSON.parse(text) as { id: string }).id : '', etag: response.headers.get('etag') ?? '' };
+}
+
+/**
+ * Teams with a payment card and a key (through the services, as the admin CLI does), each with one tenant, one
+ * event type and `fanout` endpoints created through the REST API of the server process.
+ */
+export async function createTeams(
+  core: OpenedCore,
+  origin: string,
+  receivers: Receivers,
+  prefix: string,
+  count: number,
+  fanout: number,
+): Promise<BenchTeam[]> {
+  const { teams } = core.services;
+  return Promise.all(
+    Array.from({ length: count }, async (_, t) => {
+      const team = await teams.createTeam(`${prefix}-${t}`);
+      await teams.setPaymentCard(team.id, true);
+      const authorization = `Bearer ${(await teams.createKey(team.id)).secret}`;
+      const tenant = await api(origin, authorization, 'POST', '/tenants', {
+        external_id: `${prefix}-${t}`,
+        name: prefix,
+      });
+      const eventType = 'bench.event';
+      await api(origin, authorization, 'POST', '/event_types', { name: eventType });
+      const endpoints: BenchTeam['endpoints'] = [];
+      for (let e = 0; e < fanout; e += 1) {
+        const receiver = `${prefix}-${t}-${e}`;
+        endpoints.push({
+          id: (await addEndpoint(origin, authorization, tenant.id, receivers.url('fast', receiver))).id,
+          receiver,
+        });
+      }
+      return { teamId: team.id, authorization, tenantId: tenant.id, eventType, endpoints };
+    }),
+  );
+}
+
+export function addEndpoint(origin: string, authorization: string, tenantId: string, url: string) {
+  return api(origin, authorization, 'POST', '/endpoints', {
+    tenant_id: tenantId,
+    url,
+    events: ['bench.event'],
+    rate_per_second: 1000,
+    max_concurrency: 3,
+    timeout_seconds: 10,
+  });
+}
+
+export function deleteEndpoint(origin: string, authorization: string, endpoint: { id: string; etag: string }) {
+  return api(origin, authorization, 'DELETE', `/endpoints/${endpoint.id}`, undefined, endpoint.etag);
+}
