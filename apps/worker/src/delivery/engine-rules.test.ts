@@ -1,0 +1,152 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startDeliveryStack, type DeliveryStack } from './delivery.testing.js';
+
+let stack: DeliveryStack;
+beforeAll(async () => {
+  stack = await startDeliveryStack({ service_concurrency: 20 });
+});
+afterAll(async () => {
+  await stack.close();
+});
+
+const SECOND = 1000;
+const terminal = new Set(['succeeded', 'failed', 'partially_failed', 'canceled', 'no_destinations']);
+
+async function settled(id: string): Promise<{ status: string; delivery_counts: Record<string, number> }> {
+  return stack.until(`message ${id} to finish`, async () => {
+    const m = await stack.messageStatus(id);
+    return terminal.has(m.status) || m.delivery_counts['expired'] ? m : undefined;
+  });
+}
+
+async function health(endpointId: string) {
+  return (await stack.h.services.endpoints.getEndpoint({ actor: stack.h.team }, endpointId)).health;
+}
+
+describe('engine rules', () => {
+  it('ten consecutive failures open the circuit; after a minute one probe goes; a success closes it (recovered)', async () => {
+    stack.script.set('/circuit', [500]);
+    const { tenantId, endpointId } = await stack.setup('/circuit', { retry_delays_seconds: [] });
+    for (let i = 0; i < 10; i += 1) await settled(await stack.publish(tenantId, { i }));
+    expect((await health(endpointId)).circuit).toBe('open');
+    const held = await stack.publish(tenantId, { held: true });
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    expect(stack.received.filter((r) => r.path === '/circuit')).toHaveLength(10);
+    expect((await stack.messageStatus(held)).status).toBe('queued');
+
+    // The first probe fails: the wait doubles.
+    await stack.advance(61 * SECOND);
+    await stack.until('the first probe', () =>
+      stack.received.filter((r) => r.path === '/circuit').length === 11 ? true : undefined,
+    );
+    const afterProbe = await stack.until('the circuit to reopen', async () => {
+      const h = await health(endpointId);
+      return h.circuit === 'open' && h.consecutiveFailures === 11 ? h : undefined;
+    });
+    const wait = afterProbe.nextProbeAt!.getTime() - stack.h.clock.now().getTime();
+    expect(wait).toBeGreaterThan(110 * SECOND);
+    expect(wait).toBeLessThanOrEqual(120 * SECOND);
+
+    stack.script.set('/circuit', [200]);
+    await stack.advance(121 * SECOND);
+    const another = await stack.publish(tenantId, { after: true });
+    await settled(another);
+    const closed = await health(endpointId);
+    expect(closed).toMatchObject({ circuit: 'closed', consecutiveFailures: 0 });
+    const recovered = await stack.h.request(
+      'GET',
+      `/events?type=webhooks.endpoint.recovered&resource_id=${endpointId}`,
+    );
+    expect(recovered.json.data).toHaveLength(1);
+    const probes = await stack.h.services.db.query(
+      `SELECT a.trigger FROM attempts a WHERE a.endpoint_id = $1 AND a.trigger = 'probe'`,
+      [endpointId],
+    );
+    expect(probes.length).toBe(2);
+  });
+
+  it('a paused endpoint keeps its deliveries queued while their deadline runs; then they expire', async () => {
+    const { tenantId, endpointId } = await stack.setup('/paused', { status: 'paused' });
+    const now = stack.h.clock.now().getTime();
+    const r = await stack.h.request('POST', '/messages', {
+      idempotencyKey: `paused-${now}`,
+      body: {
+        tenant_id: tenantId,
+        event_type: 'order.created',
+        payload: {},
+        expires_at: new Date(now + 90 * SECOND).toISOString(),
+      },
+    });
+    expect(r.status).toBe(202);
+    await new Promise((resolve) => setTimeout(resolve, 400));
+    expect((await stack.messageStatus(r.json.id)).status).toBe('queued');
+    expect((await stack.h.request('GET', `/endpoints/${endpointId}`)).json.queued_count).toBe(1);
+    await stack.advance(31 * SECOND);
+    await new Promise((resolve) => setTimeout(resolve, 400));
+    expect((await stack.messageStatus(r.json.id)).status).toBe('queued');
+    await stack.advance(60 * SECOND);
+    const done = await settled(r.json.id);
+    expect(done.status).toBe('failed');
+    expect(done.delivery_counts['expired']).toBe(1);
+    expect(stack.received.filter((x) => x.path === '/paused')).toHaveLength(0);
+    expect((await stack.h.request('GET', `/endpoints/${endpointId}`)).json.queued_count).toBe(0);
+    const expired = await stack.h.request('GET', '/events?type=webhooks.delivery.expired');
+    expect(expired.json.data.some((e: { data: { message_id: string } }) => e.data.message_id === r.json.id)).toBe(true);
+  });
+
+  it('never runs more requests to an endpoint at once than its max_concurrency', async () => {
+    stack.delays.set('/narrow', 150);
+    const { tenantId } = await stack.setup('/narrow', { max_concurrency: 1 });
+    const ids = [];
+    for (let i = 0; i < 6; i += 1) ids.push(await stack.publish(tenantId, { i }));
+    for (const id of ids) expect((await settled(id)).status).toBe('succeeded');
+    expect(stack.peakConcurrency.get('/narrow')).toBe(1);
+  });
+
+  it('a longer Retry-After on 429 wins over the endpoint delay', async () => {
+    stack.script.set('/slow-down', [429, 200]);
+    const { tenantId } = await stack.setup('/slow-down', { retry_delays_seconds: [1] });
+    const id = await stack.publish(tenantId);
+    const retry = await stack.until('retry_wait', async () => {
+      const rows = await stack.h.services.db.query(
+        `SELECT next_attempt_at FROM deliveries WHERE message_id = $1 AND status = 'retry_wait'`,
+        [id],
+      );
+      return rows[0] as { next_attempt_at: Date } | undefined;
+    });
+    const wait = retry.next_attempt_at.getTime() - stack.h.clock.now().getTime();
+    expect(wait).toBeGreaterThanOrEqual(120 * SECOND);
+    await stack.advance(60 * SECOND);
+    await new Promise((resolve) => setTimeout(resolve, 400));
+    expect(stack.received.filter((r) => r.path === '/slow-down')).toHaveLength(1);
+    await stack.advance(61 * SECOND);
+    expect((await settled(id)).status).toBe('succeeded');
+  });
+
+  it('gives up after the endpoint delays run out: the attempts follow its schedule, then failed', async () => {
+    stack.script.set('/down', [503]);
+    const { tenantId } = await stack.setup('/down', { retry_delays_seconds: [2, 4] });
+    const id = await stack.publish(tenantId);
+    for (const [index, delay] of [2, 4].entries()) {
+      await stack.until(`attempt ${index + 1}`, () =>
+        stack.received.filter((r) => r.path === '/down').length === index + 1 ? true : undefined,
+      );
+      await stack.until('retry_wait', async () =>
+        (await stack.messageStatus(id)).delivery_counts['retry_wait'] === 1 ? true : undefined,
+      );
+      await stack.advance((delay * 1.2 + 0.1) * SECOND);
+    }
+    const done = await settled(id);
+    expect(done.status).toBe('failed');
+    const attempts = await stack.h.services.db.query(
+      `SELECT a.number, a.trigger FROM attempts a JOIN deliveries d ON d.id = a.delivery_id
+        WHERE d.message_id = $1 ORDER BY a.number`,
+      [id],
+    );
+    expect(attempts).toEqual([
+      { number: 1, trigger: 'scheduled' },
+      { number: 2, trigger: 'retry' },
+      { number: 3, trigger: 'retry' },
+    ]);
+  });
+});
