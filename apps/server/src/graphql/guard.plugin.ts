@@ -12,6 +12,18 @@ import { checkOperationLimits, measureOperation } from './operation-limits.js';
  * token per root field from the bucket of the operation's kind, all taken up front, so a document is either
  * refused whole (429 rate_limited) or runs whole.
  */
+/** Mutations that admit messages (like POST /messages and /endpoints/{id}/test) spend the admission bucket. */
+const ADMISSION_FIELDS: ReadonlySet<string> = new Set(['publishMessage', 'sendTestMessage']);
+
+/**
+ * The bucket an operation's tokens come from: reads for queries; admissions for a mutation made only of message
+ * admissions; configuration writes for any other mutation (a mixed one included, the stricter bucket).
+ */
+function rateClassOf(kind: string, rootFields: ReadonlySet<string>): 'read' | 'config_write' | 'admission' {
+  if (kind !== 'mutation') return 'read';
+  return [...rootFields].every((name) => ADMISSION_FIELDS.has(name)) ? 'admission' : 'config_write';
+}
+
 export function operationGuardPlugin(): ApolloServerPlugin<GraphqlContext> {
   return {
     async requestDidStart() {
@@ -27,7 +39,7 @@ export function operationGuardPlugin(): ApolloServerPlugin<GraphqlContext> {
             const needsKey = [...shape.rootFieldNames].some((name) => access.get(`${rootType}.${name}`) === 'key');
             if (!needsKey) return;
             const actor = await authenticateRequest(contextValue);
-            const rateClass = operation.operation === 'mutation' ? 'config_write' : 'read';
+            const rateClass = rateClassOf(operation.operation, shape.rootFieldNames);
             // One token per root field; the first refusal stops (the tokens already taken stay spent).
             for (let field = 0; field < shape.cost; field += 1)
               await enforceRateLimit(contextValue.services, actor, rateClass);

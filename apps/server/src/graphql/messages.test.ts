@@ -160,4 +160,18 @@ describe('GraphQL messages', () => {
     const missing = await gql(SEND_TEST, { endpointId: 'wde_missing' });
     expect(missing.body.errors[0].extensions.code).toBe('not_found');
   });
+
+  it('publishing spends the admission bucket (burst 200), not the config-write one (burst 40)', async () => {
+    const team = await h.newTeam('gql-admission');
+    const key = { key: team.key };
+    const tenant = (await post(h, '/tenants', { external_id: 'adm', name: 'Adm' }, key)).json.id;
+    await post(h, '/event_types', { name: 'order.created' }, key);
+    // The harness clock stands still: no bucket refills during the loop.
+    for (let i = 0; i < 45; i += 1) {
+      const r = await gql(PUBLISH, { input: { tenantId: tenant, eventType: 'order.created', payload: `${i}` } }, key);
+      expect(r.body.errors).toBeUndefined();
+    }
+    const write = await gql('mutation { createTenant(input: {externalId: "after", name: "After"}) { id } }', {}, key);
+    expect(write.body.errors).toBeUndefined();
+  });
 });
