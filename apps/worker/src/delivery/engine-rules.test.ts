@@ -149,4 +149,29 @@ describe('engine rules', () => {
       { number: 3, trigger: 'retry' },
     ]);
   });
+
+  it('keeps up to 4 KiB of the response body only while the team logs response bodies', async () => {
+    const { tenantId, endpointId } = await stack.setup('/logged');
+    const quiet = await stack.publish(tenantId, { n: 1 });
+    await settled(quiet);
+    const settings = await stack.h.request('GET', '/settings');
+    const patched = await stack.h.request('PATCH', '/settings', {
+      ifMatch: settings.headers.get('etag')!,
+      body: { response_body_logging: true },
+    });
+    expect(patched.status).toBe(200);
+    const logged = await stack.publish(tenantId, { n: 2 });
+    await settled(logged);
+    const rows: { message_id: string; response_body: Buffer | null; duration_ms: number; url_revision: string }[] =
+      await stack.h.services.db.query(
+        `SELECT d.message_id, a.response_body, a.duration_ms, a.url_revision FROM attempts a
+           JOIN deliveries d ON d.id = a.delivery_id WHERE a.endpoint_id = $1`,
+        [endpointId],
+      );
+    const byMessage = new Map(rows.map((r) => [r.message_id, r]));
+    expect(byMessage.get(quiet)!.response_body).toBeNull();
+    expect(byMessage.get(logged)!.response_body!.toString()).toBe('ok');
+    expect(byMessage.get(logged)!.url_revision).toBe('1');
+    expect(byMessage.get(logged)!.duration_ms).toBeGreaterThanOrEqual(0);
+  });
 });
