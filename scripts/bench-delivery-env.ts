@@ -179,20 +179,30 @@ export function cpuSeconds(pid: number): number {
   }
 }
 
-/** CPU seconds of the postmaster and its live children (backends, autovacuum, writers). */
-export function postgresCpuSeconds(dataDir: string): number {
+/** CPU seconds of the postmaster and each of its children (backends, autovacuum, writers), by pid. */
+export function postgresCpu(dataDir: string): Map<number, number> {
   const postmaster = Number(readFileSync(path.join(dataDir, 'postmaster.pid'), 'utf8').split('\n')[0]);
-  let total = cpuSeconds(postmaster);
+  const cpu = new Map([[postmaster, cpuSeconds(postmaster)]]);
   for (const entry of readdirSync('/proc')) {
     if (!/^\d+$/.test(entry)) continue;
     try {
       const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
       const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-      if (Number(fields[1]) === postmaster) total += cpuSeconds(Number(entry));
+      if (Number(fields[1]) === postmaster) cpu.set(Number(entry), cpuSeconds(Number(entry)));
     } catch {
       // The process ended between the listing and the read.
     }
   }
+  return cpu;
+}
+
+/**
+ * CPU used between two readings: processes alive at the second count from their first reading (or from zero when
+ * they started since); a backend that ended in between is missed, so short-lived connections undercount slightly.
+ */
+export function cpuDelta(before: Map<number, number>, after: Map<number, number>): number {
+  let total = 0;
+  for (const [pid, seconds] of after) total += Math.max(0, seconds - (before.get(pid) ?? 0));
   return total;
 }
 

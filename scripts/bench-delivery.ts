@@ -22,12 +22,13 @@ import { ensureDatabase, runMigrations, startEmbeddedPostgres } from '@svc/db';
 import type { PublishJob, PublishResult, PublishTeam } from './bench-delivery-load.js';
 import {
   addEndpoint,
+  cpuDelta,
   cpuSeconds,
   createTeams,
   deleteEndpoint,
   freePort,
   peakRssMb,
-  postgresCpuSeconds,
+  postgresCpu,
   probeProfile,
   probeStats,
   Receivers,
@@ -54,7 +55,13 @@ const BACKLOG_TEAMS = 10;
 const BACKLOG_SETUP_BUDGET_MS = 110_000;
 
 export interface DeliveryFigures {
-  fanout1: { admitted_per_s: number; delivered_per_s: number; rejected: number; drain_s: number };
+  fanout1: {
+    admitted_per_s: number;
+    delivered_per_s: number;
+    rejected: number;
+    drain_s: number;
+    cpu_ms_per_message: { server: number; worker: number; postgres: number };
+  };
   fanout10: { admitted_per_s: number; deliveries_per_s: number };
   latency_at_500: { p50_ms: number; p99_ms: number; admitted_per_s: number; undelivered: number };
   slow_endpoint: { fast_pace_ratio: number; fast_deliveries_per_s: number; slow_deliveries: number };
@@ -92,9 +99,28 @@ function percentile(sorted: readonly number[], fraction: number): number {
 
 const round = (value: number, digits = 1) => Math.round(value * 10 ** digits) / 10 ** digits;
 
-/** CPU seconds of server, worker and Postgres together. */
-function serviceCpu(h: Harness): number {
-  return cpuSeconds(h.server.child.pid!) + cpuSeconds(h.worker.child.pid!) + postgresCpuSeconds(h.postgresDir);
+interface CpuReading {
+  server: number;
+  worker: number;
+  postgres: Map<number, number>;
+}
+
+/** CPU seconds of the server, the worker and every Postgres process. */
+function readCpu(h: Harness): CpuReading {
+  return {
+    server: cpuSeconds(h.server.child.pid!),
+    worker: cpuSeconds(h.worker.child.pid!),
+    postgres: postgresCpu(h.postgresDir),
+  };
+}
+
+/** CPU ms per message between two readings, per process kind and in all. */
+function cpuPerMessage(before: CpuReading, after: CpuReading, messages: number) {
+  const per = (seconds: number) => (seconds * 1000) / Math.max(1, messages);
+  const server = per(after.server - before.server);
+  const worker = per(after.worker - before.worker);
+  const postgres = per(cpuDelta(before.postgres, after.postgres));
+  return { server, worker, postgres, total: server + worker + postgres };
 }
 
 /** Waits until the receivers named by `which` have seen `expected` arrivals; answers the seconds waited. */
@@ -135,13 +161,13 @@ async function fanout1(h: Harness, teams: BenchTeam[], label: string) {
   const which = (name: string) => name.startsWith('a-');
   const expectedBefore = h.receivers.total(which);
   const [server0, worker0] = [await probeStats(h.server), await probeStats(h.worker)];
-  const cpu0 = serviceCpu(h);
+  const cpu0 = readCpu(h);
   if (PROFILE) await Promise.all([probeProfile(h.server, 'start'), probeProfile(h.worker, 'start')]);
   const window = await publishWindow(h, { teams: publishTeams(teams), perTeam: 2, durationMs: SECONDS * 1000 }, which);
   let profiles: string[] = [];
   if (PROFILE) profiles = await saveProfiles(h, label);
   const drainS = await drain(h, which, expectedBefore + window.load.admitted);
-  const cpu = serviceCpu(h) - cpu0;
+  const cpu = cpuPerMessage(cpu0, readCpu(h), window.load.admitted);
   const [server1, worker1] = [await probeStats(h.server), await probeStats(h.worker)];
   const delivered = h.receivers.total(which) - expectedBefore;
   return {
@@ -151,7 +177,8 @@ async function fanout1(h: Harness, teams: BenchTeam[], label: string) {
     drainS,
     requestP50: window.load.request_p50_ms,
     requestP99: window.load.request_p99_ms,
-    cpuMsPerMessage: (cpu * 1000) / Math.max(1, window.load.admitted),
+    cpuMsPerMessage: cpu.total,
+    cpu,
     roundTripsPerMessage: (server1.round_trips - server0.round_trips) / Math.max(1, window.load.admitted),
     roundTripsPerDelivery: (worker1.round_trips - worker0.round_trips) / Math.max(1, delivered),
     serverStatements: statementDelta(server0, server1).map(([k, n]): [string, number] => [
@@ -212,17 +239,51 @@ async function latencyAt500(h: Harness, teams: BenchTeam[]) {
 }
 
 /** Fan-out 10 closed loop; `fast` names the receivers whose pace is compared. */
-async function fanout10(h: Harness, teams: BenchTeam[]) {
+async function fanout10(h: Harness, teams: BenchTeam[], durationMs: number) {
   const fast = (name: string) => name.startsWith('b-');
   const fanout = teams.reduce((n, t) => n + t.endpoints.length, 0) / teams.length;
   const before = h.receivers.total(fast);
-  const window = await publishWindow(h, { teams: publishTeams(teams), perTeam: 2, durationMs: SECONDS * 1000 }, fast);
+  const worker0 = await probeStats(h.worker);
+  const window = await publishWindow(h, { teams: publishTeams(teams), perTeam: 2, durationMs }, fast);
   const drainS = await drain(h, fast, before + window.load.admitted * fanout, 90);
+  const worker1 = await probeStats(h.worker);
   return {
     admittedPerS: window.load.admitted / (window.load.elapsed_ms / 1000),
     fastPerS: window.deliveredPerS,
     drainS,
+    workerRoundTripsPerFastDelivery:
+      (worker1.round_trips - worker0.round_trips) / Math.max(1, h.receivers.total(fast) - before),
   };
+}
+
+/**
+ * (b) and (c) alternate twice (b, c, b, c) so that drift in the machine's load falls on both alike; (c) adds an
+ * endpoint answering after 2 s to the first team (its messages fan out to 11) and deletes it afterwards.
+ */
+async function fanout10WithAndWithoutSlow(h: Harness, teams: BenchTeam[]) {
+  const durationMs = (SECONDS * 1000) / 2;
+  const owner = teams[0]!;
+  const runs: { b: Awaited<ReturnType<typeof fanout10>>; c: Awaited<ReturnType<typeof fanout10>> }[] = [];
+  for (let pass = 0; pass < 2; pass += 1) {
+    const b = await fanout10(h, teams, durationMs);
+    const slow = await addEndpoint(
+      h.origin,
+      owner.authorization,
+      owner.tenantId,
+      h.receivers.url('slow', `slow-${pass}`),
+    );
+    const c = await fanout10(h, teams, durationMs);
+    await deleteEndpoint(h.origin, owner.authorization, slow);
+    runs.push({ b, c });
+  }
+  const mean = (pick: (r: (typeof runs)[number]) => number) => runs.reduce((sum, r) => sum + pick(r), 0) / runs.length;
+  const summary = (which: 'b' | 'c') => ({
+    admittedPerS: mean((r) => r[which].admittedPerS),
+    fastPerS: mean((r) => r[which].fastPerS),
+    workerRoundTripsPerFastDelivery: mean((r) => r[which].workerRoundTripsPerFastDelivery),
+  });
+  await sleep(2000);
+  return { b: summary('b'), c: summary('c'), slowDeliveries: h.receivers.total((name) => name.startsWith('slow-')) };
 }
 
 /**
@@ -392,20 +453,8 @@ export async function runDeliveryBench(): Promise<{ delivery: DeliveryFigures; r
 
     console.log('delivery: latency at 500 messages/s');
     const latency = await latencyAt500(h, groupA);
-    console.log('delivery: (b) fan-out 10');
-    const b = await fanout10(h, groupB);
-    console.log('delivery: (c) one slow endpoint among the fan-out 10 teams');
-    const slowOwner = groupB[0]!;
-    const slow = await addEndpoint(
-      h.origin,
-      slowOwner.authorization,
-      slowOwner.tenantId,
-      h.receivers.url('slow', 'slow-0'),
-    );
-    const c = await fanout10(h, groupB);
-    const slowDeliveries = h.receivers.counts.get('slow-0') ?? 0;
-    await deleteEndpoint(h.origin, slowOwner.authorization, slow);
-    await sleep(2000);
+    console.log('delivery: (b) fan-out 10 and (c) with one slow endpoint, alternating');
+    const { b, c, slowDeliveries } = await fanout10WithAndWithoutSlow(h, groupB);
     console.log('delivery: (a) fan-out 1');
     const a = await fanout1(h, groupA, 'fanout1');
     console.log(`delivery: (d) inserting a backlog of ${BACKLOG.toLocaleString('en')} pending deliveries`);
@@ -421,6 +470,11 @@ export async function runDeliveryBench(): Promise<{ delivery: DeliveryFigures; r
         delivered_per_s: round(a.deliveredPerS),
         rejected: a.rejected,
         drain_s: round(a.drainS),
+        cpu_ms_per_message: {
+          server: round(a.cpu.server, 2),
+          worker: round(a.cpu.worker, 2),
+          postgres: round(a.cpu.postgres, 2),
+        },
       },
       fanout10: { admitted_per_s: round(b.admittedPerS), deliveries_per_s: round(b.fastPerS) },
       latency_at_500: {
@@ -507,7 +561,17 @@ export async function runDeliveryBench(): Promise<{ delivery: DeliveryFigures; r
     row('ceiling: single-row commits/s (pool 10)', f.ceiling.commits_per_s.toFixed(1), '', '');
     row('ceiling: raw undici POSTs/s to the receiver', f.ceiling.posts_per_s.toFixed(1), '', '');
     log(
-      `\n(a) POST /v1/messages p50 ${a.requestP50} ms, p99 ${a.requestP99} ms; drained ${round(a.drainS)} s after the load; CPU ${round(a.cpuMsPerMessage, 2)} ms per message (server + worker + Postgres)`,
+      `\n(a) POST /v1/messages p50 ${a.requestP50} ms, p99 ${a.requestP99} ms; drained ${round(a.drainS)} s after the load`,
+    );
+    for (const [label, run] of [
+      ['without', a],
+      ['with', d],
+    ] as const)
+      log(
+        `(a/d) CPU ms per message ${label} the backlog: server ${round(run.cpu.server, 2)}, worker ${round(run.cpu.worker, 2)}, Postgres ${round(run.cpu.postgres, 2)}, in all ${round(run.cpu.total, 2)}`,
+      );
+    log(
+      `(b/c) worker round trips per fast delivery: ${round(b.workerRoundTripsPerFastDelivery, 2)} without the slow endpoint, ${round(c.workerRoundTripsPerFastDelivery, 2)} with it; ${slowDeliveries} deliveries reached it`,
     );
     log('(a) server round trips per admitted message, by statement:');
     for (const [statement, n] of a.serverStatements.slice(0, 12)) log(`  ${n.toFixed(2).padStart(6)}  ${statement}`);

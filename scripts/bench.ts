@@ -262,6 +262,10 @@ async function main(): Promise<void> {
   const delivery = only === 'core' ? (previous['delivery'] ?? null) : (await runDeliveryBench()).delivery;
   const { figures, roundTrips } = core;
 
+  if (only)
+    console.log(
+      `\n(BENCH_ONLY=${only}: the ${only === 'delivery' ? 'figures below' : 'delivery figures'} come from the previous run in .tmp/bench.json)`,
+    );
   console.log('\nfigure                                      value        ceiling      ratio');
   for (const f of figures)
     console.log(
