@@ -59,7 +59,10 @@ export async function startDeployment(options: DeploymentOptions): Promise<Deplo
     const key = await core.services.teams.createKey(team.id);
     await core.services.teams.setPaymentCard(team.id, true);
     if (options.jobExpirySeconds) {
-      await core.jobQueue.boss.updateQueue(deliveryAttemptJob.queue, { expireInSeconds: options.jobExpirySeconds });
+      await core.jobQueue.boss.updateQueue(deliveryAttemptJob.queue, {
+        name: deliveryAttemptJob.queue,
+        expireInSeconds: options.jobExpirySeconds,
+      });
       // pg-boss runs its maintenance (which hands expired jobs out again) in whichever process gets there first.
       supervisor = new PgBoss({
         connectionString: databaseUrl,
@@ -83,7 +86,7 @@ export async function startDeployment(options: DeploymentOptions): Promise<Deplo
     await server.waitFor('server listening', 45_000);
     const apiUrl = `http://127.0.0.1:${port}/v1`;
 
-    const api = async (method: string, path: string, body?: unknown, idempotencyKey?: string) => {
+    const api = async (method: string, path: string, body?: unknown, idempotencyKey?: string): Promise<ApiAnswer> => {
       const headers: Record<string, string> = { authorization: `Bearer ${key.secret}` };
       if (method === 'POST') headers['idempotency-key'] = idempotencyKey ?? randomUUID();
       if (body !== undefined) headers['content-type'] = 'application/json';
