@@ -208,18 +208,25 @@ export class DispatchService {
     now: Date,
   ): Promise<Map<string, HealthRow & { tokens: number; rate: number }>> {
     if (endpointIds.length === 0) return new Map();
-    const select = () =>
-      tx.query(
+    // Lock first, then read in a second statement: a statement's snapshot is taken before it waits for a lock, so
+    // an in-flight count read by the locking statement itself misses the claims of the transaction it waited for
+    // (READ COMMITTED), and two workers would both see a free slot.
+    const select = async () => {
+      await tx.query(
+        `SELECT 1 FROM endpoint_health WHERE endpoint_id = ANY($1::text[]) ORDER BY endpoint_id FOR UPDATE`,
+        [endpointIds],
+      );
+      return tx.query(
         `SELECT h.endpoint_id, h.circuit, h.consecutive_failures, h.last_success_at, h.last_failure_at, h.next_probe_at,
                 h.probe_wait_seconds, h.rate_tokens, h.rate_updated_at, e.rate_per_second,
                 (SELECT count(*) FROM deliveries x
                   WHERE x.endpoint_id = h.endpoint_id AND x.status = 'in_flight' AND x.lease_expires_at > $2) AS in_flight
            FROM endpoint_health h JOIN endpoints e ON e.id = h.endpoint_id
           WHERE h.endpoint_id = ANY($1::text[])
-          ORDER BY h.endpoint_id
-            FOR UPDATE OF h`,
+          ORDER BY h.endpoint_id`,
         [endpointIds, now],
       ) as Promise<(HealthRow & { rate_per_second: number })[]>;
+    };
     let rows = await select();
     if (rows.length < endpointIds.length) {
       await tx.query(
@@ -245,9 +252,10 @@ export class DispatchService {
    */
   private async globalBudget(tx: EntityManager, now: Date): Promise<{ free: number }> {
     const { serviceConcurrency, dispatchRate } = this.deps.limits;
+    // The lock in a statement of its own, so that the counts below are read after it (see lockHealth).
+    await tx.query(`SELECT pg_advisory_xact_lock(hashtextextended('dispatch-budget', 0))`);
     const rows: { in_flight: string; tokens: number | null; updated_at: Date | null }[] = await tx.query(
-      `SELECT pg_advisory_xact_lock(hashtextextended('dispatch-budget', 0)),
-              (SELECT count(*) FROM deliveries WHERE status = 'in_flight' AND lease_expires_at > $1) AS in_flight,
+      `SELECT (SELECT count(*) FROM deliveries WHERE status = 'in_flight' AND lease_expires_at > $1) AS in_flight,
               b.tokens, b.updated_at
          FROM (SELECT 1) one LEFT JOIN rate_limit_buckets b ON b.team_id = '*' AND b.bucket = 'dispatch'`,
       [now],
