@@ -39,4 +39,26 @@ describe('round trips per request on the hot configuration paths', () => {
     expect(patch).toBeLessThanOrEqual(5);
     expect(create).toBeLessThanOrEqual(10);
   });
+
+  it('an admitted message costs at most 9 round trips whatever its fan-out', async () => {
+    await h.services.teams.setPaymentCard(h.team.teamId, true);
+    const tenant = await h.request('POST', '/tenants', {
+      idempotencyKey: uniqueKey(),
+      body: { external_id: 'rt-fanout', name: 'RT' },
+    });
+    await h.request('POST', '/event_types', { idempotencyKey: uniqueKey(), body: { name: 'rt.event' } });
+    for (let i = 0; i < 5; i += 1)
+      await h.request('POST', '/endpoints', {
+        idempotencyKey: uniqueKey(),
+        body: { tenant_id: tenant.json.id, url: `https://example.com/${i}` },
+      });
+    const publish = () =>
+      h.request('POST', '/messages', {
+        idempotencyKey: uniqueKey(),
+        body: { tenant_id: tenant.json.id, event_type: 'rt.event', payload: { a: 1 } },
+      });
+    await publish();
+    const trips = await roundTrips(publish, 202);
+    expect(trips).toBeLessThanOrEqual(9);
+  });
 });
