@@ -174,4 +174,16 @@ describe('engine rules', () => {
     expect(byMessage.get(logged)!.url_revision).toBe('1');
     expect(byMessage.get(logged)!.duration_ms).toBeGreaterThanOrEqual(0);
   });
+
+  it('a destination that now resolves to a private address fails without retry and disables the endpoint', async () => {
+    const { tenantId, endpointId } = await stack.setup('/moved');
+    // As if the host's DNS now pointed into a private network (the URL was public when it was accepted).
+    await stack.h.services.db.query(`UPDATE endpoints SET url = 'http://10.20.30.40/hook' WHERE id = $1`, [endpointId]);
+    const id = await stack.publish(tenantId);
+    expect((await settled(id)).status).toBe('failed');
+    const endpoint = await stack.h.services.endpoints.getEndpoint({ actor: stack.h.team }, endpointId);
+    expect(endpoint).toMatchObject({ status: 'disabled', disabledReason: 'unsafe_destination' });
+    const events = await stack.h.request('GET', `/events?type=webhooks.endpoint.disabled&resource_id=${endpointId}`);
+    expect(events.json.data[0].data).toEqual({ endpoint_id: endpointId, reason: 'unsafe_destination' });
+  });
 });
