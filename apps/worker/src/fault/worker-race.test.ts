@@ -44,12 +44,18 @@ describe('two worker processes on one queue', () => {
       receiver.set(path, { kind: 'answer', delayMs: 40 });
       endpoints.push({ path, limit, ...(await d.endpoint(`${receiver.baseUrl}${path}`, { max_concurrency: limit })) });
     }
-    const ports = [await findFreePort(), await findFreePort()];
-    await Promise.all(
+    // Two different ports (a port just freed can be handed out again).
+    const ports = [await findFreePort()];
+    while (ports.length < 2) {
+      const port = await findFreePort();
+      if (port !== ports[0]) ports.push(port);
+    }
+    const workers = await Promise.all(
       ports.map((port, i) =>
         d.startWorker(`worker-${i + 1}`, { METRICS_PORT: String(port), METRICS_HOST: '127.0.0.1' }),
       ),
     );
+    await Promise.all(workers.map((w) => w.waitFor('metrics served')));
 
     const perEndpoint = 40;
     const published: { id: string; path: string }[] = [];
@@ -95,7 +101,8 @@ describe('two worker processes on one queue', () => {
       attempts: total,
       numbers: [1],
     });
-    // Both processes made attempts (each reports its own).
+    // Both processes made attempts (each reports its own), and both are still running.
+    for (const w of workers) expect(w.child.exitCode, w.output().slice(-2000)).toBe(null);
     const made = await Promise.all(ports.map(attemptsMade));
     expect(made[0]! + made[1]!).toBe(total);
     expect(Math.min(...made)).toBeGreaterThan(0);
