@@ -160,10 +160,19 @@ export function statementDelta(before: ProbeStats, after: ProbeStats): [string, 
     .sort((a, b) => b[1] - a[1]);
 }
 
+function statusMb(pid: number, field: 'VmHWM' | 'VmRSS'): number {
+  const match = new RegExp(`${field}:\\s+(\\d+) kB`).exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
+  return match ? Number(match[1]) / 1024 : 0;
+}
+
 /** VmHWM: the most resident memory the process has had, in MB. */
 export function peakRssMb(pid: number): number {
-  const match = /VmHWM:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
-  return match ? Number(match[1]) / 1024 : 0;
+  return statusMb(pid, 'VmHWM');
+}
+
+/** VmRSS: resident memory now, in MB. */
+export function rssMb(pid: number): number {
+  return statusMb(pid, 'VmRSS');
 }
 
 const TICKS_PER_SECOND = 100;

@@ -28,6 +28,7 @@ import {
   deleteEndpoint,
   freePort,
   peakRssMb,
+  rssMb,
   postgresCpu,
   probeProfile,
   probeStats,
@@ -110,7 +111,7 @@ function readCpu(h: Harness): CpuReading {
   return {
     server: cpuSeconds(h.server.child.pid!),
     worker: cpuSeconds(h.worker.child.pid!),
-    postgres: postgresCpu(h.postgresDir),
+    postgres: h.postgresDir ? postgresCpu(h.postgresDir) : new Map(),
   };
 }
 
@@ -161,6 +162,7 @@ async function fanout1(h: Harness, teams: BenchTeam[], label: string) {
   const which = (name: string) => name.startsWith('a-');
   const expectedBefore = h.receivers.total(which);
   const [server0, worker0] = [await probeStats(h.server), await probeStats(h.worker)];
+  const statementsReset = await resetPgStatements(h);
   const cpu0 = readCpu(h);
   if (PROFILE) await Promise.all([probeProfile(h.server, 'start'), probeProfile(h.worker, 'start')]);
   const window = await publishWindow(h, { teams: publishTeams(teams), perTeam: 2, durationMs: SECONDS * 1000 }, which);
@@ -170,7 +172,9 @@ async function fanout1(h: Harness, teams: BenchTeam[], label: string) {
   const cpu = cpuPerMessage(cpu0, readCpu(h), window.load.admitted);
   const [server1, worker1] = [await probeStats(h.server), await probeStats(h.worker)];
   const delivered = h.receivers.total(which) - expectedBefore;
+  const postgresTime = statementsReset ? await readPgStatements(h, window.load.admitted) : [];
   return {
+    postgresTime,
     admittedPerS: window.load.admitted / (window.load.elapsed_ms / 1000),
     deliveredPerS: window.deliveredPerS,
     rejected: Object.values(window.load.rejected).reduce((a, b) => a + b, 0),
@@ -191,6 +195,31 @@ async function fanout1(h: Harness, teams: BenchTeam[], label: string) {
     ]),
     profiles,
   };
+}
+
+/** pg_stat_statements, when the server preloads it (BENCH_POSTGRES_URL): reset before a scenario. */
+async function resetPgStatements(h: Harness): Promise<boolean> {
+  try {
+    await h.core.services.db.query('CREATE EXTENSION IF NOT EXISTS pg_stat_statements');
+    await h.core.services.db.query('SELECT pg_stat_statements_reset()');
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** Postgres execution time per admitted message by statement, most expensive first. */
+async function readPgStatements(h: Harness, messages: number): Promise<[string, number, number][]> {
+  const rows: { query: string; ms: number; calls: string }[] = await h.core.services.db.query(
+    `SELECT query, total_exec_time AS ms, calls FROM pg_stat_statements
+      WHERE dbid = (SELECT oid FROM pg_database WHERE datname = current_database())
+      ORDER BY total_exec_time DESC LIMIT 16`,
+  );
+  return rows.map((r): [string, number, number] => [
+    r.query.replace(/\s+/g, ' ').slice(0, 90),
+    r.ms / Math.max(1, messages),
+    Number(r.calls) / Math.max(1, messages),
+  ]);
 }
 
 async function saveProfiles(h: Harness, label: string): Promise<string[]> {
@@ -351,15 +380,26 @@ async function insertBacklog(
 }
 
 async function startHarness(): Promise<Harness & { stop(): Promise<void> }> {
-  const postgresTmp = mkdtempSync(path.join(tmpdir(), 'svc-bench-delivery-pg-'));
-  const cluster = await startEmbeddedPostgres({ dataDir: postgresTmp, persistent: false });
-  const databaseUrl = cluster.url.replace(/\/postgres$/, '/bench_delivery');
-  const stops: (() => Promise<void>)[] = [
-    async () => {
+  // BENCH_POSTGRES_URL + BENCH_POSTGRES_DIR: a Postgres started by hand (for example with pg_stat_statements
+  // preloaded, see docs/benchmarks.md); the benchmark uses a fresh database on it. Otherwise an embedded cluster.
+  const external = process.env['BENCH_POSTGRES_URL'];
+  const stops: (() => Promise<void>)[] = [];
+  let postgresDir = process.env['BENCH_POSTGRES_DIR'] ?? '';
+  let databaseUrl: string;
+  if (external) {
+    const url = new URL(external);
+    url.pathname = `/bench_delivery_${process.pid}`;
+    databaseUrl = url.toString();
+  } else {
+    const postgresTmp = mkdtempSync(path.join(tmpdir(), 'svc-bench-delivery-pg-'));
+    const cluster = await startEmbeddedPostgres({ dataDir: postgresTmp, persistent: false });
+    databaseUrl = cluster.url.replace(/\/postgres$/, '/bench_delivery');
+    postgresDir = cluster.dataDir;
+    stops.push(async () => {
       await cluster.stop();
       rmSync(postgresTmp, { recursive: true, force: true });
-    },
-  ];
+    });
+  }
   const stop = async () => {
     for (const step of stops.reverse()) await step().catch((error: unknown) => console.error(error));
   };
@@ -392,11 +432,31 @@ async function startHarness(): Promise<Harness & { stop(): Promise<void> }> {
     await waitFor('worker probe', async () => (await probeStats(worker)).round_trips > 0, worker);
     const core = await openCore(testCoreOptions(databaseUrl, systemClock, { sealingKey, poolSize: 4 }));
     stops.push(() => core.close());
-    return { origin, receivers, server, worker, postgresDir: cluster.dataDir, databaseUrl, core, stop };
+    return { origin, receivers, server, worker, postgresDir, databaseUrl, core, stop };
   } catch (error) {
     await stop();
     throw error;
   }
+}
+
+/** The ceilings, measured at the start and again at the end: the figures are read against their mean. */
+async function measureCeilings(h: Harness): Promise<{ commits: number; posts: number }> {
+  const seconds = Math.min(SECONDS, 5);
+  const commits = await runLoad<{ commits_per_s: number }>({
+    kind: 'commits',
+    databaseUrl: h.databaseUrl,
+    poolSize: SERVER_POOL_SIZE,
+    seconds,
+    startAt: Date.now(),
+  });
+  const posts = await runLoad<{ posts_per_s: number }>({
+    kind: 'posts',
+    url: h.receivers.url('fast', 'ceiling'),
+    concurrency: 32,
+    seconds,
+    startAt: Date.now(),
+  });
+  return { commits: commits.commits_per_s, posts: posts.posts_per_s };
 }
 
 /** One message to each team, delivered: the worker runs and every endpoint answers. */
@@ -435,34 +495,32 @@ export async function runDeliveryBench(): Promise<{ delivery: DeliveryFigures; r
     const backlogTeams = await createTeams(h.core, h.origin, h.receivers, 'backlog', BACKLOG_TEAMS, 10);
     await warmUp(h, [...groupA, ...groupB]);
 
+    const rss: string[] = [];
+    const noteRss = (phase: string) =>
+      rss.push(`${phase} ${round(rssMb(h.server.child.pid!))}/${round(rssMb(h.worker.child.pid!))}`);
+    noteRss('set-up');
     console.log('delivery: ceilings');
-    const commits = await runLoad<{ commits_per_s: number }>({
-      kind: 'commits',
-      databaseUrl: h.databaseUrl,
-      poolSize: SERVER_POOL_SIZE,
-      seconds: Math.min(SECONDS, 5),
-      startAt: Date.now(),
-    });
-    const posts = await runLoad<{ posts_per_s: number }>({
-      kind: 'posts',
-      url: h.receivers.url('fast', 'ceiling'),
-      concurrency: 32,
-      seconds: Math.min(SECONDS, 5),
-      startAt: Date.now(),
-    });
-
+    const first = await measureCeilings(h);
     console.log('delivery: latency at 500 messages/s');
     const latency = await latencyAt500(h, groupA);
+    noteRss('latency');
     console.log('delivery: (b) fan-out 10 and (c) with one slow endpoint, alternating');
     const { b, c, slowDeliveries } = await fanout10WithAndWithoutSlow(h, groupB);
+    noteRss('(b)/(c)');
     console.log('delivery: (a) fan-out 1');
     const a = await fanout1(h, groupA, 'fanout1');
+    noteRss('(a)');
     console.log(`delivery: (d) inserting a backlog of ${BACKLOG.toLocaleString('en')} pending deliveries`);
     const backlog = await insertBacklog(h, backlogTeams, BACKLOG);
     console.log(
       `delivery: (d) fan-out 1 with ${backlog.inserted.toLocaleString('en')} pending (${round(backlog.seconds)} s to insert)`,
     );
     const d = await fanout1(h, groupA, 'fanout1-backlog');
+    noteRss('(d)');
+    console.log('delivery: ceilings again');
+    const second = await measureCeilings(h);
+    const commits = { commits_per_s: (first.commits + second.commits) / 2 };
+    const posts = { posts_per_s: (first.posts + second.posts) / 2 };
 
     const figures: DeliveryFigures = {
       fanout1: {
@@ -558,8 +616,19 @@ export async function runDeliveryBench(): Promise<{ delivery: DeliveryFigures; r
     row('Postgres round trips per admitted message', String(f.round_trips_per_message), '', 'server process');
     row('Postgres round trips per delivery', String(f.round_trips_per_delivery), '', 'worker process');
     row('peak RSS server / worker (MB)', `${f.peak_rss_mb.server} / ${f.peak_rss_mb.worker}`, '<= 300', '');
-    row('ceiling: single-row commits/s (pool 10)', f.ceiling.commits_per_s.toFixed(1), '', '');
-    row('ceiling: raw undici POSTs/s to the receiver', f.ceiling.posts_per_s.toFixed(1), '', '');
+    row(
+      'ceiling: single-row commits/s (pool 10)',
+      f.ceiling.commits_per_s.toFixed(1),
+      '',
+      `first ${round(first.commits)}, last ${round(second.commits)}`,
+    );
+    row(
+      'ceiling: raw undici POSTs/s to the receiver',
+      f.ceiling.posts_per_s.toFixed(1),
+      '',
+      `first ${round(first.posts)}, last ${round(second.posts)}`,
+    );
+    log(`RSS MB server/worker after each phase: ${rss.join(', ')}`);
     log(
       `\n(a) POST /v1/messages p50 ${a.requestP50} ms, p99 ${a.requestP99} ms; drained ${round(a.drainS)} s after the load`,
     );
@@ -577,6 +646,15 @@ export async function runDeliveryBench(): Promise<{ delivery: DeliveryFigures; r
     for (const [statement, n] of a.serverStatements.slice(0, 12)) log(`  ${n.toFixed(2).padStart(6)}  ${statement}`);
     log('(a) worker round trips per delivery, by statement:');
     for (const [statement, n] of a.workerStatements.slice(0, 14)) log(`  ${n.toFixed(2).padStart(6)}  ${statement}`);
+    for (const [label, run] of [
+      ['(a)', a],
+      ['(d)', d],
+    ] as const) {
+      if (run.postgresTime.length === 0) continue;
+      log(`${label} Postgres execution ms per admitted message by statement (pg_stat_statements; calls per message):`);
+      for (const [statement, ms, calls] of run.postgresTime)
+        log(`  ${ms.toFixed(3).padStart(7)} ms ${calls.toFixed(2).padStart(6)}  ${statement}`);
+    }
     for (const summary of [...a.profiles, ...d.profiles]) log(`\n${summary}`);
     return { delivery: figures, report: lines.join('\n') };
   } finally {
