@@ -81,6 +81,16 @@ export class DispatchService {
     const { db, clock } = this.deps;
     return db.transaction(async (tx) => {
       const now = clock.now();
+      // Health rows first, then deliveries: settlement holds an endpoint's health row while it cancels that
+      // endpoint's waiting deliveries (410, private address), so taking them the other way round deadlocks with it.
+      const endpointIds = (
+        (await tx.query(`SELECT DISTINCT endpoint_id FROM deliveries WHERE id = ANY($1::text[])`, [deliveryIds])) as {
+          endpoint_id: string;
+        }[]
+      )
+        .map((r) => r.endpoint_id)
+        .sort();
+      await this.lockHealth(tx, endpointIds);
       const rows: DeliveryRow[] = await tx.query(
         `SELECT d.id, d.team_id, d.tenant_id, d.message_id, d.endpoint_id, d.event_type, d.status, d.attempt_count,
                 d.next_attempt_at, d.next_trigger, d.lease_expires_at, d.expires_at, d.content_type,
@@ -97,8 +107,7 @@ export class DispatchService {
             FOR UPDATE OF d`,
         [deliveryIds],
       );
-      const endpointIds = [...new Set(rows.map((r) => r.endpoint_id))].sort();
-      const health = await this.lockHealth(tx, endpointIds, now);
+      const health = await this.readHealth(tx, endpointIds, now);
       const global = await this.globalBudget(tx, now);
 
       const attempts: ClaimedAttempt[] = [];
@@ -201,40 +210,47 @@ export class DispatchService {
     return { kind: 'attempt', trigger };
   }
 
-  /** The endpoints' health rows, locked in ID order, with live in-flight counts and refilled rate tokens. */
-  private async lockHealth(
+  /** Locks the endpoints' health rows in ID order (creating missing ones). */
+  private async lockHealth(tx: EntityManager, endpointIds: string[]): Promise<void> {
+    if (endpointIds.length === 0) return;
+    const lock = async () =>
+      (
+        (await tx.query(
+          `SELECT endpoint_id FROM endpoint_health WHERE endpoint_id = ANY($1::text[]) ORDER BY endpoint_id FOR UPDATE`,
+          [endpointIds],
+        )) as unknown[]
+      ).length;
+    if ((await lock()) < endpointIds.length) {
+      await tx.query(
+        `INSERT INTO endpoint_health (endpoint_id) SELECT unnest($1::text[]) ON CONFLICT (endpoint_id) DO NOTHING`,
+        [endpointIds],
+      );
+      await lock();
+    }
+  }
+
+  /**
+   * The locked health rows with live in-flight counts and refilled rate tokens. Read in a statement after the
+   * locks: a statement's snapshot is taken before it waits for a lock, so an in-flight count read by the locking
+   * statement itself would miss the claims of the transaction it waited for (READ COMMITTED), and two workers
+   * would both see a free slot.
+   */
+  private async readHealth(
     tx: EntityManager,
     endpointIds: string[],
     now: Date,
   ): Promise<Map<string, HealthRow & { tokens: number; rate: number }>> {
     if (endpointIds.length === 0) return new Map();
-    // Lock first, then read in a second statement: a statement's snapshot is taken before it waits for a lock, so
-    // an in-flight count read by the locking statement itself misses the claims of the transaction it waited for
-    // (READ COMMITTED), and two workers would both see a free slot.
-    const select = async () => {
-      await tx.query(
-        `SELECT 1 FROM endpoint_health WHERE endpoint_id = ANY($1::text[]) ORDER BY endpoint_id FOR UPDATE`,
-        [endpointIds],
-      );
-      return tx.query(
-        `SELECT h.endpoint_id, h.circuit, h.consecutive_failures, h.last_success_at, h.last_failure_at, h.next_probe_at,
-                h.probe_wait_seconds, h.rate_tokens, h.rate_updated_at, e.rate_per_second,
-                (SELECT count(*) FROM deliveries x
-                  WHERE x.endpoint_id = h.endpoint_id AND x.status = 'in_flight' AND x.lease_expires_at > $2) AS in_flight
-           FROM endpoint_health h JOIN endpoints e ON e.id = h.endpoint_id
-          WHERE h.endpoint_id = ANY($1::text[])
-          ORDER BY h.endpoint_id`,
-        [endpointIds, now],
-      ) as Promise<(HealthRow & { rate_per_second: number })[]>;
-    };
-    let rows = await select();
-    if (rows.length < endpointIds.length) {
-      await tx.query(
-        `INSERT INTO endpoint_health (endpoint_id) SELECT unnest($1::text[]) ON CONFLICT (endpoint_id) DO NOTHING`,
-        [endpointIds],
-      );
-      rows = await select();
-    }
+    const rows = (await tx.query(
+      `SELECT h.endpoint_id, h.circuit, h.consecutive_failures, h.last_success_at, h.last_failure_at, h.next_probe_at,
+              h.probe_wait_seconds, h.rate_tokens, h.rate_updated_at, e.rate_per_second,
+              (SELECT count(*) FROM deliveries x
+                WHERE x.endpoint_id = h.endpoint_id AND x.status = 'in_flight' AND x.lease_expires_at > $2) AS in_flight
+         FROM endpoint_health h JOIN endpoints e ON e.id = h.endpoint_id
+        WHERE h.endpoint_id = ANY($1::text[])
+        ORDER BY h.endpoint_id`,
+      [endpointIds, now],
+    )) as (HealthRow & { rate_per_second: number })[];
     const result = new Map<string, HealthRow & { tokens: number; rate: number }>();
     for (const row of rows) {
       const rate = row.rate_per_second;

@@ -60,13 +60,8 @@ export class SettlementService {
     return db.transaction(async (tx) => {
       const now = clock.now();
       const ids = outcomes.map((o) => o.attempt.deliveryId);
-      const states: DeliveryStateRow[] = await tx.query(
-        `SELECT d.id, d.status, d.cancel_retries, coalesce(s.response_body_logging, false) AS response_body_logging
-           FROM deliveries d LEFT JOIN team_settings s ON s.team_id = d.team_id
-          WHERE d.id = ANY($1::text[]) ORDER BY d.id FOR UPDATE OF d`,
-        [ids],
-      );
-      const stateOf = new Map(states.map((s) => [s.id, s]));
+      // Health rows first, then deliveries, as the claim takes them (this transaction may also cancel other
+      // deliveries of these endpoints).
       const endpointIds = [...new Set(outcomes.map((o) => o.attempt.endpointId))].sort();
       const healthRows: HealthRow[] = await tx.query(
         `SELECT endpoint_id, circuit, consecutive_failures, last_success_at, last_failure_at, next_probe_at,
@@ -74,6 +69,13 @@ export class SettlementService {
            FROM endpoint_health WHERE endpoint_id = ANY($1::text[]) ORDER BY endpoint_id FOR UPDATE`,
         [endpointIds],
       );
+      const states: DeliveryStateRow[] = await tx.query(
+        `SELECT d.id, d.status, d.cancel_retries, coalesce(s.response_body_logging, false) AS response_body_logging
+           FROM deliveries d LEFT JOIN team_settings s ON s.team_id = d.team_id
+          WHERE d.id = ANY($1::text[]) ORDER BY d.id FOR UPDATE OF d`,
+        [ids],
+      );
+      const stateOf = new Map(states.map((s) => [s.id, s]));
       const health = new Map<string, EndpointHealthState>(healthRows.map((r) => [r.endpoint_id, healthState(r)]));
 
       const decisions: DeliveryDecision[] = [];
