@@ -7,6 +7,9 @@ import type { JobHandler } from './jobs/job.js';
 import { listenForWake } from './wake-listener.js';
 import { purgeExpiredHandler } from './jobs/purge-expired.job.js';
 
+/** The shortest time between two fetches of one queue that did not come back full. */
+const MIN_FETCH_GAP_MS = 5;
+
 export const JOBS: readonly JobHandler<unknown>[] = [purgeExpiredHandler as JobHandler<unknown>];
 
 export interface WorkerOptions {
@@ -165,8 +168,13 @@ export async function startWorker(options: WorkerOptions): Promise<RunningWorker
 
   async function queueLoop(handler: JobHandler<unknown>): Promise<void> {
     const queue = handler.contract.queue;
-    let idleMs = 20;
+    let idleMs = MIN_FETCH_GAP_MS;
+    let lastFetch = 0;
     while (!stopping) {
+      // A wake-up (one per admitted message under load) never fetches sooner than the gap after the last fetch,
+      // so jobs accumulate into batches instead of one fetch per job.
+      const gap = lastFetch + MIN_FETCH_GAP_MS - Date.now();
+      if (gap > 0) await new Promise((resolve) => setTimeout(resolve, gap));
       const free = pool.free(queue, handler.concurrency);
       if (free === 0) {
         await pool.slotFreed();
@@ -174,6 +182,7 @@ export async function startWorker(options: WorkerOptions): Promise<RunningWorker
       }
       const wanted = Math.min(free, batchSize);
       let jobs: PgBoss.Job<unknown>[] = [];
+      lastFetch = Date.now();
       try {
         jobs = await boss.fetch<unknown>(queue, { batchSize: wanted });
       } catch (error) {
@@ -189,7 +198,7 @@ export async function startWorker(options: WorkerOptions): Promise<RunningWorker
         void execute(handler, job);
       }
       if (jobs.length === wanted) continue;
-      idleMs = jobs.length > 0 ? 20 : Math.min(maxIdleMs, idleMs * 2);
+      idleMs = jobs.length > 0 ? MIN_FETCH_GAP_MS : Math.min(maxIdleMs, idleMs * 2);
       if (!stopping) await sleep(idleMs);
     }
   }
