@@ -82,10 +82,7 @@ describe('delivery engine', () => {
     });
     expect(done.delivery_counts.failed).toBe(1);
     expect(stack.received.filter((r) => r.path === '/bad')).toHaveLength(1);
-    const failed = await h().request('GET', '/events?type=webhooks.delivery.failed');
-    expect(
-      failed.json.data.some((e: { data: Record<string, unknown> }) => e.data['message_id'] === message.json.id),
-    ).toBe(true);
+    await stack.eventsUntil('webhooks.delivery.failed', (data) => data['message_id'] === message.json.id);
   });
 
   it('disables the endpoint on 410, cancels its waiting deliveries and emits webhooks.endpoint.disabled', async () => {
@@ -98,9 +95,8 @@ describe('delivery engine', () => {
     });
     const endpoint = await h().request('GET', `/endpoints/${endpointId}`);
     expect(endpoint.json.disabled_reason).toBe('endpoint_gone');
-    const disabled = await h().request('GET', `/events?type=webhooks.endpoint.disabled&resource_id=${endpointId}`);
-    expect(disabled.json.data).toHaveLength(1);
-    expect(disabled.json.data[0].data).toEqual({ endpoint_id: endpointId, reason: 'endpoint_gone' });
+    const disabled = await stack.eventsUntil('webhooks.endpoint.disabled', () => true, endpointId);
+    expect(disabled).toEqual([{ endpoint_id: endpointId, reason: 'endpoint_gone' }]);
     const message = await h().request('GET', `/messages/${first.json.id}`);
     expect(message.json.status).toBe('failed');
   });

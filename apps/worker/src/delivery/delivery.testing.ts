@@ -2,7 +2,7 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import pino from 'pino';
 import { expect } from 'vitest';
-import type { LimitName } from '@svc/core';
+import type { LimitName, OperationalEventType } from '@svc/core';
 import { post, startHarness, type Harness } from '../../../server/src/testing/harness.js';
 import { startWorker, type RunningWorker } from '../worker.js';
 
@@ -32,6 +32,15 @@ export interface DeliveryStack {
   publish(tenantId: string, payload?: unknown): Promise<string>;
   messageStatus(id: string): Promise<{ status: string; delivery_counts: Record<string, number> }>;
   until<T>(what: string, probe: () => Promise<T | undefined> | T | undefined, ms?: number): Promise<T>;
+  /**
+   * Operational events of a type (and resource) once one matches: the feed shows an event only after every older
+   * transaction has finished, so it is polled (through the service, sparing the read bucket).
+   */
+  eventsUntil(
+    type: OperationalEventType,
+    match: (data: Record<string, unknown>) => boolean,
+    resourceId?: string,
+  ): Promise<Record<string, unknown>[]>;
   /** Moves the service clock, and the queue's start times with it (pg-boss compares them with the database's now()). */
   advance(ms: number): Promise<void>;
   close(): Promise<void>;
@@ -107,6 +116,16 @@ export async function startDeliveryStack(limits: Partial<Record<LimitName, numbe
       const r = await post(h, '/messages', { tenant_id: tenantId, event_type: 'order.created', payload });
       expect(r.status, r.text).toBe(202);
       return r.json.id as string;
+    },
+    async eventsUntil(type, match, resourceId) {
+      return until(`a ${type} event`, async () => {
+        const page = await h.services.events.listEvents(
+          { actor: h.team },
+          { type, limit: 200, ...(resourceId ? { resource_id: resourceId } : {}) },
+        );
+        const data = page.data.map((e) => e.data as Record<string, unknown>);
+        return data.some(match) ? data : undefined;
+      });
     },
     // Through the service, not GET: polling must not drain the read bucket of a clock that stands still.
     async messageStatus(id) {

@@ -53,11 +53,7 @@ describe('engine rules', () => {
     await settled(another);
     const closed = await health(endpointId);
     expect(closed).toMatchObject({ circuit: 'closed', consecutiveFailures: 0 });
-    const recovered = await stack.h.request(
-      'GET',
-      `/events?type=webhooks.endpoint.recovered&resource_id=${endpointId}`,
-    );
-    expect(recovered.json.data).toHaveLength(1);
+    expect(await stack.eventsUntil('webhooks.endpoint.recovered', () => true, endpointId)).toHaveLength(1);
     const probes = await stack.h.services.db.query(
       `SELECT a.trigger FROM attempts a WHERE a.endpoint_id = $1 AND a.trigger = 'probe'`,
       [endpointId],
@@ -90,8 +86,7 @@ describe('engine rules', () => {
     expect(done.delivery_counts['expired']).toBe(1);
     expect(stack.received.filter((x) => x.path === '/paused')).toHaveLength(0);
     expect((await stack.h.request('GET', `/endpoints/${endpointId}`)).json.queued_count).toBe(0);
-    const expired = await stack.h.request('GET', '/events?type=webhooks.delivery.expired');
-    expect(expired.json.data.some((e: { data: { message_id: string } }) => e.data.message_id === r.json.id)).toBe(true);
+    await stack.eventsUntil('webhooks.delivery.expired', (data) => data['message_id'] === r.json.id);
   });
 
   it('never runs more requests to an endpoint at once than its max_concurrency', async () => {
@@ -183,7 +178,7 @@ describe('engine rules', () => {
     expect((await settled(id)).status).toBe('failed');
     const endpoint = await stack.h.services.endpoints.getEndpoint({ actor: stack.h.team }, endpointId);
     expect(endpoint).toMatchObject({ status: 'disabled', disabledReason: 'unsafe_destination' });
-    const events = await stack.h.request('GET', `/events?type=webhooks.endpoint.disabled&resource_id=${endpointId}`);
-    expect(events.json.data[0].data).toEqual({ endpoint_id: endpointId, reason: 'unsafe_destination' });
+    const events = await stack.eventsUntil('webhooks.endpoint.disabled', () => true, endpointId);
+    expect(events).toEqual([{ endpoint_id: endpointId, reason: 'unsafe_destination' }]);
   });
 });

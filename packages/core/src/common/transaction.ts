@@ -50,3 +50,28 @@ export async function lockOwned<T extends ObjectLiteral>(
   if (!row) throw notFound(what);
   return row;
 }
+
+/** Postgres codes for a transaction that lost a deadlock or a serialization race and may simply run again. */
+const RETRYABLE_CODES = new Set(['40P01', '40001']);
+
+function isRetryableConflict(error: unknown): boolean {
+  const code =
+    (error as { code?: unknown })?.code ?? (error as { driverError?: { code?: unknown } })?.driverError?.code;
+  return typeof code === 'string' && RETRYABLE_CODES.has(code);
+}
+
+/**
+ * Runs a whole transaction again when Postgres aborted it as a deadlock victim (or a serialization failure):
+ * everything it did was rolled back, so running it again is safe. Lock order is kept consistent on the hot paths;
+ * this covers the rare cycles across them.
+ */
+export async function retryOnConflict<T>(run: () => Promise<T>, attempts = 3): Promise<T> {
+  for (let attempt = 1; ; attempt += 1) {
+    try {
+      return await run();
+    } catch (error) {
+      if (attempt >= attempts || !isRetryableConflict(error)) throw error;
+      await new Promise((resolve) => setTimeout(resolve, 5 * attempt + Math.random() * 10));
+    }
+  }
+}

@@ -74,6 +74,9 @@ export function healthState(row: HealthRow): EndpointHealthState {
   };
 }
 
+/** team_queue_counts shards written by settlement (admission writes 0 to 3, one per admission slot). */
+const SETTLEMENT_SHARDS = [4, 5, 6, 7] as const;
+
 /** A delivery that reached a terminal state, for counters and events. */
 export interface FinishedDelivery {
   id: string;
@@ -103,15 +106,28 @@ export async function recordFinished(
     perEndpoint.set(d.endpointId, (perEndpoint.get(d.endpointId) ?? 0) + 1);
     perTeam.set(d.teamId, (perTeam.get(d.teamId) ?? 0) + 1);
   }
-  // The team's shards are summed for the limit, so any shard may take the decrement; shard 0 keeps it simple.
+  // Rows are locked in ID order, as admission does, so the two never wait on each other in a cycle. The team's
+  // decrement goes to one of the shards admission never writes (4 to 7), so a settlement never holds the shard an
+  // admission of the same team is about to write; the limit check sums every shard.
+  const endpoints = [...perEndpoint.keys()].sort();
+  const teams = [...perTeam.keys()].sort();
   await tx.query(
     `WITH e AS (
-       UPDATE endpoint_queue_counts q SET pending = q.pending - x.n
-         FROM unnest($1::text[], $2::int[]) AS x(endpoint_id, n) WHERE q.endpoint_id = x.endpoint_id)
+       INSERT INTO endpoint_queue_counts AS q (endpoint_id, pending)
+       SELECT x.endpoint_id, -x.n FROM unnest($1::text[], $2::int[]) WITH ORDINALITY AS x(endpoint_id, n, i)
+        ORDER BY x.i
+       ON CONFLICT (endpoint_id) DO UPDATE SET pending = q.pending + EXCLUDED.pending)
      INSERT INTO team_queue_counts AS t (team_id, shard, pending)
-       SELECT x.team_id, 0, -x.n FROM unnest($3::text[], $4::int[]) AS x(team_id, n)
+       SELECT x.team_id, $5::smallint, -x.n FROM unnest($3::text[], $4::int[]) WITH ORDINALITY AS x(team_id, n, i)
+        ORDER BY x.i
      ON CONFLICT (team_id, shard) DO UPDATE SET pending = t.pending + EXCLUDED.pending`,
-    [[...perEndpoint.keys()], [...perEndpoint.values()], [...perTeam.keys()], [...perTeam.values()]],
+    [
+      endpoints,
+      endpoints.map((id) => perEndpoint.get(id)!),
+      teams,
+      teams.map((id) => perTeam.get(id)!),
+      SETTLEMENT_SHARDS[Math.floor(Math.random() * SETTLEMENT_SHARDS.length)]!,
+    ],
   );
   const notable = finished.filter((d) => d.status === 'failed' || d.status === 'expired');
   if (notable.length > 0)

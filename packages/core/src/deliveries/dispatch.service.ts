@@ -1,6 +1,7 @@
 import type { DataSource, EntityManager } from 'typeorm';
 import { addMs, SECOND, type Clock } from '../common/clock.js';
 import { newId } from '../common/ids.js';
+import { retryOnConflict } from '../common/transaction.js';
 import type { EndpointCredentialsService } from '../endpoints/endpoint-credentials.service.js';
 import type { JobQueue, NewJob } from '../jobs/job-queue.js';
 import { deliveryAttemptJob } from './delivery.jobs.js';
@@ -79,20 +80,21 @@ export class DispatchService {
   async claim(deliveryIds: readonly string[]): Promise<ClaimedAttempt[]> {
     if (deliveryIds.length === 0) return [];
     const { db, clock } = this.deps;
-    return db.transaction(async (tx) => {
-      const now = clock.now();
-      // Health rows first, then deliveries: settlement holds an endpoint's health row while it cancels that
-      // endpoint's waiting deliveries (410, private address), so taking them the other way round deadlocks with it.
-      const endpointIds = (
-        (await tx.query(`SELECT DISTINCT endpoint_id FROM deliveries WHERE id = ANY($1::text[])`, [deliveryIds])) as {
-          endpoint_id: string;
-        }[]
-      )
-        .map((r) => r.endpoint_id)
-        .sort();
-      await this.lockHealth(tx, endpointIds);
-      const rows: DeliveryRow[] = await tx.query(
-        `SELECT d.id, d.team_id, d.tenant_id, d.message_id, d.endpoint_id, d.event_type, d.status, d.attempt_count,
+    return retryOnConflict(() =>
+      db.transaction(async (tx) => {
+        const now = clock.now();
+        // Health rows first, then deliveries: settlement holds an endpoint's health row while it cancels that
+        // endpoint's waiting deliveries (410, private address), so taking them the other way round deadlocks with it.
+        const endpointIds = (
+          (await tx.query(`SELECT DISTINCT endpoint_id FROM deliveries WHERE id = ANY($1::text[])`, [deliveryIds])) as {
+            endpoint_id: string;
+          }[]
+        )
+          .map((r) => r.endpoint_id)
+          .sort();
+        await this.lockHealth(tx, endpointIds);
+        const rows: DeliveryRow[] = await tx.query(
+          `SELECT d.id, d.team_id, d.tenant_id, d.message_id, d.endpoint_id, d.event_type, d.status, d.attempt_count,
                 d.next_attempt_at, d.next_trigger, d.lease_expires_at, d.expires_at, d.content_type,
                 coalesce(d.body, c.body) AS body, m.created_at AS message_created_at, m.deliver_at,
                 e.status AS endpoint_status, e.deleted_at IS NOT NULL AS endpoint_deleted, e.url, e.url_revision,
@@ -105,75 +107,76 @@ export class DispatchService {
           WHERE d.id = ANY($1::text[])
           ORDER BY d.id
             FOR UPDATE OF d`,
-        [deliveryIds],
-      );
-      const health = await this.readHealth(tx, endpointIds, now);
-      const global = await this.globalBudget(tx, now);
+          [deliveryIds],
+        );
+        const health = await this.readHealth(tx, endpointIds, now);
+        const global = await this.globalBudget(tx, now);
 
-      const attempts: ClaimedAttempt[] = [];
-      const deferred: NewJob<{ delivery_id: string }>[] = [];
-      const finished: FinishedDelivery[] = [];
-      const claimedPerEndpoint = new Map<string, number>();
-      const probes = new Set<string>();
-      const tokensUsed = new Map<string, number>();
+        const attempts: ClaimedAttempt[] = [];
+        const deferred: NewJob<{ delivery_id: string }>[] = [];
+        const finished: FinishedDelivery[] = [];
+        const claimedPerEndpoint = new Map<string, number>();
+        const probes = new Set<string>();
+        const tokensUsed = new Map<string, number>();
 
-      for (const row of rows) {
-        const h = health.get(row.endpoint_id)!;
-        const decision = this.decide(row, h, now, {
-          claimed: claimedPerEndpoint.get(row.endpoint_id) ?? 0,
-          probeTaken: probes.has(row.endpoint_id),
-          tokensUsed: tokensUsed.get(row.endpoint_id) ?? 0,
-          globalFree: global.free - attempts.length,
-        });
-        if (decision.kind === 'skip') continue;
-        if (decision.kind === 'defer') {
-          deferred.push({ payload: { delivery_id: row.id }, startAfter: decision.until });
-          continue;
-        }
-        if (decision.kind === 'finish') {
-          finished.push({
-            id: row.id,
-            teamId: row.team_id,
-            tenantId: row.tenant_id,
-            messageId: row.message_id,
-            endpointId: row.endpoint_id,
-            status: decision.status,
-            attempts: row.attempt_count,
-            lastStatusCode: null,
-            reason: decision.reason,
+        for (const row of rows) {
+          const h = health.get(row.endpoint_id)!;
+          const decision = this.decide(row, h, now, {
+            claimed: claimedPerEndpoint.get(row.endpoint_id) ?? 0,
+            probeTaken: probes.has(row.endpoint_id),
+            tokensUsed: tokensUsed.get(row.endpoint_id) ?? 0,
+            globalFree: global.free - attempts.length,
           });
-          continue;
+          if (decision.kind === 'skip') continue;
+          if (decision.kind === 'defer') {
+            deferred.push({ payload: { delivery_id: row.id }, startAfter: decision.until });
+            continue;
+          }
+          if (decision.kind === 'finish') {
+            finished.push({
+              id: row.id,
+              teamId: row.team_id,
+              tenantId: row.tenant_id,
+              messageId: row.message_id,
+              endpointId: row.endpoint_id,
+              status: decision.status,
+              attempts: row.attempt_count,
+              lastStatusCode: null,
+              reason: decision.reason,
+            });
+            continue;
+          }
+          if (row.body === null) {
+            // Content erased (redaction or retention): nothing left to send.
+            finished.push({
+              id: row.id,
+              teamId: row.team_id,
+              tenantId: row.tenant_id,
+              messageId: row.message_id,
+              endpointId: row.endpoint_id,
+              status: 'canceled',
+              attempts: row.attempt_count,
+              lastStatusCode: null,
+              reason: 'content_erased',
+            });
+            continue;
+          }
+          claimedPerEndpoint.set(row.endpoint_id, (claimedPerEndpoint.get(row.endpoint_id) ?? 0) + 1);
+          tokensUsed.set(row.endpoint_id, (tokensUsed.get(row.endpoint_id) ?? 0) + 1);
+          if (decision.trigger === 'probe') probes.add(row.endpoint_id);
+          attempts.push(this.toAttempt(row, decision.trigger, now));
         }
-        if (row.body === null) {
-          // Content erased (redaction or retention): nothing left to send.
-          finished.push({
-            id: row.id,
-            teamId: row.team_id,
-            tenantId: row.tenant_id,
-            messageId: row.message_id,
-            endpointId: row.endpoint_id,
-            status: 'canceled',
-            attempts: row.attempt_count,
-            lastStatusCode: null,
-            reason: 'content_erased',
-          });
-          continue;
-        }
-        claimedPerEndpoint.set(row.endpoint_id, (claimedPerEndpoint.get(row.endpoint_id) ?? 0) + 1);
-        tokensUsed.set(row.endpoint_id, (tokensUsed.get(row.endpoint_id) ?? 0) + 1);
-        if (decision.trigger === 'probe') probes.add(row.endpoint_id);
-        attempts.push(this.toAttempt(row, decision.trigger, now));
-      }
-      await this.attachSigningSecrets(tx, attempts, now);
+        await this.attachSigningSecrets(tx, attempts, now);
 
-      await this.markClaimed(tx, attempts, now);
-      await this.markFinished(tx, finished, now);
-      await this.updateHealthOnClaim(tx, health, tokensUsed, probes, attempts, now);
-      if (attempts.length > 0) await this.takeGlobalTokens(tx, attempts.length, now);
-      await this.deps.jobs.send(tx, deliveryAttemptJob, deferred);
-      await recordFinished(tx, finished, this.deps.events);
-      return attempts;
-    });
+        await this.markClaimed(tx, attempts, now);
+        await this.markFinished(tx, finished, now);
+        await this.updateHealthOnClaim(tx, health, tokensUsed, probes, attempts, now);
+        if (attempts.length > 0) await this.takeGlobalTokens(tx, attempts.length, now);
+        await this.deps.jobs.send(tx, deliveryAttemptJob, deferred);
+        await recordFinished(tx, finished, this.deps.events);
+        return attempts;
+      }),
+    );
   }
 
   private decide(

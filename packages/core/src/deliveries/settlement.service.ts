@@ -1,5 +1,6 @@
 import type { DataSource, EntityManager } from 'typeorm';
 import type { Clock } from '../common/clock.js';
+import { retryOnConflict } from '../common/transaction.js';
 import type { JobQueue, NewJob } from '../jobs/job-queue.js';
 import { deliveryAttemptJob } from './delivery.jobs.js';
 import {
@@ -57,110 +58,111 @@ export class SettlementService {
   async settle(outcomes: readonly AttemptOutcome[]): Promise<DeliveryDecision[]> {
     if (outcomes.length === 0) return [];
     const { db, clock } = this.deps;
-    return db.transaction(async (tx) => {
-      const now = clock.now();
-      const ids = outcomes.map((o) => o.attempt.deliveryId);
-      // Health rows first, then deliveries, as the claim takes them (this transaction may also cancel other
-      // deliveries of these endpoints).
-      const endpointIds = [...new Set(outcomes.map((o) => o.attempt.endpointId))].sort();
-      const healthRows: HealthRow[] = await tx.query(
-        `SELECT endpoint_id, circuit, consecutive_failures, last_success_at, last_failure_at, next_probe_at,
+    return retryOnConflict(() =>
+      db.transaction(async (tx) => {
+        const now = clock.now();
+        const ids = outcomes.map((o) => o.attempt.deliveryId);
+        // Health rows first, then deliveries, as the claim takes them (this transaction may also cancel other
+        // deliveries of these endpoints).
+        const endpointIds = [...new Set(outcomes.map((o) => o.attempt.endpointId))].sort();
+        const healthRows: HealthRow[] = await tx.query(
+          `SELECT endpoint_id, circuit, consecutive_failures, last_success_at, last_failure_at, next_probe_at,
                 probe_wait_seconds, rate_tokens, rate_updated_at, 0 AS in_flight
            FROM endpoint_health WHERE endpoint_id = ANY($1::text[]) ORDER BY endpoint_id FOR UPDATE`,
-        [endpointIds],
-      );
-      const states: DeliveryStateRow[] = await tx.query(
-        `SELECT d.id, d.status, d.cancel_retries, coalesce(s.response_body_logging, false) AS response_body_logging
+          [endpointIds],
+        );
+        const states: DeliveryStateRow[] = await tx.query(
+          `SELECT d.id, d.status, d.cancel_retries, coalesce(s.response_body_logging, false) AS response_body_logging
            FROM deliveries d LEFT JOIN team_settings s ON s.team_id = d.team_id
           WHERE d.id = ANY($1::text[]) ORDER BY d.id FOR UPDATE OF d`,
-        [ids],
-      );
-      const stateOf = new Map(states.map((s) => [s.id, s]));
-      const health = new Map<string, EndpointHealthState>(healthRows.map((r) => [r.endpoint_id, healthState(r)]));
+          [ids],
+        );
+        const stateOf = new Map(states.map((s) => [s.id, s]));
+        const health = new Map<string, EndpointHealthState>(healthRows.map((r) => [r.endpoint_id, healthState(r)]));
 
-      const decisions: DeliveryDecision[] = [];
-      const updates: {
-        id: string;
-        status: string;
-        next: Date | null;
-        trigger: string | null;
-        code: number | null;
-        error: string;
-      }[] = [];
-      const retries: NewJob<{ delivery_id: string }>[] = [];
-      const finished: FinishedDelivery[] = [];
-      const events: EngineEvent[] = [];
-      const disable = new Map<string, { reason: string; teamId: string; tenantId: string }>();
+        const decisions: DeliveryDecision[] = [];
+        const updates: {
+          id: string;
+          status: string;
+          next: Date | null;
+          trigger: string | null;
+          code: number | null;
+          error: string;
+        }[] = [];
+        const retries: NewJob<{ delivery_id: string }>[] = [];
+        const finished: FinishedDelivery[] = [];
+        const events: EngineEvent[] = [];
+        const disable = new Map<string, { reason: string; teamId: string; tenantId: string }>();
 
-      for (const outcome of outcomes) {
-        const { attempt, result } = outcome;
-        const state = stateOf.get(attempt.deliveryId);
-        // Settled already (a duplicate after a crash window), or finished meanwhile: only the attempt is kept.
-        if (!state || state.status !== 'in_flight') {
-          decisions.push({ status: 'failed', reason: 'already_settled', disableEndpoint: null });
-          continue;
-        }
-        let decision = decideAfterAttempt({
-          result,
-          attemptCount: attempt.attemptNumber,
-          retryDelaysSeconds: attempt.retryDelaysSeconds,
-          expiresAt: attempt.expiresAt,
-          now,
-          jitter: outcome.jitter,
-        });
-        // Canceled while in flight: the attempt finished, its retries are canceled.
-        if (decision.status === 'retry_wait' && state.cancel_retries)
-          decision = { status: 'failed', reason: 'canceled', disableEndpoint: null };
-        decisions.push(decision);
-        const code = result.kind === 'response' ? result.status : null;
-        const current = health.get(attempt.endpointId);
-        if (current) {
-          const change = healthAfterAttempt(current, isSuccess(result), attempt.trigger, now);
-          health.set(attempt.endpointId, change.health);
-          if (change.recovered)
-            events.push({
-              type: 'webhooks.endpoint.recovered',
+        for (const outcome of outcomes) {
+          const { attempt, result } = outcome;
+          const state = stateOf.get(attempt.deliveryId);
+          // Settled already (a duplicate after a crash window), or finished meanwhile: only the attempt is kept.
+          if (!state || state.status !== 'in_flight') {
+            decisions.push({ status: 'failed', reason: 'already_settled', disableEndpoint: null });
+            continue;
+          }
+          let decision = decideAfterAttempt({
+            result,
+            attemptCount: attempt.attemptNumber,
+            retryDelaysSeconds: attempt.retryDelaysSeconds,
+            expiresAt: attempt.expiresAt,
+            now,
+            jitter: outcome.jitter,
+          });
+          // Canceled while in flight: the attempt finished, its retries are canceled.
+          if (decision.status === 'retry_wait' && state.cancel_retries)
+            decision = { status: 'failed', reason: 'canceled', disableEndpoint: null };
+          decisions.push(decision);
+          const code = result.kind === 'response' ? result.status : null;
+          const current = health.get(attempt.endpointId);
+          if (current) {
+            const change = healthAfterAttempt(current, isSuccess(result), attempt.trigger, now);
+            health.set(attempt.endpointId, change.health);
+            if (change.recovered)
+              events.push({
+                type: 'webhooks.endpoint.recovered',
+                teamId: attempt.teamId,
+                tenantId: attempt.tenantId,
+                resourceId: attempt.endpointId,
+                data: { endpoint_id: attempt.endpointId, failures_before: current.consecutiveFailures },
+              });
+          }
+          const canceled = state.cancel_retries && decision.status === 'failed' && decision.reason === 'canceled';
+          const status = canceled ? 'canceled' : decision.status;
+          updates.push({
+            id: attempt.deliveryId,
+            status,
+            next: decision.status === 'retry_wait' ? decision.nextAttemptAt : null,
+            trigger: decision.status === 'retry_wait' ? 'retry' : null,
+            code,
+            error: describeResult(result),
+          });
+          if (decision.status === 'retry_wait')
+            retries.push({ payload: { delivery_id: attempt.deliveryId }, startAfter: decision.nextAttemptAt });
+          else
+            finished.push({
+              id: attempt.deliveryId,
               teamId: attempt.teamId,
               tenantId: attempt.tenantId,
-              resourceId: attempt.endpointId,
-              data: { endpoint_id: attempt.endpointId, failures_before: current.consecutiveFailures },
+              messageId: attempt.messageId,
+              endpointId: attempt.endpointId,
+              status: status as FinishedDelivery['status'],
+              attempts: attempt.attemptNumber,
+              lastStatusCode: code,
+              reason: decision.status === 'succeeded' ? null : 'reason' in decision ? decision.reason : null,
+            });
+          if (decision.status === 'failed' && decision.disableEndpoint)
+            disable.set(attempt.endpointId, {
+              reason: decision.disableEndpoint,
+              teamId: attempt.teamId,
+              tenantId: attempt.tenantId,
             });
         }
-        const canceled = state.cancel_retries && decision.status === 'failed' && decision.reason === 'canceled';
-        const status = canceled ? 'canceled' : decision.status;
-        updates.push({
-          id: attempt.deliveryId,
-          status,
-          next: decision.status === 'retry_wait' ? decision.nextAttemptAt : null,
-          trigger: decision.status === 'retry_wait' ? 'retry' : null,
-          code,
-          error: describeResult(result),
-        });
-        if (decision.status === 'retry_wait')
-          retries.push({ payload: { delivery_id: attempt.deliveryId }, startAfter: decision.nextAttemptAt });
-        else
-          finished.push({
-            id: attempt.deliveryId,
-            teamId: attempt.teamId,
-            tenantId: attempt.tenantId,
-            messageId: attempt.messageId,
-            endpointId: attempt.endpointId,
-            status: status as FinishedDelivery['status'],
-            attempts: attempt.attemptNumber,
-            lastStatusCode: code,
-            reason: decision.status === 'succeeded' ? null : 'reason' in decision ? decision.reason : null,
-          });
-        if (decision.status === 'failed' && decision.disableEndpoint)
-          disable.set(attempt.endpointId, {
-            reason: decision.disableEndpoint,
-            teamId: attempt.teamId,
-            tenantId: attempt.tenantId,
-          });
-      }
 
-      await this.insertAttempts(tx, outcomes, stateOf, now);
-      await tx.query(
-        `UPDATE deliveries d
+        await this.insertAttempts(tx, outcomes, stateOf, now);
+        await tx.query(
+          `UPDATE deliveries d
             SET status = x.status, next_attempt_at = coalesce(x.next, d.next_attempt_at),
                 next_trigger = coalesce(x.trigger, d.next_trigger), lease_expires_at = NULL,
                 last_status_code = x.code, last_error = x.error, last_attempt_at = $7::timestamptz,
@@ -169,23 +171,24 @@ export class SettlementService {
            FROM unnest($1::text[], $2::text[], $3::timestamptz[], $4::text[], $5::int[], $6::text[])
                 AS x(id, status, next, trigger, code, error)
           WHERE d.id = x.id`,
-        [
-          updates.map((u) => u.id),
-          updates.map((u) => u.status),
-          updates.map((u) => u.next),
-          updates.map((u) => u.trigger),
-          updates.map((u) => u.code),
-          updates.map((u) => u.error),
-          now,
-        ],
-      );
-      await this.writeHealth(tx, health);
-      finished.push(...(await this.disableEndpoints(tx, disable, events, now)));
-      await this.deps.jobs.send(tx, deliveryAttemptJob, retries);
-      await recordFinished(tx, finished, this.deps.events);
-      if (events.length > 0) await this.deps.events.emit(tx, events);
-      return decisions;
-    });
+          [
+            updates.map((u) => u.id),
+            updates.map((u) => u.status),
+            updates.map((u) => u.next),
+            updates.map((u) => u.trigger),
+            updates.map((u) => u.code),
+            updates.map((u) => u.error),
+            now,
+          ],
+        );
+        await this.writeHealth(tx, health);
+        finished.push(...(await this.disableEndpoints(tx, disable, events, now)));
+        await this.deps.jobs.send(tx, deliveryAttemptJob, retries);
+        await recordFinished(tx, finished, this.deps.events);
+        if (events.length > 0) await this.deps.events.emit(tx, events);
+        return decisions;
+      }),
+    );
   }
 
   private async insertAttempts(

@@ -5,6 +5,7 @@ import { addMs, DAY, type Clock } from '../common/clock.js';
 import type { Actor } from '../common/context.js';
 import { ServiceError } from '../common/errors.js';
 import { comparableValue } from '../common/raw-json.js';
+import { retryOnConflict } from '../common/transaction.js';
 
 export const IDEMPOTENCY_RETENTION_MS = 35 * DAY;
 const KEY_PATTERN = /^[\x20-\x7e]{1,128}$/;
@@ -67,6 +68,15 @@ export class IdempotencyService {
   ) {}
 
   async runOnce<T>(
+    actor: Actor,
+    key: string,
+    fingerprint: string,
+    work: (tx: EntityManager) => Promise<IdempotentResult<T>>,
+  ): Promise<RunOnceOutcome<T>> {
+    return retryOnConflict(() => this.runOnceInTransaction(actor, key, fingerprint, work));
+  }
+
+  private runOnceInTransaction<T>(
     actor: Actor,
     key: string,
     fingerprint: string,
