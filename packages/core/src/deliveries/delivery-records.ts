@@ -106,17 +106,17 @@ export async function recordFinished(
     perEndpoint.set(d.endpointId, (perEndpoint.get(d.endpointId) ?? 0) + 1);
     perTeam.set(d.teamId, (perTeam.get(d.teamId) ?? 0) + 1);
   }
-  // Rows are locked in ID order, as admission does, so the two never wait on each other in a cycle. The team's
-  // decrement goes to one of the shards admission never writes (4 to 7), so a settlement never holds the shard an
-  // admission of the same team is about to write; the limit check sums every shard.
+  // Rows are locked in ID order, as admission does. The decrements go to one of the shards admission never writes
+  // (4 to 7), so a settlement never holds a counter row an admission is about to write; readers sum the shards.
   const endpoints = [...perEndpoint.keys()].sort();
   const teams = [...perTeam.keys()].sort();
   await tx.query(
     `WITH e AS (
-       INSERT INTO endpoint_queue_counts AS q (endpoint_id, pending)
-       SELECT x.endpoint_id, -x.n FROM unnest($1::text[], $2::int[]) WITH ORDINALITY AS x(endpoint_id, n, i)
+       INSERT INTO endpoint_queue_counts AS q (endpoint_id, shard, pending)
+       SELECT x.endpoint_id, $5::smallint, -x.n
+         FROM unnest($1::text[], $2::int[]) WITH ORDINALITY AS x(endpoint_id, n, i)
         ORDER BY x.i
-       ON CONFLICT (endpoint_id) DO UPDATE SET pending = q.pending + EXCLUDED.pending)
+       ON CONFLICT (endpoint_id, shard) DO UPDATE SET pending = q.pending + EXCLUDED.pending)
      INSERT INTO team_queue_counts AS t (team_id, shard, pending)
        SELECT x.team_id, $5::smallint, -x.n FROM unnest($3::text[], $4::int[]) WITH ORDINALITY AS x(team_id, n, i)
         ORDER BY x.i

@@ -5,6 +5,7 @@ import type { JobQueue, NewJob } from '../jobs/job-queue.js';
 import { deliveryAttemptJob } from './delivery.jobs.js';
 import {
   decideAfterAttempt,
+  FIRST_PROBE_WAIT_SECONDS,
   describeResult,
   healthAfterAttempt,
   isSuccess,
@@ -65,12 +66,18 @@ export class SettlementService {
         // Health rows first, then deliveries, as the claim takes them (this transaction may also cancel other
         // deliveries of these endpoints).
         const endpointIds = [...new Set(outcomes.map((o) => o.attempt.endpointId))].sort();
-        const healthRows: HealthRow[] = await tx.query(
-          `SELECT endpoint_id, circuit, consecutive_failures, last_success_at, last_failure_at, next_probe_at,
+        // The common case, every attempt a 2xx and none a probe, needs no locked read of health: a conditional
+        // update at the end closes what needs closing (see markSuccesses). Otherwise the circuit rules run on
+        // locked rows.
+        const onlySuccesses = outcomes.every((o) => isSuccess(o.result) && o.attempt.trigger !== 'probe');
+        const healthRows: HealthRow[] = onlySuccesses
+          ? []
+          : await tx.query(
+              `SELECT endpoint_id, circuit, consecutive_failures, last_success_at, last_failure_at, next_probe_at,
                 probe_wait_seconds, rate_tokens, rate_updated_at, 0 AS in_flight
            FROM endpoint_health WHERE endpoint_id = ANY($1::text[]) ORDER BY endpoint_id FOR UPDATE`,
-          [endpointIds],
-        );
+              [endpointIds],
+            );
         const states: DeliveryStateRow[] = await tx.query(
           `SELECT d.id, d.status, d.cancel_retries, coalesce(s.response_body_logging, false) AS response_body_logging
            FROM deliveries d LEFT JOIN team_settings s ON s.team_id = d.team_id
@@ -182,6 +189,7 @@ export class SettlementService {
           ],
         );
         await this.writeHealth(tx, health);
+        if (onlySuccesses) await this.markSuccesses(tx, endpointIds, outcomes, events, now);
         finished.push(...(await this.disableEndpoints(tx, disable, events, now)));
         await this.deps.jobs.send(tx, deliveryAttemptJob, retries);
         await recordFinished(tx, finished, this.deps.events);
@@ -223,6 +231,43 @@ export class SettlementService {
         outcomes.map(keepBody),
       ],
     );
+  }
+
+  /**
+   * Successes close the circuit and clear the failure count. The row is written only when that changes something
+   * or its last_success_at is over a second old, so a busy endpoint's health row is not rewritten (and locked) by
+   * every settlement; a circuit that was not closed emits webhooks.endpoint.recovered.
+   */
+  private async markSuccesses(
+    tx: EntityManager,
+    endpointIds: string[],
+    outcomes: readonly AttemptOutcome[],
+    events: EngineEvent[],
+    now: Date,
+  ): Promise<void> {
+    const [changed]: [{ endpoint_id: string; old_circuit: string; old_failures: number }[], number] = await tx.query(
+      `UPDATE endpoint_health h
+          SET circuit = 'closed', consecutive_failures = 0, last_success_at = $2, next_probe_at = NULL,
+              probe_wait_seconds = $4
+         FROM (SELECT endpoint_id, circuit, consecutive_failures FROM endpoint_health
+                WHERE endpoint_id = ANY($1::text[])) old
+        WHERE h.endpoint_id = old.endpoint_id
+          AND (h.circuit <> 'closed' OR h.consecutive_failures <> 0 OR h.last_success_at IS NULL
+               OR h.last_success_at < $3)
+        RETURNING h.endpoint_id, old.circuit AS old_circuit, old.consecutive_failures AS old_failures`,
+      [endpointIds, now, new Date(now.getTime() - 1000), FIRST_PROBE_WAIT_SECONDS],
+    );
+    for (const row of changed) {
+      if (row.old_circuit === 'closed') continue;
+      const attempt = outcomes.find((o) => o.attempt.endpointId === row.endpoint_id)!.attempt;
+      events.push({
+        type: 'webhooks.endpoint.recovered',
+        teamId: attempt.teamId,
+        tenantId: attempt.tenantId,
+        resourceId: row.endpoint_id,
+        data: { endpoint_id: row.endpoint_id, failures_before: row.old_failures },
+      });
+    }
   }
 
   private async writeHealth(tx: EntityManager, health: Map<string, EndpointHealthState>): Promise<void> {

@@ -292,9 +292,9 @@ export class MessageService {
            FROM unnest($22::text[], $23::text[], $24::bytea[], $25::int[], $26::int[])
                 AS x(id, endpoint_id, body, body_bytes, units)),
        endpoint_counts AS (
-         INSERT INTO endpoint_queue_counts AS q (endpoint_id, pending)
-         SELECT x.id, 1 FROM unnest($30::text[]) WITH ORDINALITY AS x(id, i) ORDER BY x.i
-         ON CONFLICT (endpoint_id) DO UPDATE SET pending = q.pending + 1),
+         INSERT INTO endpoint_queue_counts AS q (endpoint_id, shard, pending)
+         SELECT x.id, $27, 1 FROM unnest($30::text[]) WITH ORDINALITY AS x(id, i) ORDER BY x.i
+         ON CONFLICT (endpoint_id, shard) DO UPDATE SET pending = q.pending + 1),
        team_counts AS (
          INSERT INTO team_queue_counts AS t (team_id, shard, pending, content_bytes) VALUES ($2, $27, $28, $29)
          ON CONFLICT (team_id, shard) DO UPDATE
