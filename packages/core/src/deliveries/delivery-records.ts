@@ -151,13 +151,13 @@ export async function recordFinished(
 }
 
 /**
- * Cancels the waiting (queued or retry_wait) deliveries of endpoints that go away (deleted by the operator, or
- * with their tenant). Deliveries already in flight finish; their jobs find them canceled or settle them.
+ * Cancels the waiting (queued or retry_wait) deliveries of endpoints that go away (deleted by the operator, with
+ * their tenant, or disabled by the service). Deliveries already in flight finish; their jobs find them canceled or settle them.
  */
 export async function cancelWaitingDeliveries(
   tx: EntityManager,
   where: { endpointIds: readonly string[] } | { tenantId: string },
-  reason: 'endpoint_deleted' | 'tenant_deleted',
+  reason: 'endpoint_deleted' | 'tenant_deleted' | 'endpoint_disabled',
   now: Date,
 ): Promise<number> {
   const byEndpoint = 'endpointIds' in where;

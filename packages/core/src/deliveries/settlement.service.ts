@@ -14,6 +14,7 @@ import {
   type EndpointHealthState,
 } from './delivery-policy.js';
 import {
+  cancelWaitingDeliveries,
   healthState,
   recordFinished,
   type EngineEvent,
@@ -190,7 +191,7 @@ export class SettlementService {
         );
         await this.writeHealth(tx, health);
         if (onlySuccesses) await this.markSuccesses(tx, endpointIds, outcomes, events, now);
-        finished.push(...(await this.disableEndpoints(tx, disable, events, now)));
+        await this.disableEndpoints(tx, disable, events, now);
         await this.deps.jobs.send(tx, deliveryAttemptJob, retries);
         await recordFinished(tx, finished, this.deps.events);
         if (events.length > 0) await this.deps.events.emit(tx, events);
@@ -301,8 +302,8 @@ export class SettlementService {
     disable: Map<string, { reason: string; teamId: string; tenantId: string }>,
     events: EngineEvent[],
     now: Date,
-  ): Promise<FinishedDelivery[]> {
-    if (disable.size === 0) return [];
+  ): Promise<void> {
+    if (disable.size === 0) return;
     const ids = [...disable.keys()];
     // TypeORM answers an UPDATE with [rows, count].
     const [changed]: [{ id: string; version: string }[], number] = await tx.query(
@@ -323,33 +324,6 @@ export class SettlementService {
         data: { endpoint_id: row.id, reason: info.reason },
       });
     }
-    const [canceled]: [
-      {
-        id: string;
-        team_id: string;
-        tenant_id: string;
-        message_id: string;
-        endpoint_id: string;
-        attempt_count: number;
-        last_status_code: number | null;
-      }[],
-      number,
-    ] = await tx.query(
-      `UPDATE deliveries SET status = 'canceled', last_error = 'endpoint_disabled', finished_at = $2, updated_at = $2
-        WHERE endpoint_id = ANY($1::text[]) AND status IN ('queued', 'retry_wait')
-        RETURNING id, team_id, tenant_id, message_id, endpoint_id, attempt_count, last_status_code`,
-      [ids, now],
-    );
-    return canceled.map((d) => ({
-      id: d.id,
-      teamId: d.team_id,
-      tenantId: d.tenant_id,
-      messageId: d.message_id,
-      endpointId: d.endpoint_id,
-      status: 'canceled' as const,
-      attempts: d.attempt_count,
-      lastStatusCode: d.last_status_code,
-      reason: 'endpoint_disabled',
-    }));
+    await cancelWaitingDeliveries(tx, { endpointIds: ids }, 'endpoint_disabled', now);
   }
 }
