@@ -366,9 +366,9 @@ async function insertBacklog(
       inserted += messages * endpointIds.length;
     }
     await client.query(
-      `INSERT INTO endpoint_queue_counts AS q (endpoint_id, pending)
-         SELECT endpoint_id, count(*) FROM deliveries WHERE id LIKE 'wdd_backlog_%' GROUP BY endpoint_id
-       ON CONFLICT (endpoint_id) DO UPDATE SET pending = q.pending + EXCLUDED.pending`,
+      `INSERT INTO endpoint_queue_counts AS q (endpoint_id, shard, pending)
+         SELECT endpoint_id, 0, count(*) FROM deliveries WHERE id LIKE 'wdd_backlog_%' GROUP BY endpoint_id
+       ON CONFLICT (endpoint_id, shard) DO UPDATE SET pending = q.pending + EXCLUDED.pending`,
     );
     // A backlog that has been there a while has been vacuumed and analysed; measure that state, not a fresh bulk load.
     for (const table of ['messages', 'message_contents', 'deliveries', `${JOB_SCHEMA}.job`])
