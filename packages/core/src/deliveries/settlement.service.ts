@@ -246,17 +246,22 @@ export class SettlementService {
     events: EngineEvent[],
     now: Date,
   ): Promise<void> {
-    const [changed]: [{ endpoint_id: string; old_circuit: string; old_failures: number }[], number] = await tx.query(
-      `UPDATE endpoint_health h
+    // Lock only the rows that change, in ID order like the claim (an unordered UPDATE deadlocked with claims).
+    const changed: { endpoint_id: string; old_circuit: string; old_failures: number }[] = await tx.query(
+      `SELECT endpoint_id, circuit AS old_circuit, consecutive_failures AS old_failures FROM endpoint_health
+        WHERE endpoint_id = ANY($1::text[])
+          AND (circuit <> 'closed' OR consecutive_failures <> 0 OR last_success_at IS NULL OR last_success_at < $2)
+        ORDER BY endpoint_id
+          FOR UPDATE`,
+      [endpointIds, new Date(now.getTime() - 1000)],
+    );
+    if (changed.length === 0) return;
+    await tx.query(
+      `UPDATE endpoint_health
           SET circuit = 'closed', consecutive_failures = 0, last_success_at = $2, next_probe_at = NULL,
-              probe_wait_seconds = $4
-         FROM (SELECT endpoint_id, circuit, consecutive_failures FROM endpoint_health
-                WHERE endpoint_id = ANY($1::text[])) old
-        WHERE h.endpoint_id = old.endpoint_id
-          AND (h.circuit <> 'closed' OR h.consecutive_failures <> 0 OR h.last_success_at IS NULL
-               OR h.last_success_at < $3)
-        RETURNING h.endpoint_id, old.circuit AS old_circuit, old.consecutive_failures AS old_failures`,
-      [endpointIds, now, new Date(now.getTime() - 1000), FIRST_PROBE_WAIT_SECONDS],
+              probe_wait_seconds = $3
+        WHERE endpoint_id = ANY($1::text[])`,
+      [changed.map((row) => row.endpoint_id), now, FIRST_PROBE_WAIT_SECONDS],
     );
     for (const row of changed) {
       if (row.old_circuit === 'closed') continue;
