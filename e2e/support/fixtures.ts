@@ -97,8 +97,13 @@ export const test = base.extend<TestFixtures, { stack: StackInfo }>({
       page.on('console', (message) => {
         if (message.type() === 'error') errors.push(`console: ${message.text()}`);
       });
+      // Names the resource behind a "Failed to load resource" console error in the failure message.
+      const failed: string[] = [];
+      page.on('response', (response) => {
+        if (response.status() >= 400) failed.push(`${response.status()} ${new URL(response.url()).pathname}`);
+      });
       await use(errors);
-      expect(errors, 'errors in the browser').toEqual([]);
+      expect(errors, `errors in the browser (responses over 399: ${failed.join(', ') || 'none'})`).toEqual([]);
     },
     { auto: true },
   ],
