@@ -124,7 +124,13 @@ export async function startWorker(options: WorkerOptions): Promise<RunningWorker
   const handlers = options.handlers ?? [...JOBS, engine!.handler as JobHandler<unknown>];
   const batchSize = options.batchSize ?? 50;
   const maxIdleMs = options.maxIdleMs ?? 2000;
-  const boss = new PgBoss({ ...poolConfig(options.databaseUrl, 4), schema: JOB_SCHEMA });
+  const boss = new PgBoss({
+    ...poolConfig(options.databaseUrl, 4),
+    schema: JOB_SCHEMA,
+    // Maintenance hands an expired job (its worker died mid-attempt) out again; every 30 s instead of pg-boss's
+    // 2 minutes bounds how long a crash delays its deliveries.
+    maintenanceIntervalSeconds: 30,
+  });
   boss.on('error', (error) => logger.error({ err: error }, 'pg-boss error'));
   await boss.start();
   for (const handler of handlers) {
