@@ -1,26 +1,10 @@
 import { expect, snap, test, unique } from '../support/fixtures';
 
-/** True when the API's createEndpoint mutation takes idempotencyKey (the console sends it only then). */
-async function apiTakesIdempotencyKey(apiUrl: string): Promise<boolean> {
-  const response = await fetch(`${apiUrl}/graphql`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({ query: '{ __type(name: "Mutation") { fields { name args { name } } } }' }),
-  });
-  const body = (await response.json()) as {
-    data?: { __type?: { fields: { name: string; args: { name: string }[] }[] } };
-  };
-  const create = body.data?.__type?.fields.find((field) => field.name === 'createEndpoint');
-  return create?.args.some((arg) => arg.name === 'idempotencyKey') ?? false;
-}
-
 test('submitting the endpoint form again after its answer was lost creates one endpoint, not two', async ({
   signedIn: page,
   api,
-  stack,
   browserErrors,
 }, testInfo) => {
-  test.skip(!(await apiTakesIdempotencyKey(stack.apiUrl)), 'the API does not take idempotencyKey yet');
   const externalId = `twice-${unique()}`;
   const tenant = await api.createTenant(externalId, 'Twice Ltd');
   await page.goto(`/tenants/${tenant.id}/endpoints`);

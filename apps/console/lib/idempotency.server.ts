@@ -1,33 +1,9 @@
 import 'server-only';
-import { graphql } from './graphql.server';
 
 /**
- * Create and rotate mutations take an optional `idempotencyKey`: a form sends one key per opening, so a
- * resubmit after a lost answer returns the first result instead of creating a second resource. An API that
- * does not know the argument yet is asked again after a while, so an upgraded API is used without a restart.
+ * Create and rotate mutations take an optional `idempotencyKey`: a form sends one key per opening, so a resubmit
+ * after a lost answer returns the first result instead of creating a second resource.
  */
-const RECHECK_MS = 60_000;
-let known: { mutations: Set<string>; checkedAt: number } | null = null;
-
-const MUTATION_ARGS = `query ConsoleMutationArguments { __type(name: "Mutation") { fields { name args { name } } } }`;
-
-async function mutationsWithKey(): Promise<Set<string>> {
-  if (known && (known.mutations.size > 0 || Date.now() - known.checkedAt < RECHECK_MS)) return known.mutations;
-  try {
-    const data = await graphql<{ __type: { fields: { name: string; args: { name: string }[] }[] } | null }>(
-      null,
-      MUTATION_ARGS,
-    );
-    const fields = data.__type?.fields ?? [];
-    const mutations = new Set(fields.filter((f) => f.args.some((a) => a.name === 'idempotencyKey')).map((f) => f.name));
-    known = { mutations, checkedAt: Date.now() };
-    return mutations;
-  } catch {
-    // Not knowing costs only the protection against a double submit; the mutation itself goes ahead.
-    return new Set();
-  }
-}
-
 export interface IdempotencyParts {
   /** Appended to the operation's variable declarations. */
   declaration: string;
@@ -36,10 +12,9 @@ export interface IdempotencyParts {
   variables: { idempotencyKey?: string };
 }
 
-/** The pieces that add `idempotencyKey` to `mutation`, or nothing when the API does not take it (yet). */
-export async function idempotencyParts(mutation: string, key: string | null): Promise<IdempotencyParts> {
-  if (key === null || !(await mutationsWithKey()).has(mutation))
-    return { declaration: '', argument: '', variables: {} };
+/** The pieces that add `idempotencyKey` to a mutation, or nothing when the form has no key. */
+export function idempotencyParts(key: string | null): IdempotencyParts {
+  if (key === null) return { declaration: '', argument: '', variables: {} };
   return {
     declaration: ', $idempotencyKey: String',
     argument: ', idempotencyKey: $idempotencyKey',

@@ -1,6 +1,6 @@
 import PgBoss from 'pg-boss';
 import type { Logger } from 'pino';
-import { DELIVERY_WAKE_CHANNEL, JOB_SCHEMA, type EngineEventSink, type Services } from '@svc/core';
+import { DELIVERY_WAKE_CHANNEL, JOB_SCHEMA, type Services } from '@svc/core';
 import { poolConfig } from '@svc/db';
 import { createDeliveryEngine, type DeliveryEngine } from './delivery/delivery.job.js';
 import type { JobHandler } from './jobs/job.js';
@@ -26,8 +26,6 @@ export interface WorkerOptions {
   handlers?: readonly JobHandler<unknown>[];
   /** Shown in the User-Agent of deliveries. */
   docsUrl?: string;
-  /** Where the engine's operational events go (default: the events service). */
-  events?: EngineEventSink;
 }
 
 export interface RunningWorker {
@@ -116,10 +114,7 @@ export async function startWorker(options: WorkerOptions): Promise<RunningWorker
   const { services, logger } = options;
   let engine: DeliveryEngine | null = null;
   if (!options.handlers) {
-    engine = createDeliveryEngine(services, {
-      docsUrl: options.docsUrl ?? 'http://localhost:8080/v1',
-      events: options.events ?? services.events,
-    });
+    engine = createDeliveryEngine(services, { docsUrl: options.docsUrl ?? 'http://localhost:8080/v1' });
   }
   const handlers = options.handlers ?? [...JOBS, engine!.handler as JobHandler<unknown>];
   const batchSize = options.batchSize ?? 50;

@@ -9,6 +9,8 @@ import { EndpointService } from './endpoints/endpoint.service.js';
 import { EventTypeService } from './event-types/event-type.service.js';
 import { IdempotencyService } from './idempotency/idempotency.service.js';
 import type { JobQueue } from './jobs/job-queue.js';
+import { DispatchService } from './deliveries/dispatch.service.js';
+import { SettlementService } from './deliveries/settlement.service.js';
 import { MessageService } from './messages/message.service.js';
 import { OperationalEventService } from './events/operational-event.service.js';
 import { Metrics } from './metrics/metrics.js';
@@ -52,6 +54,9 @@ export interface Services {
   readonly messages: MessageService;
   /** Operational events (GET /events); the engine emits them inside its own transactions. */
   readonly events: OperationalEventService;
+  /** The delivery engine's claim and settle sides (the worker drives them). */
+  readonly dispatch: DispatchService;
+  readonly settlement: SettlementService;
   /** Which receiver URLs and destinations are acceptable (the delivery engine's egress applies it too). */
   readonly urlPolicy: UrlPolicy;
   /** This process's Prometheus metrics. */
@@ -65,6 +70,15 @@ export function createServices(options: CoreOptions): Services {
   const tenants = new TenantService(db, clock, limits);
   const auth = new AuthService(db);
   const billing = new BillingService(clock);
+  const events = new OperationalEventService(db, clock);
+  const endpoints = new EndpointService({
+    db,
+    clock,
+    limits,
+    sealer: new Sealer(options.sealingKey),
+    urlPolicy: options.urlPolicy,
+    tenants,
+  });
   return {
     db,
     clock,
@@ -75,21 +89,23 @@ export function createServices(options: CoreOptions): Services {
     tenants,
     eventTypes: new EventTypeService(db, clock, limits),
     settings: new SettingsService(db, clock),
-    endpoints: new EndpointService({
-      db,
-      clock,
-      limits,
-      sealer: new Sealer(options.sealingKey),
-      urlPolicy: options.urlPolicy,
-      tenants,
-    }),
+    endpoints,
     idempotency: new IdempotencyService(db, clock),
     rateLimits: new RateLimitService(db, clock, limits),
     billing,
     consoleSessions: new ConsoleSessionService(db, clock, auth),
     jobs: options.jobs,
     messages: new MessageService({ db, clock, limits, jobs: options.jobs, billing }),
-    events: new OperationalEventService(db, clock),
+    events,
+    dispatch: new DispatchService({
+      db,
+      clock,
+      jobs: options.jobs,
+      credentials: endpoints.credentials,
+      events,
+      limits: { serviceConcurrency: limits.service_concurrency.value, dispatchRate: limits.dispatch_rate.value },
+    }),
+    settlement: new SettlementService({ db, clock, jobs: options.jobs, events }),
     metrics: new Metrics({ db, clock }),
     urlPolicy: options.urlPolicy,
     ready: () =>

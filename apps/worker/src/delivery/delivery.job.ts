@@ -1,12 +1,9 @@
 import {
   deliveryAttemptJob,
-  DispatchService,
-  SettlementService,
   type AttemptOutcome,
   type AttemptResult,
   type ClaimedAttempt,
   type DeliveryDecision,
-  type EngineEventSink,
   type Services,
 } from '@svc/core';
 import { buildDeliveryHeaders, createEgressClient, type EgressClient, type EgressOutcome } from '@svc/egress';
@@ -19,8 +16,6 @@ export interface DeliveryEngineOptions {
   docsUrl: string;
   /** Jobs of the delivery queue running at once in this process (most wait in a claim; HTTP is bounded by the claim). */
   concurrency?: number;
-  /** Where webhooks.delivery.* and webhooks.endpoint.* events go. */
-  events: EngineEventSink;
 }
 
 export interface DeliveryEngine {
@@ -51,19 +46,7 @@ function outcomeLabel(result: AttemptResult, status: string): string {
  * lapses, and the delivery is attempted again with the same webhook-id.
  */
 export function createDeliveryEngine(services: Services, options: DeliveryEngineOptions): DeliveryEngine {
-  const { events } = options;
-  const dispatch = new DispatchService({
-    db: services.db,
-    clock: services.clock,
-    jobs: services.jobs,
-    credentials: services.endpoints.credentials,
-    events,
-    limits: {
-      serviceConcurrency: services.limits.service_concurrency.value,
-      dispatchRate: services.limits.dispatch_rate.value,
-    },
-  });
-  const settlement = new SettlementService({ db: services.db, clock: services.clock, jobs: services.jobs, events });
+  const { dispatch, settlement } = services;
   const egress: EgressClient = createEgressClient({ policy: services.urlPolicy });
   const claims = new Coalescer<string, ClaimedAttempt | null>(
     async (ids) => {

@@ -1,46 +1,29 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestDatabase } from '@svc/db';
+import { describe, expect, it } from 'vitest';
 import { HOUR, ManualClock, MINUTE } from '../common/clock.js';
-import { openCore } from '../boot.js';
-import { testCoreOptions } from '../testing/core-options.js';
-import type { Services } from '../services.js';
+import { useTestCore } from '../testing/test-core.js';
 
-let services: Services;
-let close: () => Promise<void>;
-let drop: () => Promise<void>;
 const clock = new ManualClock('2026-10-09T08:00:00Z');
-
-beforeAll(async () => {
-  const database = await createTestDatabase();
-  drop = database.drop;
-  const core = await openCore(testCoreOptions(database.url, clock));
-  services = core.services;
-  close = core.close;
-});
-afterAll(async () => {
-  await close();
-  await drop();
-});
+const core = useTestCore(clock);
 
 async function teamWithKey(name: string) {
-  const team = await services.teams.createTeam(name);
-  const key = await services.teams.createKey(team.id);
+  const team = await core.services.teams.createTeam(name);
+  const key = await core.services.teams.createKey(team.id);
   return { teamId: team.id, ...key };
 }
 
 describe('console sessions', () => {
   it('trade a secret key for a token that acts as that key and is not the key', async () => {
     const { teamId, keyId, secret } = await teamWithKey('session-basic');
-    const session = await services.consoleSessions.createSession(secret);
+    const session = await core.services.consoleSessions.createSession(secret);
     expect(session.token).toMatch(/^svc_cs_[A-Za-z0-9_-]{43}$/);
     expect(session.token).not.toContain(secret);
     expect(session.expiresAt.toISOString()).toBe('2026-10-09T20:00:00.000Z');
-    await expect(services.consoleSessions.authenticateConsole(`Bearer ${session.token}`)).resolves.toEqual({
+    await expect(core.services.consoleSessions.authenticateConsole(`Bearer ${session.token}`)).resolves.toEqual({
       teamId,
       keyId,
     });
     // Only the hash is stored.
-    const stored: { token_sha256: Buffer }[] = await services.db.query(
+    const stored: { token_sha256: Buffer }[] = await core.services.db.query(
       'SELECT token_sha256 FROM console_sessions WHERE key_id = $1',
       [keyId],
     );
@@ -49,34 +32,36 @@ describe('console sessions', () => {
   });
 
   it('refuse a key the API refuses: unknown, revoked, or of a suspended team', async () => {
-    await expect(services.consoleSessions.createSession(`svc_sk_${'x'.repeat(43)}`)).rejects.toMatchObject({
+    await expect(core.services.consoleSessions.createSession(`svc_sk_${'x'.repeat(43)}`)).rejects.toMatchObject({
       code: 'unauthorized',
     });
-    await expect(services.consoleSessions.createSession('not a key')).rejects.toMatchObject({ code: 'unauthorized' });
+    await expect(core.services.consoleSessions.createSession('not a key')).rejects.toMatchObject({
+      code: 'unauthorized',
+    });
     const revoked = await teamWithKey('session-revoked-key');
-    await services.teams.revokeKey(revoked.keyId);
-    await expect(services.consoleSessions.createSession(revoked.secret)).rejects.toMatchObject({
+    await core.services.teams.revokeKey(revoked.keyId);
+    await expect(core.services.consoleSessions.createSession(revoked.secret)).rejects.toMatchObject({
       code: 'unauthorized',
     });
     const suspended = await teamWithKey('session-suspended-team');
-    await services.teams.setSuspension(suspended.teamId, { suspended: true, webhooksSuspended: false });
-    await expect(services.consoleSessions.createSession(suspended.secret)).rejects.toMatchObject({
+    await core.services.teams.setSuspension(suspended.teamId, { suspended: true, webhooksSuspended: false });
+    await expect(core.services.consoleSessions.createSession(suspended.secret)).rejects.toMatchObject({
       code: 'account_suspended',
     });
   });
 
   it('end 12 hours after sign-in, however busy', async () => {
     const { secret } = await teamWithKey('session-expiry');
-    const session = await services.consoleSessions.createSession(secret);
+    const session = await core.services.consoleSessions.createSession(secret);
     const start = clock.now();
     for (let step = 0; step < 11; step++) {
       clock.advance(HOUR);
-      await expect(services.consoleSessions.authenticateSession(session.token)).resolves.toBeDefined();
+      await expect(core.services.consoleSessions.authenticateSession(session.token)).resolves.toBeDefined();
     }
     clock.advance(HOUR - 1);
-    await expect(services.consoleSessions.authenticateSession(session.token)).resolves.toBeDefined();
+    await expect(core.services.consoleSessions.authenticateSession(session.token)).resolves.toBeDefined();
     clock.advance(1);
-    await expect(services.consoleSessions.authenticateSession(session.token)).rejects.toMatchObject({
+    await expect(core.services.consoleSessions.authenticateSession(session.token)).rejects.toMatchObject({
       code: 'unauthorized',
     });
     clock.set(start);
@@ -84,57 +69,59 @@ describe('console sessions', () => {
 
   it('end at sign-out: the revoked token is refused, other sessions of the key go on, revoking twice is fine', async () => {
     const { secret } = await teamWithKey('session-revoke');
-    const first = await services.consoleSessions.createSession(secret);
-    const second = await services.consoleSessions.createSession(secret);
-    await services.consoleSessions.revokeSession(first.token);
-    await expect(services.consoleSessions.authenticateConsole(`Bearer ${first.token}`)).rejects.toMatchObject({
+    const first = await core.services.consoleSessions.createSession(secret);
+    const second = await core.services.consoleSessions.createSession(secret);
+    await core.services.consoleSessions.revokeSession(first.token);
+    await expect(core.services.consoleSessions.authenticateConsole(`Bearer ${first.token}`)).rejects.toMatchObject({
       code: 'unauthorized',
     });
-    await expect(services.consoleSessions.authenticateSession(second.token)).resolves.toBeDefined();
-    await services.consoleSessions.revokeSession(first.token);
-    await services.consoleSessions.revokeSession(`svc_cs_${'u'.repeat(43)}`);
+    await expect(core.services.consoleSessions.authenticateSession(second.token)).resolves.toBeDefined();
+    await core.services.consoleSessions.revokeSession(first.token);
+    await core.services.consoleSessions.revokeSession(`svc_cs_${'u'.repeat(43)}`);
   });
 
   it('end when their key is revoked, and answer account_suspended while the team is suspended', async () => {
     const { teamId, keyId, secret } = await teamWithKey('session-key-team');
-    const session = await services.consoleSessions.createSession(secret);
-    await services.teams.setSuspension(teamId, { suspended: true, webhooksSuspended: false });
-    await expect(services.consoleSessions.authenticateSession(session.token)).rejects.toMatchObject({
+    const session = await core.services.consoleSessions.createSession(secret);
+    await core.services.teams.setSuspension(teamId, { suspended: true, webhooksSuspended: false });
+    await expect(core.services.consoleSessions.authenticateSession(session.token)).rejects.toMatchObject({
       code: 'account_suspended',
     });
-    await services.teams.setSuspension(teamId, { suspended: false, webhooksSuspended: false });
-    await expect(services.consoleSessions.authenticateSession(session.token)).resolves.toBeDefined();
-    await services.teams.revokeKey(keyId);
-    await expect(services.consoleSessions.authenticateSession(session.token)).rejects.toMatchObject({
+    await core.services.teams.setSuspension(teamId, { suspended: false, webhooksSuspended: false });
+    await expect(core.services.consoleSessions.authenticateSession(session.token)).resolves.toBeDefined();
+    await core.services.teams.revokeKey(keyId);
+    await expect(core.services.consoleSessions.authenticateSession(session.token)).rejects.toMatchObject({
       code: 'unauthorized',
     });
   });
 
   it('record when a session was last used, at most once a minute', async () => {
     const { keyId, secret } = await teamWithKey('session-last-seen');
-    const session = await services.consoleSessions.createSession(secret);
+    const session = await core.services.consoleSessions.createSession(secret);
     const lastSeen = async () =>
       (
-        (await services.db.query('SELECT last_seen_at FROM console_sessions WHERE key_id = $1', [keyId])) as {
+        (await core.services.db.query('SELECT last_seen_at FROM console_sessions WHERE key_id = $1', [keyId])) as {
           last_seen_at: Date;
         }[]
       )[0]!.last_seen_at.toISOString();
     const created = await lastSeen();
     clock.advance(30_000);
-    await services.consoleSessions.authenticateSession(session.token);
+    await core.services.consoleSessions.authenticateSession(session.token);
     expect(await lastSeen()).toBe(created);
     clock.advance(MINUTE);
-    await services.consoleSessions.authenticateSession(session.token);
+    await core.services.consoleSessions.authenticateSession(session.token);
     expect(await lastSeen()).toBe(clock.now().toISOString());
   });
 
   it('leave secret keys to the key check and refuse malformed tokens', async () => {
     const { teamId, secret } = await teamWithKey('session-keys');
-    await expect(services.consoleSessions.authenticateConsole(`Bearer ${secret}`)).resolves.toMatchObject({ teamId });
-    await expect(services.consoleSessions.authenticateConsole('Bearer svc_cs_short')).rejects.toMatchObject({
+    await expect(core.services.consoleSessions.authenticateConsole(`Bearer ${secret}`)).resolves.toMatchObject({
+      teamId,
+    });
+    await expect(core.services.consoleSessions.authenticateConsole('Bearer svc_cs_short')).rejects.toMatchObject({
       code: 'unauthorized',
     });
-    await expect(services.consoleSessions.authenticateConsole(undefined)).rejects.toMatchObject({
+    await expect(core.services.consoleSessions.authenticateConsole(undefined)).rejects.toMatchObject({
       code: 'unauthorized',
     });
   });

@@ -48,7 +48,7 @@ export async function createEndpoint(
   input: CreateEndpointInput,
   idempotencyKey: string | null,
 ): Promise<EndpointSecretReveal> {
-  const idem = await idempotencyParts('createEndpoint', idempotencyKey);
+  const idem = idempotencyParts(idempotencyKey);
   const data = await consoleRequest<{ createEndpoint: EndpointSecretReveal }>(
     `mutation CreateEndpoint($input: CreateEndpointInput!${idem.declaration}) {
       createEndpoint(input: $input${idem.argument}) { endpoint { ${ENDPOINT_FIELDS} } signingSecret }
@@ -86,7 +86,7 @@ export async function rotateEndpointSecret(
   overlapSeconds: number,
   idempotencyKey: string | null,
 ): Promise<EndpointSecretReveal> {
-  const idem = await idempotencyParts('rotateEndpointSecret', idempotencyKey);
+  const idem = idempotencyParts(idempotencyKey);
   const data = await consoleRequest<{ rotateEndpointSecret: EndpointSecretReveal }>(
     `mutation RotateEndpointSecret($id: ID!, $etag: String!, $overlapSeconds: Int${idem.declaration}) {
       rotateEndpointSecret(id: $id, etag: $etag, overlapSeconds: $overlapSeconds${idem.argument}) {
@@ -99,7 +99,7 @@ export async function rotateEndpointSecret(
 }
 
 export async function resumeEndpoint(id: string, etag: string, idempotencyKey: string | null): Promise<Endpoint> {
-  const idem = await idempotencyParts('resumeEndpoint', idempotencyKey);
+  const idem = idempotencyParts(idempotencyKey);
   const data = await consoleRequest<{ resumeEndpoint: Endpoint }>(
     `mutation ResumeEndpoint($id: ID!, $etag: String!${idem.declaration}) {
       resumeEndpoint(id: $id, etag: $etag${idem.argument}) { ${ENDPOINT_FIELDS} }

@@ -28,7 +28,7 @@ export async function listEventTypes(args: { after: string | null; name: string 
 
 /** `idempotencyKey`: one per form opening, so a resubmit after a lost answer is answered like the first. */
 export async function createEventType(input: CreateEventTypeInput, idempotencyKey: string | null): Promise<EventType> {
-  const idem = await idempotencyParts('createEventType', idempotencyKey);
+  const idem = idempotencyParts(idempotencyKey);
   const data = await consoleRequest<{ createEventType: EventType }>(
     `mutation CreateEventType($input: CreateEventTypeInput!${idem.declaration}) {
       createEventType(input: $input${idem.argument}) { ${EVENT_TYPE_FIELDS} }

@@ -19,7 +19,7 @@ export async function getMessage(id: string): Promise<Message> {
 
 /** `idempotencyKey`: one per form opening, so a resubmit after a lost answer cannot publish twice. */
 export async function publishMessage(input: PublishMessageInput, idempotencyKey: string | null): Promise<Message> {
-  const idem = await idempotencyParts('publishMessage', idempotencyKey);
+  const idem = idempotencyParts(idempotencyKey);
   const data = await consoleRequest<{ publishMessage: Message }>(
     `mutation PublishMessage($input: PublishMessageInput!${idem.declaration}) {
       publishMessage(input: $input${idem.argument}) { ${MESSAGE_FIELDS} }
@@ -44,7 +44,7 @@ export async function sendTestMessage(
   payload: string,
   idempotencyKey: string | null,
 ): Promise<Message> {
-  const idem = await idempotencyParts('sendTestMessage', idempotencyKey);
+  const idem = idempotencyParts(idempotencyKey);
   const data = await consoleRequest<{ sendTestMessage: Message }>(
     `mutation SendTestMessage($endpointId: ID!, $payload: String${idem.declaration}) {
       sendTestMessage(endpointId: $endpointId, payload: $payload${idem.argument}) { ${MESSAGE_FIELDS} }

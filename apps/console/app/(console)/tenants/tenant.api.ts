@@ -40,7 +40,7 @@ export async function getTenant(id: string): Promise<Tenant> {
 
 /** `idempotencyKey`: one per form opening, so a resubmit after a lost answer cannot make a second tenant. */
 export async function createTenant(input: CreateTenantInput, idempotencyKey: string | null): Promise<Tenant> {
-  const idem = await idempotencyParts('createTenant', idempotencyKey);
+  const idem = idempotencyParts(idempotencyKey);
   const data = await consoleRequest<{ createTenant: Tenant }>(
     `mutation CreateTenant($input: CreateTenantInput!${idem.declaration}) {
       createTenant(input: $input${idem.argument}) { ${TENANT_FIELDS} }
