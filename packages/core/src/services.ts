@@ -12,6 +12,9 @@ import type { JobQueue } from './jobs/job-queue.js';
 import { DispatchService } from './deliveries/dispatch.service.js';
 import { SettlementService } from './deliveries/settlement.service.js';
 import { MessageService } from './messages/message.service.js';
+import { MessageRepairService } from './messages/message-repair.service.js';
+import { DeliveryService } from './deliveries/delivery.service.js';
+import { RetentionService } from './retention/retention.service.js';
 import { OperationalEventService } from './events/operational-event.service.js';
 import { Metrics } from './metrics/metrics.js';
 import { RateLimitService } from './rate-limits/rate-limit.service.js';
@@ -52,6 +55,12 @@ export interface Services {
   readonly consoleSessions: ConsoleSessionService;
   readonly jobs: JobQueue;
   readonly messages: MessageService;
+  /** Cancel and redact (POST /messages/{id}/cancel, /redact). */
+  readonly messageRepair: MessageRepairService;
+  /** Deliveries and attempts: lists, dead letters, retry now, replay. */
+  readonly deliveries: DeliveryService;
+  /** Retention sweeps (content, response bodies, attempts and messages, redaction completion). */
+  readonly retention: RetentionService;
   /** Operational events (GET /events); the engine emits them inside its own transactions. */
   readonly events: OperationalEventService;
   /** The delivery engine's claim and settle sides (the worker drives them). */
@@ -96,6 +105,9 @@ export function createServices(options: CoreOptions): Services {
     consoleSessions: new ConsoleSessionService(db, clock, auth),
     jobs: options.jobs,
     messages: new MessageService({ db, clock, limits, jobs: options.jobs, billing }),
+    messageRepair: new MessageRepairService(db, clock),
+    deliveries: new DeliveryService({ db, clock, limits, jobs: options.jobs, billing }),
+    retention: new RetentionService(db, clock),
     events,
     dispatch: new DispatchService({
       db,

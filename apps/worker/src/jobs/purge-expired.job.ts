@@ -1,11 +1,16 @@
 import { purgeExpiredJob } from '@svc/core';
 import { defineJobHandler } from './job.js';
 
-/** Retention: drops idempotency records past their 35 days and operational events past 30, in small batches. */
+/**
+ * Retention (docs/retention.md), in small batches that never hold a long transaction: message content, response
+ * bodies, old messages with their deliveries and attempts, redaction completion, idempotency records past their
+ * 35 days and operational events past 30.
+ */
 export const purgeExpiredHandler = defineJobHandler({
   contract: purgeExpiredJob,
   concurrency: 1,
   async run(_payload, services) {
+    await services.retention.sweep();
     await services.idempotency.purgeExpired();
     await services.events.purgeExpired();
   },

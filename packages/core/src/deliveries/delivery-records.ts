@@ -33,6 +33,7 @@ export interface DeliveryRow {
   next_attempt_at: Date;
   next_trigger: 'scheduled' | 'retry' | 'probe' | 'retry_now';
   lease_expires_at: Date | null;
+  cancel_retries: boolean;
   expires_at: Date;
   content_type: string;
   body: Buffer | null;
@@ -75,7 +76,7 @@ export function healthState(row: HealthRow): EndpointHealthState {
 }
 
 /** team_queue_counts shards written by settlement (admission writes 0 to 3, one per admission slot). */
-const SETTLEMENT_SHARDS = [4, 5, 6, 7] as const;
+export const SETTLEMENT_SHARDS = [4, 5, 6, 7] as const;
 
 /** A delivery that reached a terminal state, for counters and events. */
 export interface FinishedDelivery {
@@ -198,3 +199,53 @@ export async function cancelWaitingDeliveries(
 
 /** Cancellations emit no operational event (only failures, expiries and endpoint changes do). */
 const NO_EVENTS: EngineEventSink = { emit: async () => undefined };
+
+/** Content erased (redaction, retention): the team's stored-content counter goes down by what was freed. */
+export async function releaseContentBytes(tx: EntityManager, freed: ReadonlyMap<string, number>): Promise<void> {
+  const teams = [...freed.keys()].filter((team) => freed.get(team)! > 0).sort();
+  if (teams.length === 0) return;
+  await tx.query(
+    `INSERT INTO team_queue_counts AS t (team_id, shard, content_bytes)
+     SELECT x.team_id, $3::smallint, -x.bytes FROM unnest($1::text[], $2::bigint[]) WITH ORDINALITY AS x(team_id, bytes, i)
+      ORDER BY x.i
+     ON CONFLICT (team_id, shard) DO UPDATE SET content_bytes = t.content_bytes + EXCLUDED.content_bytes`,
+    [teams, teams.map((team) => freed.get(team)!), SETTLEMENT_SHARDS[Math.floor(Math.random() * SETTLEMENT_SHARDS.length)]!],
+  );
+}
+
+/**
+ * Erases the content of messages (their body and every delivery's frozen copy) in the caller's transaction and
+ * releases the stored bytes from the teams' counters. Returns the bytes freed per team.
+ */
+export async function eraseContent(
+  tx: EntityManager,
+  messageIds: readonly string[],
+  now: Date,
+): Promise<Map<string, number>> {
+  const freed = new Map<string, number>();
+  if (messageIds.length === 0) return freed;
+  const rows: { team_id: string; bytes: string }[] = await tx.query(
+    `WITH targets AS (
+       SELECT id, team_id FROM messages WHERE id = ANY($1::text[]) AND content_erased_at IS NULL ORDER BY id
+          FOR NO KEY UPDATE),
+     sizes AS (
+       SELECT t.team_id,
+              coalesce((SELECT octet_length(c.body) FROM message_contents c WHERE c.message_id = t.id), 0)
+              + coalesce((SELECT sum(octet_length(d.body)) FROM deliveries d
+                           WHERE d.message_id = t.id AND d.body IS NOT NULL), 0) AS bytes
+         FROM targets t),
+     contents AS (
+       UPDATE message_contents SET body = NULL, erased_at = $2
+        WHERE message_id IN (SELECT id FROM targets) AND body IS NOT NULL),
+     copies AS (
+       UPDATE deliveries SET body = NULL WHERE message_id IN (SELECT id FROM targets) AND body IS NOT NULL),
+     marked AS (
+       UPDATE messages SET content_erased_at = $2, erase_txid = pg_current_xact_id()
+        WHERE id IN (SELECT id FROM targets))
+     SELECT team_id, sum(bytes)::text AS bytes FROM sizes GROUP BY team_id`,
+    [messageIds, now],
+  );
+  for (const row of rows) freed.set(row.team_id, Number(row.bytes));
+  await releaseContentBytes(tx, freed);
+  return freed;
+}

@@ -95,7 +95,7 @@ export class DispatchService {
         await this.lockHealth(tx, endpointIds);
         const rows: DeliveryRow[] = await tx.query(
           `SELECT d.id, d.team_id, d.tenant_id, d.message_id, d.endpoint_id, d.event_type, d.status, d.attempt_count,
-                d.next_attempt_at, d.next_trigger, d.lease_expires_at, d.expires_at, d.content_type,
+                d.next_attempt_at, d.next_trigger, d.lease_expires_at, d.cancel_retries, d.expires_at, d.content_type,
                 coalesce(d.body, c.body) AS body, m.created_at AS message_created_at, m.deliver_at,
                 e.status AS endpoint_status, e.deleted_at IS NOT NULL AS endpoint_deleted, e.url, e.url_revision,
                 e.timeout_seconds, e.max_concurrency, e.rate_per_second, e.retry_delays_seconds, e.headers_sealed,
@@ -191,6 +191,9 @@ export class DispatchService {
     // job, handed out again by pg-boss, is the only one left). Look again when the lease lapses; never drop it.
     if (row.status === 'in_flight' && row.lease_expires_at !== null && row.lease_expires_at > now)
       return { kind: 'defer', until: row.lease_expires_at };
+    // Its attempt died after the message was canceled or redacted: the retry it would get is canceled.
+    if (row.status === 'in_flight' && row.cancel_retries)
+      return { kind: 'finish', status: 'canceled', reason: 'message_canceled' };
     if (now >= row.expires_at) return { kind: 'finish', status: 'expired', reason: 'window_over' };
     if (row.endpoint_deleted) return { kind: 'finish', status: 'canceled', reason: 'endpoint_deleted' };
     if (row.endpoint_status === 'disabled') return { kind: 'finish', status: 'canceled', reason: 'endpoint_disabled' };
@@ -199,7 +202,10 @@ export class DispatchService {
       return { kind: 'defer', until: minDate(addMs(now, PAUSED_RECHECK_MS), row.expires_at) };
     let trigger: AttemptTrigger = row.status === 'in_flight' ? 'retry' : row.next_trigger;
     if (health.circuit !== 'closed') {
-      if (batch.probeTaken || (health.next_probe_at !== null && health.next_probe_at > now))
+      // retry_now behind an open circuit does not wait for the probe time: this attempt is the probe. A probe
+      // already running (half_open) still goes first.
+      const forced = row.next_trigger === 'retry_now' && health.circuit === 'open';
+      if (batch.probeTaken || (!forced && health.next_probe_at !== null && health.next_probe_at > now))
         return { kind: 'defer', until: minDate(health.next_probe_at ?? addMs(now, SECOND), row.expires_at) };
       trigger = 'probe';
     }

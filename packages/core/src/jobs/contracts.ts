@@ -2,12 +2,15 @@ import { z } from 'zod';
 import { deliveryAttemptJob } from '../deliveries/delivery.jobs.js';
 import { defineJobContract, type JobContract } from './job-contract.js';
 
-/** Retention sweeps: expired idempotency records (later: content, attempts, events), in small batches. */
+/**
+ * Retention sweeps (docs/retention.md): content, response bodies, old messages, redaction completion, idempotency
+ * records and operational events, in small batches. Every 5 minutes: a redaction completes well within 24 hours.
+ */
 export const purgeExpiredJob = defineJobContract({
   queue: 'maintenance.purge-expired',
   version: 1,
   payload: z.object({}),
-  cron: '*/10 * * * *',
+  cron: '*/5 * * * *',
 });
 
 /** Every job contract; each process creates their queues at start. */

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { RawJson } from '../common/raw-json.js';
 import { metadataSchema } from '../common/validation.js';
+import { MESSAGE_STATUSES } from './message-status.js';
 
 export const MAX_ENDPOINT_IDS = 100;
 
@@ -27,3 +28,19 @@ export type CreateMessageInput = z.output<typeof CreateMessageInput>;
 
 /** The raw fields of POST /messages (kept as exact text by the transport). */
 export const MESSAGE_RAW_FIELDS = ['payload'] as const;
+
+const idFilter = z.string().regex(/^[a-z]+_[0-9a-z]{1,60}$/, 'must be an ID');
+
+/** GET /messages. Window: created_after inclusive, created_before exclusive, at most 30 days (common/window.ts). */
+export const ListMessagesQuery = z.strictObject({
+  created_after: timestamp.optional(),
+  created_before: timestamp.optional(),
+  tenant_id: idFilter.optional(),
+  event_type: z.string().min(1).max(256).optional(),
+  source_id: idFilter.optional(),
+  status: z.enum(MESSAGE_STATUSES).optional(),
+  external_id: z.string().min(1).max(256).optional(),
+  limit: z.unknown().optional(),
+  cursor: z.unknown().optional(),
+});
+export type ListMessagesQuery = z.output<typeof ListMessagesQuery>;

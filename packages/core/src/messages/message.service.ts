@@ -7,14 +7,33 @@ import { addMs, DAY, HOUR, type Clock } from '../common/clock.js';
 import type { Actor, CallContext } from '../common/context.js';
 import { ServiceError, invalidField, notFound } from '../common/errors.js';
 import { newId } from '../common/ids.js';
+import { decodeCursor, encodeCursor, parseLimit, type ListScope, type Page } from '../common/paging.js';
 import { reader } from '../common/transaction.js';
+import { decodePosition, encodePosition, parseWindow } from '../common/window.js';
 import { deliveryAttemptJob, DELIVERY_WAKE_CHANNEL } from '../deliveries/delivery.jobs.js';
 import type { JobQueue } from '../jobs/job-queue.js';
 import { acceptBody, type MessageBody } from './message-body.js';
-import type { CreateMessageInput } from './message.inputs.js';
+import type { CreateMessageInput, ListMessagesQuery } from './message.inputs.js';
 import { emptyCounts, type DeliveryCounts } from './message-status.js';
 import { matchEndpoints, type CandidateEndpoint, type MatchedDelivery, type RuleCache } from './matching.js';
 import { toMessageView, type MessageRecord, type MessageView } from './message.view.js';
+
+/**
+ * A message with its effective retention (a shorter payload_retention_days applies at once) and its original
+ * deliveries' counts ($3 is now: a queued delivery not yet due and never attempted counts as scheduled).
+ */
+const MESSAGE_SELECT = `
+  SELECT m.id, m.tenant_id, m.event_type, m.external_id, m.origin, m.source_id, m.content_type, m.body_bytes,
+         m.body_sha256, m.deliver_at, m.expires_at,
+         message_retained_until(m.retained_until, m.created_at, m.expires_at, s.payload_retention_days)
+           AS retained_until,
+         m.redacted_at, m.redaction_status, m.content_erased_at IS NULL AS content_available, m.metadata,
+         m.ingest_units, m.delivery_units, m.price_micros, m.rate_version, m.created_at,
+         (SELECT json_object_agg(x.status, x.n) FROM (
+            SELECT CASE WHEN d.status = 'queued' AND d.attempt_count = 0 AND d.next_attempt_at > $3
+                        THEN 'scheduled' ELSE d.status END AS status, count(*) AS n
+              FROM deliveries d WHERE d.message_id = m.id AND d.generation = 0 GROUP BY 1) x) AS counts
+    FROM messages m LEFT JOIN team_settings s ON s.team_id = m.team_id`;
 
 /** At most this many messages of one team are being stored at once (the spec's 4). */
 export const ADMISSION_SLOTS = 4;
@@ -173,21 +192,96 @@ export class MessageService {
   async getMessage(ctx: CallContext, id: string): Promise<MessageView> {
     const now = this.deps.clock.now();
     const rows: MessageRow[] = await reader(this.deps.db, ctx).query(
-      `SELECT m.id, m.tenant_id, m.event_type, m.external_id, m.origin, m.source_id, m.content_type, m.body_bytes,
-              m.body_sha256, m.deliver_at, m.expires_at, m.retained_until, m.redacted_at, m.redaction_status,
-              (c.body IS NOT NULL) AS content_available, m.metadata, m.ingest_units, m.delivery_units,
-              m.price_micros, m.rate_version, m.created_at,
-              (SELECT json_object_agg(s.status, s.n) FROM (
-                 SELECT CASE WHEN d.status = 'queued' AND d.attempt_count = 0 AND d.next_attempt_at > $3
-                             THEN 'scheduled' ELSE d.status END AS status, count(*) AS n
-                   FROM deliveries d WHERE d.message_id = m.id AND d.generation = 0 GROUP BY 1) s) AS counts
-         FROM messages m LEFT JOIN message_contents c ON c.message_id = m.id
-        WHERE m.id = $1 AND m.team_id = $2`,
+      `${MESSAGE_SELECT} WHERE m.id = $1 AND m.team_id = $2`,
       [id, ctx.actor.teamId, now],
     );
     const row = rows[0];
     if (!row) throw notFound('message');
     return toMessageView(toRecord(row), { ...emptyCounts(), ...(row.counts ?? {}) }, now);
+  }
+
+  /**
+   * GET /messages: oldest first within the window, paged by (created_at, id), one round trip. The status filter
+   * applies within each page (status is derived from the deliveries): a page may be short while next_cursor is set.
+   */
+  async listMessages(ctx: CallContext, query: ListMessagesQuery): Promise<Page<MessageView>> {
+    const now = this.deps.clock.now();
+    const limit = parseLimit(query.limit);
+    const window = parseWindow(query, now);
+    const scope: ListScope = {
+      teamId: ctx.actor.teamId,
+      list: 'messages',
+      filters: {
+        after: window.after.toISOString(),
+        before: window.before.toISOString(),
+        tenant_id: query.tenant_id ?? null,
+        event_type: query.event_type ?? null,
+        source_id: query.source_id ?? null,
+        status: query.status ?? null,
+        external_id: query.external_id ?? null,
+      },
+    };
+    const position = decodePosition(decodeCursor(scope, query.cursor), 'wdm_');
+    const rows: MessageRow[] = await reader(this.deps.db, ctx).query(
+      `${MESSAGE_SELECT}
+        WHERE m.team_id = $2 AND m.created_at >= $4 AND m.created_at < $5
+          AND ($6::text IS NULL OR m.tenant_id = $6)
+          AND ($7::text IS NULL OR m.event_type = $7)
+          AND ($8::text IS NULL OR m.source_id = $8)
+          AND ($9::text IS NULL OR m.external_id = $9)
+          AND ($10::timestamptz IS NULL OR (m.created_at, m.id) > ($10::timestamptz, $1::text))
+        ORDER BY m.created_at, m.id
+        LIMIT $11`,
+      [
+        position?.id ?? null,
+        ctx.actor.teamId,
+        now,
+        window.after,
+        window.before,
+        query.tenant_id ?? null,
+        query.event_type ?? null,
+        query.source_id ?? null,
+        query.external_id ?? null,
+        position?.createdAt ?? null,
+        limit + 1,
+      ],
+    );
+    const more = rows.length > limit;
+    const page = rows.slice(0, limit);
+    const last = page[page.length - 1];
+    const views = page
+      .map((row) => toMessageView(toRecord(row), { ...emptyCounts(), ...(row.counts ?? {}) }, now))
+      .filter((view) => query.status === undefined || view.status === query.status);
+    return {
+      data: views,
+      nextCursor: more && last ? encodeCursor(scope, encodePosition(last.created_at, last.id)) : null,
+    };
+  }
+
+  /**
+   * GET /messages/{id}/content: the accepted bytes and their content type, until redaction or retained_until;
+   * 410 payload_expired afterwards (the metadata stays readable).
+   */
+  async getContent(ctx: CallContext, id: string): Promise<{ contentType: string; body: Buffer }> {
+    const now = this.deps.clock.now();
+    const rows: { content_type: string; body: Buffer | null; redacted_at: Date | null; retained_until: Date }[] =
+      await reader(this.deps.db, ctx).query(
+        `SELECT m.content_type, c.body, m.redacted_at,
+                message_retained_until(m.retained_until, m.created_at, m.expires_at, s.payload_retention_days)
+                  AS retained_until
+           FROM messages m
+           LEFT JOIN message_contents c ON c.message_id = m.id
+           LEFT JOIN team_settings s ON s.team_id = m.team_id
+          WHERE m.id = $1 AND m.team_id = $2`,
+        [id, ctx.actor.teamId],
+      );
+    const row = rows[0];
+    if (!row) throw notFound('message');
+    if (row.redacted_at !== null)
+      throw new ServiceError('payload_expired', 'the message was redacted: its content is gone (metadata stays)');
+    if (row.body === null || row.retained_until <= now)
+      throw new ServiceError('payload_expired', 'the message content is past its retention (metadata stays)');
+    return { contentType: row.content_type, body: row.body };
   }
 
   /** deliver_at at most 7 days ahead; expires_at after it and at most 72 hours later (the default). */

@@ -1,0 +1,36 @@
+import { z } from 'zod';
+import { DELIVERY_STATUSES } from '../messages/message-status.js';
+
+const timestamp = z.iso.datetime({ offset: true, message: 'must be an RFC 3339 timestamp' });
+const idFilter = z.string().regex(/^[a-z]+_[0-9a-z]{1,60}$/, 'must be an ID');
+
+/** GET /deliveries: status failed or expired lists the dead letters. Same window rules as GET /messages. */
+export const ListDeliveriesQuery = z.strictObject({
+  created_after: timestamp.optional(),
+  created_before: timestamp.optional(),
+  status: z.enum(DELIVERY_STATUSES).optional(),
+  message_id: idFilter.optional(),
+  endpoint_id: idFilter.optional(),
+  tenant_id: idFilter.optional(),
+  event_type: z.string().min(1).max(256).optional(),
+  kind: z.enum(['original', 'replay']).optional(),
+  limit: z.unknown().optional(),
+  cursor: z.unknown().optional(),
+});
+export type ListDeliveriesQuery = z.output<typeof ListDeliveriesQuery>;
+
+/** GET /deliveries/{id}/attempts. */
+export const ListAttemptsQuery = z.strictObject({
+  limit: z.unknown().optional(),
+  cursor: z.unknown().optional(),
+});
+export type ListAttemptsQuery = z.output<typeof ListAttemptsQuery>;
+
+/**
+ * POST /deliveries/{id}/replay. configuration `frozen` (default) sends the bytes the delivery was sent with;
+ * `current` applies the endpoint's current transform to the message's original content.
+ */
+export const ReplayDeliveryInput = z.strictObject({
+  configuration: z.enum(['frozen', 'current']).default('frozen'),
+});
+export type ReplayDeliveryInput = z.output<typeof ReplayDeliveryInput>;

@@ -1,0 +1,366 @@
+import type { DataSource, EntityManager } from 'typeorm';
+import { parseStrict } from '@svc/json';
+import { unitsFor, type BillingService } from '../billing/billing.service.js';
+import type { Limits } from '../catalog/limits.js';
+import { addMs, HOUR, type Clock } from '../common/clock.js';
+import type { CallContext } from '../common/context.js';
+import { notFound, ServiceError } from '../common/errors.js';
+import { newId } from '../common/ids.js';
+import { decodeCursor, encodeCursor, parseLimit, toPage, type ListScope, type Page } from '../common/paging.js';
+import { inTransaction, reader } from '../common/transaction.js';
+import { decodePosition, encodePosition, parseWindow } from '../common/window.js';
+import { compileRules } from '../endpoints/endpoint-rules.js';
+import type { JobQueue } from '../jobs/job-queue.js';
+import { deliveryAttemptJob, DELIVERY_WAKE_CHANNEL } from './delivery.jobs.js';
+import type { ListAttemptsQuery, ListDeliveriesQuery, ReplayDeliveryInput } from './delivery.inputs.js';
+import { SETTLEMENT_SHARDS } from './delivery-records.js';
+import {
+  toAttemptView,
+  toDeliveryView,
+  type AttemptRecordRow,
+  type AttemptView,
+  type DeliveryRecordRow,
+  type DeliveryView,
+} from './delivery.view.js';
+
+export interface DeliveryServiceDeps {
+  db: DataSource;
+  clock: Clock;
+  limits: Limits;
+  jobs: JobQueue;
+  billing: BillingService;
+}
+
+/** A delivery as the API shows it; `scheduled` is a queued delivery not yet due that no attempt has touched ($1). */
+const DELIVERY_COLUMNS = `
+  d.id, d.message_id, d.endpoint_id, d.tenant_id, d.event_type, d.generation, d.replay_of, d.replay_id,
+  CASE WHEN d.status = 'queued' AND d.attempt_count = 0 AND d.next_attempt_at > $1 THEN 'scheduled'
+       ELSE d.status END AS status,
+  d.attempt_count, d.next_attempt_at, d.next_trigger, d.expires_at, d.body_bytes, d.content_type,
+  d.body IS NOT NULL OR d.body_bytes <> (SELECT body_bytes FROM messages WHERE id = d.message_id) AS transformed,
+  d.delivery_units, d.last_status_code, d.last_error, d.last_attempt_at, d.created_at, d.updated_at, d.finished_at`;
+
+const FINISHED = new Set(['succeeded', 'failed', 'expired', 'canceled']);
+
+interface ReplaySourceRow {
+  id: string;
+  team_id: string;
+  tenant_id: string;
+  message_id: string;
+  endpoint_id: string;
+  event_type: string;
+  status: string;
+  body: Buffer | null;
+  content_type: string;
+  redacted_at: Date | null;
+  content: Buffer | null;
+  retained_until: Date;
+  endpoint_status: 'enabled' | 'paused' | 'disabled';
+  endpoint_deleted: boolean;
+  transform: string | null;
+  generation: number;
+  pending: string;
+  content_bytes: string;
+}
+
+/**
+ * Deliveries and attempts for support staff: lists (dead letters are the failed and expired ones), one delivery,
+ * its attempts, retry now (free, uses the remaining attempts) and replay (a new paid generation).
+ */
+export class DeliveryService {
+  constructor(private readonly deps: DeliveryServiceDeps) {}
+
+  /** GET /deliveries: oldest first within the window, paged by (created_at, id). */
+  async listDeliveries(ctx: CallContext, query: ListDeliveriesQuery): Promise<Page<DeliveryView>> {
+    const now = this.deps.clock.now();
+    const limit = parseLimit(query.limit);
+    const window = parseWindow(query, now);
+    const scope: ListScope = {
+      teamId: ctx.actor.teamId,
+      list: 'deliveries',
+      filters: {
+        after: window.after.toISOString(),
+        before: window.before.toISOString(),
+        status: query.status ?? null,
+        message_id: query.message_id ?? null,
+        endpoint_id: query.endpoint_id ?? null,
+        tenant_id: query.tenant_id ?? null,
+        event_type: query.event_type ?? null,
+        kind: query.kind ?? null,
+      },
+    };
+    const position = decodePosition(decodeCursor(scope, query.cursor), 'wdd_');
+    // The stored status behind the shown one: scheduled and queued are both stored as queued.
+    const stored = query.status === 'scheduled' ? 'queued' : (query.status ?? null);
+    const dueFilter =
+      query.status === 'scheduled'
+        ? `AND d.attempt_count = 0 AND d.next_attempt_at > $1`
+        : query.status === 'queued'
+          ? `AND NOT (d.attempt_count = 0 AND d.next_attempt_at > $1)`
+          : '';
+    const deadLetters = query.status === 'failed' || query.status === 'expired';
+    const rows: DeliveryRecordRow[] = await reader(this.deps.db, ctx).query(
+      `SELECT ${DELIVERY_COLUMNS} FROM deliveries d
+        WHERE d.team_id = $2 AND d.created_at >= $3 AND d.created_at < $4
+          ${deadLetters ? `AND d.status IN ('failed', 'expired')` : ''}
+          AND ($5::text IS NULL OR d.status = $5) ${dueFilter}
+          AND ($6::text IS NULL OR d.message_id = $6)
+          AND ($7::text IS NULL OR d.endpoint_id = $7)
+          AND ($8::text IS NULL OR d.tenant_id = $8)
+          AND ($9::text IS NULL OR d.event_type = $9)
+          AND ($10::text IS NULL OR ($10 = 'original') = (d.generation = 0))
+          AND ($11::timestamptz IS NULL OR (d.created_at, d.id) > ($11::timestamptz, $12::text))
+        ORDER BY d.created_at, d.id
+        LIMIT $13`,
+      [
+        now,
+        ctx.actor.teamId,
+        window.after,
+        window.before,
+        stored,
+        query.message_id ?? null,
+        query.endpoint_id ?? null,
+        query.tenant_id ?? null,
+        query.event_type ?? null,
+        query.kind ?? null,
+        position?.createdAt ?? null,
+        position?.id ?? null,
+        limit + 1,
+      ],
+    );
+    const more = rows.length > limit;
+    const page = rows.slice(0, limit);
+    const last = page[page.length - 1];
+    return {
+      data: page.map(toDeliveryView),
+      nextCursor: more && last ? encodeCursor(scope, encodePosition(last.created_at, last.id)) : null,
+    };
+  }
+
+  async getDelivery(ctx: CallContext, id: string): Promise<DeliveryView> {
+    return toDeliveryView(await this.readDelivery(reader(this.deps.db, ctx), ctx.actor.teamId, id));
+  }
+
+  /**
+   * GET /deliveries/{id}/attempts: oldest first. Response bodies show only while the team's
+   * response_retention_days has not passed (the sweep erases them; a shorter setting hides them at once).
+   */
+  async listAttempts(ctx: CallContext, deliveryId: string, query: ListAttemptsQuery): Promise<Page<AttemptView>> {
+    const db = reader(this.deps.db, ctx);
+    const now = this.deps.clock.now();
+    await this.readDelivery(db, ctx.actor.teamId, deliveryId);
+    const limit = parseLimit(query.limit);
+    const scope: ListScope = { teamId: ctx.actor.teamId, list: 'attempts', filters: { delivery_id: deliveryId } };
+    const after = decodeCursor(scope, query.cursor);
+    const rows: AttemptRecordRow[] = await db.query(
+      `SELECT a.id, a.delivery_id, a.endpoint_id, a.number, a.trigger, a.started_at, a.duration_ms, a.url_revision,
+              a.status_code, a.error_kind,
+              CASE WHEN a.created_at > $3::timestamptz - make_interval(days => coalesce(s.response_retention_days, 7))
+                   THEN a.response_body END AS response_body,
+              a.created_at
+         FROM attempts a LEFT JOIN team_settings s ON s.team_id = a.team_id
+        WHERE a.delivery_id = $1 AND a.team_id = $2 AND ($4::text IS NULL OR a.id > $4)
+        ORDER BY a.id
+        LIMIT $5`,
+      [deliveryId, ctx.actor.teamId, now, after, limit + 1],
+    );
+    return toPage(scope, rows, limit, toAttemptView);
+  }
+
+  /**
+   * POST /deliveries/{id}/retry_now: a delivery waiting for a retry, or held behind an open circuit, becomes due
+   * now. It keeps its attempts (the next one is the next number) and costs nothing. Behind an open circuit the
+   * attempt goes as the endpoint's probe. Anything else is 409 invalid_state.
+   */
+  async retryNow(ctx: CallContext, id: string): Promise<DeliveryView> {
+    return inTransaction(this.deps.db, ctx, async (tx) => {
+      const now = this.deps.clock.now();
+      const rows: {
+        status: string;
+        attempt_count: number;
+        next_attempt_at: Date;
+        expires_at: Date;
+        endpoint_status: string;
+        endpoint_deleted: boolean;
+        circuit: string | null;
+      }[] = await tx.query(
+        `SELECT d.status, d.attempt_count, d.next_attempt_at, d.expires_at, e.status AS endpoint_status,
+                e.deleted_at IS NOT NULL AS endpoint_deleted, h.circuit
+           FROM deliveries d
+           JOIN endpoints e ON e.id = d.endpoint_id
+           LEFT JOIN endpoint_health h ON h.endpoint_id = d.endpoint_id
+          WHERE d.id = $1 AND d.team_id = $2
+            FOR NO KEY UPDATE OF d`,
+        [id, ctx.actor.teamId],
+      );
+      const row = rows[0];
+      if (!row) throw notFound('delivery');
+      const behindCircuit = row.status === 'queued' && row.circuit !== null && row.circuit !== 'closed';
+      if (row.status !== 'retry_wait' && !behindCircuit)
+        throw new ServiceError(
+          'invalid_state',
+          row.status === 'queued'
+            ? 'the delivery is not waiting for a retry (only retry_wait, or queued behind an open circuit)'
+            : `a ${displayStatus(row, now)} delivery cannot be retried now; replay a finished one instead`,
+        );
+      if (row.endpoint_deleted || row.endpoint_status !== 'enabled')
+        throw new ServiceError(
+          'invalid_state',
+          `the endpoint is ${row.endpoint_deleted ? 'deleted' : row.endpoint_status}; enable or resume it first`,
+        );
+      if (row.expires_at <= now)
+        throw new ServiceError('invalid_state', 'the delivery window is over: no attempt may start');
+      await tx.query(
+        `UPDATE deliveries SET next_attempt_at = $2, next_trigger = 'retry_now', updated_at = $2 WHERE id = $1`,
+        [id, now],
+      );
+      await this.deps.jobs.send(tx, deliveryAttemptJob, [{ payload: { delivery_id: id }, startAfter: now }]);
+      await tx.query(`SELECT pg_notify('${DELIVERY_WAKE_CHANNEL}', '')`);
+      return toDeliveryView(await this.readDelivery(tx, ctx.actor.teamId, id));
+    });
+  }
+
+  /**
+   * POST /deliveries/{id}/replay: a succeeded, failed or expired delivery becomes a new delivery generation (new
+   * delivery ID, same webhook-id), charged to the caller as a delivery. The body is the frozen bytes the delivery
+   * was sent with, or with configuration `current` the endpoint's current transform applied to the original
+   * content. 410 payload_expired once the content is redacted or past retention; 409 invalid_state for pending or
+   * canceled deliveries and for deleted or disabled endpoints.
+   */
+  async replay(ctx: CallContext, id: string, input: ReplayDeliveryInput): Promise<DeliveryView> {
+    return inTransaction(this.deps.db, ctx, async (tx) => {
+      const { clock, limits } = this.deps;
+      const now = clock.now();
+      const source = await this.lockReplaySource(tx, ctx.actor.teamId, id);
+      if (!FINISHED.has(source.status) || source.status === 'canceled')
+        throw new ServiceError(
+          'invalid_state',
+          source.status === 'canceled'
+            ? 'a canceled delivery cannot be replayed'
+            : `a ${source.status} delivery is still pending: replay it once it has finished`,
+        );
+      if (source.endpoint_deleted) throw new ServiceError('invalid_state', 'the endpoint was deleted');
+      if (source.endpoint_status === 'disabled')
+        throw new ServiceError('invalid_state', 'the endpoint is disabled; resume it first');
+      if (source.redacted_at !== null)
+        throw new ServiceError('payload_expired', 'the message was redacted: nothing can be replayed');
+      if (source.content === null || source.retained_until <= now)
+        throw new ServiceError('payload_expired', 'the message content is past its retention');
+
+      const frozen = input.configuration === 'frozen';
+      const body = frozen ? source.body : this.currentTransform(source);
+      const bytes = body?.length ?? source.content.length;
+      if (BigInt(source.pending) + 1n > BigInt(limits.max_pending_deliveries.value))
+        throw new ServiceError('queue_full', 'the team has reached its limit of pending deliveries', {
+          retryAfter: 5,
+        });
+      if (BigInt(source.content_bytes) + BigInt(body?.length ?? 0) > BigInt(limits.max_content_bytes.value))
+        throw new ServiceError('queue_full', 'the team has reached its limit of stored content', { retryAfter: 5 });
+
+      const deliveryId = newId('delivery', clock);
+      const units = unitsFor(bytes, 'webhooks.delivery_16k');
+      const shard = SETTLEMENT_SHARDS[Math.floor(Math.random() * SETTLEMENT_SHARDS.length)]!;
+      await tx.query(
+        `WITH delivery AS (
+           INSERT INTO deliveries (id, team_id, tenant_id, message_id, endpoint_id, event_type, generation, replay_of,
+                                   status, next_attempt_at, expires_at, body, body_bytes, content_type,
+                                   delivery_units, paying_key_id, created_at, updated_at)
+           VALUES ($1, $2, $3, $4, $5, $6, $7, $8, 'queued', $9, $10, $11, $12, $13, $14, $15, $9, $9)),
+         endpoint_counts AS (
+           INSERT INTO endpoint_queue_counts AS q (endpoint_id, shard, pending) VALUES ($5, $16, 1)
+           ON CONFLICT (endpoint_id, shard) DO UPDATE SET pending = q.pending + 1)
+         INSERT INTO team_queue_counts AS t (team_id, shard, pending, content_bytes) VALUES ($2, $16, 1, $17)
+         ON CONFLICT (team_id, shard) DO UPDATE
+           SET pending = t.pending + 1, content_bytes = t.content_bytes + EXCLUDED.content_bytes`,
+        [
+          deliveryId,
+          ctx.actor.teamId,
+          source.tenant_id,
+          source.message_id,
+          source.endpoint_id,
+          source.event_type,
+          source.generation + 1,
+          source.id,
+          now,
+          addMs(now, limits.delivery_window_hours.value * HOUR),
+          body,
+          bytes,
+          source.content_type,
+          units,
+          ctx.actor.keyId,
+          shard,
+          body?.length ?? 0,
+        ],
+      );
+      await this.deps.jobs.send(tx, deliveryAttemptJob, [{ payload: { delivery_id: deliveryId }, startAfter: now }]);
+      await tx.query(`SELECT pg_notify('${DELIVERY_WAKE_CHANNEL}', '')`);
+      // Last: the spend row stays locked only from here to the commit.
+      await this.deps.billing.charge(tx, ctx.actor, [
+        { meter: 'webhooks.delivery_16k', units, resourceId: deliveryId },
+      ]);
+      return toDeliveryView(await this.readDelivery(tx, ctx.actor.teamId, deliveryId));
+    });
+  }
+
+  /**
+   * The delivery to replay with its message, content, endpoint and the team's counters. The message row is
+   * locked (FOR NO KEY UPDATE) so replays of one message take generations one after another and a redaction
+   * cannot slip between the content check and the insert.
+   */
+  private async lockReplaySource(tx: EntityManager, teamId: string, id: string): Promise<ReplaySourceRow> {
+    const owned: { message_id: string }[] = await tx.query(
+      `SELECT message_id FROM deliveries WHERE id = $1 AND team_id = $2`,
+      [id, teamId],
+    );
+    if (!owned[0]) throw notFound('delivery');
+    await tx.query(`SELECT 1 FROM messages WHERE id = $1 FOR NO KEY UPDATE`, [owned[0].message_id]);
+    const rows: ReplaySourceRow[] = await tx.query(
+      `SELECT d.id, d.team_id, d.tenant_id, d.message_id, d.endpoint_id, d.event_type, d.status, d.body,
+              d.content_type, m.redacted_at, c.body AS content,
+              message_retained_until(m.retained_until, m.created_at, m.expires_at, s.payload_retention_days)
+                AS retained_until,
+              e.status AS endpoint_status, e.deleted_at IS NOT NULL AS endpoint_deleted, e.transform::text AS transform,
+              (SELECT max(generation) FROM deliveries g
+                WHERE g.message_id = d.message_id AND g.endpoint_id = d.endpoint_id) AS generation,
+              (SELECT coalesce(sum(pending), 0) FROM team_queue_counts WHERE team_id = d.team_id) AS pending,
+              (SELECT coalesce(sum(content_bytes), 0) FROM team_queue_counts WHERE team_id = d.team_id) AS content_bytes
+         FROM deliveries d
+         JOIN messages m ON m.id = d.message_id
+         JOIN endpoints e ON e.id = d.endpoint_id
+         LEFT JOIN message_contents c ON c.message_id = d.message_id
+         LEFT JOIN team_settings s ON s.team_id = d.team_id
+        WHERE d.id = $1`,
+      [id],
+    );
+    return rows[0]!;
+  }
+
+  /** The endpoint's current transform over the original content; null when it has none (the content as is). */
+  private currentTransform(source: ReplaySourceRow): Buffer | null {
+    if (source.transform === null) return null;
+    const rules = compileRules(null, source.transform);
+    const content = source.content!;
+    const failed = (message: string) =>
+      new ServiceError('transform_failed', `the transform of endpoint ${source.endpoint_id} failed: ${message}`, {
+        resourceId: source.endpoint_id,
+      });
+    if (!source.content_type.startsWith('application/json')) throw failed('only JSON bodies can be transformed');
+    const text = content.toString('utf8');
+    const result = rules.transform!.apply(text, parseStrict(text));
+    if (!result.ok) throw failed(result.message);
+    return Buffer.from(result.output, 'utf8');
+  }
+
+  private async readDelivery(db: EntityManager, teamId: string, id: string): Promise<DeliveryRecordRow> {
+    const rows: DeliveryRecordRow[] = await db.query(
+      `SELECT ${DELIVERY_COLUMNS} FROM deliveries d WHERE d.id = $2 AND d.team_id = $3`,
+      [this.deps.clock.now(), id, teamId],
+    );
+    if (!rows[0]) throw notFound('delivery');
+    return rows[0];
+  }
+}
+
+function displayStatus(row: { status: string; attempt_count: number; next_attempt_at: Date }, now: Date): string {
+  return row.status === 'queued' && row.attempt_count === 0 && row.next_attempt_at > now ? 'scheduled' : row.status;
+}

@@ -1,0 +1,149 @@
+import type { DataSource, EntityManager } from 'typeorm';
+import type { Clock } from '../common/clock.js';
+import type { CallContext } from '../common/context.js';
+import { notFound } from '../common/errors.js';
+import { inTransaction } from '../common/transaction.js';
+import { eraseContent, recordFinished, type EngineEventSink } from '../deliveries/delivery-records.js';
+
+export interface CancelResult {
+  message_id: string;
+  /** Original deliveries canceled now (no attempt held them). */
+  canceled_count: number;
+  /** Original deliveries with an attempt running: it finishes, its retries are canceled. */
+  in_flight_count: number;
+  /** Original deliveries already finished (succeeded, failed, expired or canceled before). */
+  already_terminal_count: number;
+}
+
+export interface RedactResult {
+  message_id: string;
+  status: 'redacting' | 'complete';
+  redacted_at: string;
+}
+
+interface PendingRow {
+  id: string;
+  team_id: string;
+  tenant_id: string;
+  message_id: string;
+  endpoint_id: string;
+  status: string;
+  attempt_count: number;
+  last_status_code: number | null;
+}
+
+/** Cancellations emit no operational event. */
+const NO_EVENTS: EngineEventSink = { emit: async () => undefined };
+
+/**
+ * Cancel and redact. Both lock the message row first, then its deliveries in ID order (as the claim and
+ * settlement do), so they never deadlock with the engine; a delivery an attempt holds (in_flight) is not taken
+ * from it: its attempt finishes and settlement cancels its retries.
+ */
+export class MessageRepairService {
+  constructor(
+    private readonly db: DataSource,
+    private readonly clock: Clock,
+  ) {}
+
+  /**
+   * POST /messages/{id}/cancel: the original deliveries no attempt holds are canceled; in-flight ones finish but
+   * their retries are canceled; replays are untouched; repeating changes nothing; nothing is refunded.
+   */
+  async cancelMessage(ctx: CallContext, id: string): Promise<CancelResult> {
+    return inTransaction(this.db, ctx, async (tx) => {
+      await this.lockMessage(tx, ctx.actor.teamId, id);
+      const originals: { id: string; status: string }[] = await tx.query(
+        `SELECT id, status FROM deliveries WHERE message_id = $1 AND generation = 0 ORDER BY id FOR NO KEY UPDATE`,
+        [id],
+      );
+      const canceled = await this.cancelPending(tx, id, { originalsOnly: true }, 'message_canceled');
+      const inFlight = originals.filter((d) => d.status === 'in_flight').length;
+      return {
+        message_id: id,
+        canceled_count: canceled,
+        in_flight_count: inFlight,
+        already_terminal_count: originals.length - canceled - inFlight,
+      };
+    });
+  }
+
+  /**
+   * POST /messages/{id}/redact: the body and every transformed copy are erased now (reads and replays stop at
+   * once), every pending delivery, replays included, is canceled, and the message is marked redacting. The
+   * retention sweep completes it once no database snapshot can still see the old bytes and VACUUM has removed
+   * them (docs/retention.md). Metadata and charges stay. Repeating changes nothing.
+   */
+  async redactMessage(ctx: CallContext, id: string): Promise<RedactResult> {
+    return inTransaction(this.db, ctx, async (tx) => {
+      const now = this.clock.now();
+      const message = await this.lockMessage(tx, ctx.actor.teamId, id);
+      if (message.redacted_at !== null)
+        return { message_id: id, status: message.redaction_status!, redacted_at: message.redacted_at.toISOString() };
+      await tx.query(
+        `SELECT 1 FROM deliveries WHERE message_id = $1 AND status IN ('queued', 'retry_wait', 'in_flight')
+          ORDER BY id FOR NO KEY UPDATE`,
+        [id],
+      );
+      await this.cancelPending(tx, id, { originalsOnly: false }, 'message_redacted');
+      await eraseContent(tx, [id], now);
+      await tx.query(`UPDATE messages SET redacted_at = $2, redaction_status = 'redacting' WHERE id = $1`, [id, now]);
+      return { message_id: id, status: 'redacting', redacted_at: now.toISOString() };
+    });
+  }
+
+  private async lockMessage(
+    tx: EntityManager,
+    teamId: string,
+    id: string,
+  ): Promise<{ redacted_at: Date | null; redaction_status: 'redacting' | 'complete' | null }> {
+    const rows: { redacted_at: Date | null; redaction_status: 'redacting' | 'complete' | null }[] = await tx.query(
+      `SELECT redacted_at, redaction_status FROM messages WHERE id = $1 AND team_id = $2 FOR NO KEY UPDATE`,
+      [id, teamId],
+    );
+    if (!rows[0]) throw notFound('message');
+    return rows[0];
+  }
+
+  /**
+   * Waiting deliveries (queued, retry_wait) become canceled with the reason; in-flight ones keep their attempt
+   * and get cancel_retries. The caller has locked the rows in ID order. Returns how many were canceled.
+   */
+  private async cancelPending(
+    tx: EntityManager,
+    messageId: string,
+    scope: { originalsOnly: boolean },
+    reason: 'message_canceled' | 'message_redacted',
+  ): Promise<number> {
+    const now = this.clock.now();
+    const generation = scope.originalsOnly ? 'AND generation = 0' : '';
+    const [rows]: [PendingRow[], number] = await tx.query(
+      `UPDATE deliveries SET status = 'canceled', last_error = $2, lease_expires_at = NULL, finished_at = $3,
+              updated_at = $3
+        WHERE message_id = $1 ${generation} AND status IN ('queued', 'retry_wait')
+        RETURNING id, team_id, tenant_id, message_id, endpoint_id, status, attempt_count, last_status_code`,
+      [messageId, reason, now],
+    );
+    await tx.query(
+      `UPDATE deliveries SET cancel_retries = true, updated_at = $2
+        WHERE message_id = $1 ${generation} AND status = 'in_flight' AND NOT cancel_retries`,
+      [messageId, now],
+    );
+    await recordFinished(
+      tx,
+      rows.map((d) => ({
+        id: d.id,
+        teamId: d.team_id,
+        tenantId: d.tenant_id,
+        messageId: d.message_id,
+        endpointId: d.endpoint_id,
+        status: 'canceled' as const,
+        attempts: d.attempt_count,
+        lastStatusCode: d.last_status_code,
+        reason,
+      })),
+      NO_EVENTS,
+    );
+    return rows.length;
+  }
+}

@@ -1,0 +1,171 @@
+import type { DataSource } from 'typeorm';
+import { DAY, type Clock } from '../common/clock.js';
+import { eraseContent } from '../deliveries/delivery-records.js';
+
+/** Messages, their deliveries and attempts are kept this long after acceptance. */
+export const RECORD_RETENTION_DAYS = 30;
+
+export interface SweepOptions {
+  /** Rows per transaction: each batch is its own short transaction. */
+  batchSize?: number;
+  /** Stop starting new batches after this long; the next scheduled run continues. */
+  budgetMs?: number;
+}
+
+export interface SweepReport {
+  contentErased: number;
+  redactionsCompleted: number;
+  responseBodiesErased: number;
+  messagesDeleted: number;
+  /** False when the time budget ran out with work left. */
+  finished: boolean;
+}
+
+/** No delivery of the message may still be attempted (its body must stay until then). */
+const NO_PENDING = `NOT EXISTS (SELECT 1 FROM deliveries d
+                     WHERE d.message_id = m.id AND d.status IN ('queued', 'in_flight', 'retry_wait'))`;
+
+/**
+ * Retention sweeps, run by the maintenance job in small batches, each its own transaction (docs/retention.md):
+ * 1. message content past its effective retained_until, once no delivery of the message can still be attempted;
+ * 2. redactions completed once no snapshot can still see the erased bytes and VACUUM has removed them;
+ * 3. response bodies past response_retention_days;
+ * 4. messages, with their deliveries and attempts, 30 days after acceptance.
+ */
+export class RetentionService {
+  constructor(
+    private readonly db: DataSource,
+    private readonly clock: Clock,
+  ) {}
+
+  async sweep(options: SweepOptions = {}): Promise<SweepReport> {
+    const batch = options.batchSize ?? 200;
+    const deadline = Date.now() + (options.budgetMs ?? 240_000);
+    const report: SweepReport = {
+      contentErased: 0,
+      redactionsCompleted: 0,
+      responseBodiesErased: 0,
+      messagesDeleted: 0,
+      finished: false,
+    };
+    const drain = async (step: () => Promise<number>, add: (n: number) => void): Promise<boolean> => {
+      for (;;) {
+        if (Date.now() > deadline) return false;
+        const n = await step();
+        add(n);
+        if (n < batch) return true;
+      }
+    };
+    report.finished =
+      (await drain(() => this.eraseExpiredContent(batch), (n) => (report.contentErased += n))) &&
+      (await drain(() => this.eraseExpiredResponses(batch), (n) => (report.responseBodiesErased += n))) &&
+      (await drain(() => this.deleteOldMessages(batch), (n) => (report.messagesDeleted += n)));
+    report.redactionsCompleted = await this.completeRedactions();
+    return report;
+  }
+
+  /**
+   * One batch of messages whose content is past its effective retention (the stored retained_until, shortened by
+   * the team's current payload_retention_days) and none of whose deliveries may still be attempted.
+   */
+  async eraseExpiredContent(batchSize: number): Promise<number> {
+    const now = this.clock.now();
+    return this.db.transaction(async (tx) => {
+      const rows: { id: string }[] = await tx.query(
+        `SELECT id FROM (
+           SELECT m.id FROM messages m
+            WHERE m.content_erased_at IS NULL AND m.retained_until <= $1 AND ${NO_PENDING}
+            LIMIT $2) due
+         UNION
+         SELECT x.id FROM teams t
+           JOIN team_settings s ON s.team_id = t.id AND s.payload_retention_days < 30
+           CROSS JOIN LATERAL (
+             SELECT m.id FROM messages m
+              WHERE m.team_id = t.id AND m.content_erased_at IS NULL
+                AND m.created_at <= $1::timestamptz - make_interval(days => s.payload_retention_days)
+                AND message_retained_until(m.retained_until, m.created_at, m.expires_at, s.payload_retention_days) <= $1
+                AND ${NO_PENDING}
+              ORDER BY m.created_at
+              LIMIT $2) x
+         LIMIT $2`,
+        [now, batchSize],
+      );
+      await eraseContent(
+        tx,
+        rows.map((r) => r.id),
+        now,
+      );
+      return rows.length;
+    });
+  }
+
+  /** One batch of kept response bodies past the team's response_retention_days. */
+  async eraseExpiredResponses(batchSize: number): Promise<number> {
+    const now = this.clock.now();
+    const [, count]: [unknown, number] = await this.db.query(
+      `UPDATE attempts SET response_body = NULL WHERE id IN (
+         SELECT a.id FROM attempts a LEFT JOIN team_settings s ON s.team_id = a.team_id
+          WHERE a.response_body IS NOT NULL AND a.created_at <= $1::timestamptz - interval '1 day'
+            AND a.created_at <= $1::timestamptz - make_interval(days => coalesce(s.response_retention_days, 7))
+          ORDER BY a.created_at
+          LIMIT $2)`,
+      [now, batchSize],
+    );
+    return count;
+  }
+
+  /** One batch of messages accepted over 30 days ago, whose content is gone and deliveries finished. */
+  async deleteOldMessages(batchSize: number): Promise<number> {
+    const cutoff = new Date(this.clock.now().getTime() - RECORD_RETENTION_DAYS * DAY);
+    return this.db.transaction(async (tx) => {
+      const rows: { id: string }[] = await tx.query(
+        `SELECT m.id FROM messages m
+          WHERE m.created_at <= $1 AND m.content_erased_at IS NOT NULL AND ${NO_PENDING}
+          ORDER BY m.created_at
+          LIMIT $2
+            FOR UPDATE SKIP LOCKED`,
+        [cutoff, batchSize],
+      );
+      if (rows.length === 0) return 0;
+      const ids = rows.map((r) => r.id);
+      await tx.query(
+        `WITH doomed AS (SELECT id FROM deliveries WHERE message_id = ANY($1::text[])),
+              a AS (DELETE FROM attempts WHERE delivery_id IN (SELECT id FROM doomed))
+         SELECT 1`,
+        [ids],
+      );
+      await tx.query(`DELETE FROM deliveries WHERE message_id = ANY($1::text[])`, [ids]);
+      await tx.query(`DELETE FROM message_contents WHERE message_id = ANY($1::text[])`, [ids]);
+      await tx.query(`DELETE FROM messages WHERE id = ANY($1::text[])`, [ids]);
+      return ids.length;
+    });
+  }
+
+  /**
+   * Redactions whose erasing transaction is older than every snapshot still open (so no reader can see the old
+   * row versions), after a VACUUM of the tables that held the bytes has removed those versions: then `complete`.
+   */
+  async completeRedactions(): Promise<number> {
+    const candidates: { id: string }[] = await this.db.query(
+      `SELECT id FROM messages
+        WHERE redaction_status = 'redacting' AND erase_txid < pg_snapshot_xmin(pg_current_snapshot())
+        LIMIT 1000`,
+    );
+    if (candidates.length === 0) return 0;
+    const runner = this.db.createQueryRunner();
+    try {
+      await runner.connect();
+      // VACUUM cannot run in a transaction and may outlast the pool's statement timeout on a large table.
+      await runner.query(`SET statement_timeout = 0`);
+      await runner.query(`VACUUM (PROCESS_TOAST) message_contents, deliveries`);
+      await runner.query(`RESET statement_timeout`);
+    } finally {
+      await runner.release();
+    }
+    const [, count]: [unknown, number] = await this.db.query(
+      `UPDATE messages SET redaction_status = 'complete' WHERE id = ANY($1::text[]) AND redaction_status = 'redacting'`,
+      [candidates.map((c) => c.id)],
+    );
+    return count;
+  }
+}
