@@ -209,7 +209,11 @@ export async function releaseContentBytes(tx: EntityManager, freed: ReadonlyMap<
      SELECT x.team_id, $3::smallint, -x.bytes FROM unnest($1::text[], $2::bigint[]) WITH ORDINALITY AS x(team_id, bytes, i)
       ORDER BY x.i
      ON CONFLICT (team_id, shard) DO UPDATE SET content_bytes = t.content_bytes + EXCLUDED.content_bytes`,
-    [teams, teams.map((team) => freed.get(team)!), SETTLEMENT_SHARDS[Math.floor(Math.random() * SETTLEMENT_SHARDS.length)]!],
+    [
+      teams,
+      teams.map((team) => freed.get(team)!),
+      SETTLEMENT_SHARDS[Math.floor(Math.random() * SETTLEMENT_SHARDS.length)]!,
+    ],
   );
 }
 

@@ -1,6 +1,7 @@
 import type { DataSource, EntityManager } from 'typeorm';
 import { parseStrict } from '@svc/json';
-import { unitsFor, type BillingService } from '../billing/billing.service.js';
+import { priceMicros, unitsFor, type BillingService } from '../billing/billing.service.js';
+import { formatUsd } from '../catalog/catalog.js';
 import type { Limits } from '../catalog/limits.js';
 import { addMs, HOUR, type Clock } from '../common/clock.js';
 import type { CallContext } from '../common/context.js';
@@ -41,6 +42,24 @@ const DELIVERY_COLUMNS = `
   d.delivery_units, d.last_status_code, d.last_error, d.last_attempt_at, d.created_at, d.updated_at, d.finished_at`;
 
 const FINISHED = new Set(['succeeded', 'failed', 'expired', 'canceled']);
+/** At most this many deliveries are priced in one quote (a console selection). */
+export const MAX_QUOTE_ITEMS = 200;
+
+export interface ReplayQuoteItem {
+  delivery_id: string;
+  replayable: boolean;
+  /** The error a replay would answer (invalid_state, payload_expired, transform_failed, not_found). */
+  error_code: string | null;
+  reason: string | null;
+  delivery_units: number;
+  total_usd: string;
+}
+
+export interface ReplayQuote {
+  items: ReplayQuoteItem[];
+  delivery_units: number;
+  total_usd: string;
+}
 
 interface ReplaySourceRow {
   id: string;
@@ -232,24 +251,11 @@ export class DeliveryService {
       const { clock, limits } = this.deps;
       const now = clock.now();
       const source = await this.lockReplaySource(tx, ctx.actor.teamId, id);
-      if (!FINISHED.has(source.status) || source.status === 'canceled')
-        throw new ServiceError(
-          'invalid_state',
-          source.status === 'canceled'
-            ? 'a canceled delivery cannot be replayed'
-            : `a ${source.status} delivery is still pending: replay it once it has finished`,
-        );
-      if (source.endpoint_deleted) throw new ServiceError('invalid_state', 'the endpoint was deleted');
-      if (source.endpoint_status === 'disabled')
-        throw new ServiceError('invalid_state', 'the endpoint is disabled; resume it first');
-      if (source.redacted_at !== null)
-        throw new ServiceError('payload_expired', 'the message was redacted: nothing can be replayed');
-      if (source.content === null || source.retained_until <= now)
-        throw new ServiceError('payload_expired', 'the message content is past its retention');
+      const problem = replayProblem(source, now);
+      if (problem) throw problem;
 
-      const frozen = input.configuration === 'frozen';
-      const body = frozen ? source.body : this.currentTransform(source);
-      const bytes = body?.length ?? source.content.length;
+      const body = input.configuration === 'frozen' ? source.body : this.currentTransform(source);
+      const bytes = body?.length ?? source.content!.length;
       if (BigInt(source.pending) + 1n > BigInt(limits.max_pending_deliveries.value))
         throw new ServiceError('queue_full', 'the team has reached its limit of pending deliveries', {
           retryAfter: 5,
@@ -303,6 +309,58 @@ export class DeliveryService {
   }
 
   /**
+   * The price of replaying deliveries, before anything is charged (the console shows it before a paid replay):
+   * per delivery whether it can be replayed (else the error code it would get) and its delivery units; nothing is
+   * stored or locked.
+   */
+  async quoteReplays(ctx: CallContext, ids: readonly string[], input: ReplayDeliveryInput): Promise<ReplayQuote> {
+    const db = reader(this.deps.db, ctx);
+    const now = this.deps.clock.now();
+    const items: ReplayQuoteItem[] = [];
+    const wanted = [...new Set(ids)].slice(0, MAX_QUOTE_ITEMS);
+    const sources = new Map((await this.readReplaySources(db, ctx.actor.teamId, wanted)).map((row) => [row.id, row]));
+    for (const id of wanted) {
+      const source = sources.get(id);
+      if (!source) {
+        items.push({
+          delivery_id: id,
+          replayable: false,
+          error_code: 'not_found',
+          reason: 'no such delivery',
+          delivery_units: 0,
+          total_usd: formatUsd(0n),
+        });
+        continue;
+      }
+      let problem = replayProblem(source, now);
+      let units = 0;
+      if (!problem) {
+        try {
+          const body = input.configuration === 'frozen' ? source.body : this.currentTransform(source);
+          units = unitsFor(body?.length ?? source.content!.length, 'webhooks.delivery_16k');
+        } catch (error) {
+          if (!(error instanceof ServiceError)) throw error;
+          problem = error;
+        }
+      }
+      items.push({
+        delivery_id: id,
+        replayable: problem === null,
+        error_code: problem?.code ?? null,
+        reason: problem?.message ?? null,
+        delivery_units: units,
+        total_usd: formatUsd(priceMicros([{ meter: 'webhooks.delivery_16k', units, resourceId: id }])),
+      });
+    }
+    const units = items.reduce((sum, item) => sum + item.delivery_units, 0);
+    return {
+      items,
+      delivery_units: units,
+      total_usd: formatUsd(priceMicros([{ meter: 'webhooks.delivery_16k', units, resourceId: '' }])),
+    };
+  }
+
+  /**
    * The delivery to replay with its message, content, endpoint and the team's counters. The message row is
    * locked (FOR NO KEY UPDATE) so replays of one message take generations one after another and a redaction
    * cannot slip between the content check and the insert.
@@ -314,7 +372,15 @@ export class DeliveryService {
     );
     if (!owned[0]) throw notFound('delivery');
     await tx.query(`SELECT 1 FROM messages WHERE id = $1 FOR NO KEY UPDATE`, [owned[0].message_id]);
-    const rows: ReplaySourceRow[] = await tx.query(
+    return (await this.readReplaySources(tx, teamId, [id]))[0]!;
+  }
+
+  private async readReplaySources(
+    db: EntityManager,
+    teamId: string,
+    ids: readonly string[],
+  ): Promise<ReplaySourceRow[]> {
+    return db.query(
       `SELECT d.id, d.team_id, d.tenant_id, d.message_id, d.endpoint_id, d.event_type, d.status, d.body,
               d.content_type, m.redacted_at, c.body AS content,
               message_retained_until(m.retained_until, m.created_at, m.expires_at, s.payload_retention_days)
@@ -329,10 +395,9 @@ export class DeliveryService {
          JOIN endpoints e ON e.id = d.endpoint_id
          LEFT JOIN message_contents c ON c.message_id = d.message_id
          LEFT JOIN team_settings s ON s.team_id = d.team_id
-        WHERE d.id = $1`,
-      [id],
+        WHERE d.id = ANY($1::text[]) AND d.team_id = $2`,
+      [ids, teamId],
     );
-    return rows[0]!;
   }
 
   /** The endpoint's current transform over the original content; null when it has none (the content as is). */
@@ -359,6 +424,25 @@ export class DeliveryService {
     if (!rows[0]) throw notFound('delivery');
     return rows[0];
   }
+}
+
+/** Why a delivery cannot be replayed now, as the error the replay would answer; null when it can. */
+function replayProblem(source: ReplaySourceRow, now: Date): ServiceError | null {
+  if (!FINISHED.has(source.status) || source.status === 'canceled')
+    return new ServiceError(
+      'invalid_state',
+      source.status === 'canceled'
+        ? 'a canceled delivery cannot be replayed'
+        : `a ${source.status} delivery is still pending: replay it once it has finished`,
+    );
+  if (source.endpoint_deleted) return new ServiceError('invalid_state', 'the endpoint was deleted');
+  if (source.endpoint_status === 'disabled')
+    return new ServiceError('invalid_state', 'the endpoint is disabled; resume it first');
+  if (source.redacted_at !== null)
+    return new ServiceError('payload_expired', 'the message was redacted: nothing can be replayed');
+  if (source.content === null || source.retained_until <= now)
+    return new ServiceError('payload_expired', 'the message content is past its retention');
+  return null;
 }
 
 function displayStatus(row: { status: string; attempt_count: number; next_attempt_at: Date }, now: Date): string {
