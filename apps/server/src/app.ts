@@ -11,6 +11,7 @@ import { REST_PREFIX, type RouteSpec } from './rest/route.js';
 import { catalogRoutes } from './rest/routes/catalog.routes.js';
 import { endpointRoutes } from './rest/routes/endpoints.routes.js';
 import { messageRoutes } from './rest/routes/messages.routes.js';
+import { deliveryRoutes } from './rest/routes/deliveries.routes.js';
 import { eventRoutes } from './rest/routes/events.routes.js';
 import { endpointTestRoutes } from './rest/routes/endpoint-test.routes.js';
 import { eventTypeRoutes } from './rest/routes/event-types.routes.js';
@@ -25,6 +26,7 @@ export function restRoutes(services: Services): RouteSpec[] {
     ...eventTypeRoutes(services),
     ...endpointRoutes(services),
     ...messageRoutes(services),
+    ...deliveryRoutes(services),
     ...eventRoutes(services),
     ...endpointTestRoutes(services),
   ];

@@ -38,6 +38,11 @@ const TAGS: readonly { name: string; segments: readonly string[]; description: s
     description: "Tenants' receivers: URLs, signing secrets, filters, transforms and delivery settings",
   },
   { name: 'Messages', segments: ['messages'], description: 'Events sent to tenants, their content and deliveries' },
+  {
+    name: 'Deliveries',
+    segments: ['deliveries'],
+    description: 'One message to one endpoint per generation, its attempts, dead letters, retry now and replay',
+  },
   { name: 'Settings', segments: ['settings'], description: 'Retention and response body logging for the team' },
   {
     name: 'Catalog',
@@ -251,8 +256,9 @@ export function buildOpenApi(routes: readonly RouteSpec[], serverUrl: string): R
     for (const status of [...statuses].sort()) {
       const schema = route.responses[status];
       const description = STATUS_TEXT[status] ?? String(status);
-      responses[String(status)] =
-        schema === null
+      responses[String(status)] = route.rawResponses?.includes(status)
+        ? { description, content: { '*/*': { schema: { type: 'string', format: 'binary' } } } }
+        : schema === null
           ? { description }
           : {
               description,

@@ -93,6 +93,7 @@ function send(
 ): FastifyReply {
   reply.code(result.status);
   for (const [name, value] of Object.entries(result.headers ?? {})) reply.header(name, value);
+  if (result.raw !== undefined) return reply.type(result.contentType ?? 'application/octet-stream').send(result.raw);
   if (body === null) return reply.send();
   if (validate) assertMatchesSchema(route, result);
   return reply.type('application/json; charset=utf-8').send(body);

@@ -33,6 +33,8 @@ beforeAll(async () => {
     { key: owner.key },
   );
   ids['messages'] = message.json.id;
+  const [delivery] = await h.services.db.query('SELECT id FROM deliveries WHERE message_id = $1', [message.json.id]);
+  ids['deliveries'] = delivery.id;
   const disabled = { endpoint_id: endpoint.json.id, reason: 'endpoint_gone' };
   await h.services.db.transaction((tx) =>
     h.services.events.emit(tx, [

@@ -43,6 +43,9 @@ export interface RouteResult {
   status: number;
   body?: unknown;
   headers?: Record<string, string>;
+  /** Bytes sent as they are (GET /messages/{id}/content), with their content type, instead of a JSON body. */
+  raw?: Buffer;
+  contentType?: string;
 }
 
 /**
@@ -58,6 +61,8 @@ interface RouteBase {
   /** Query parameters, for the API description. */
   query?: z.ZodType;
   responses: Record<number, z.ZodType | null>;
+  /** Statuses whose body is raw bytes of any content type (declare them as null in responses). */
+  rawResponses?: readonly number[];
 }
 
 /** A route that needs no secret key: no idempotency, If-Match or JSON body rules; the handler sees raw bytes. */

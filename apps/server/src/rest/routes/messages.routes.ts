@@ -1,7 +1,16 @@
 import { z } from 'zod';
-import { CreateMessageInput, DELIVERY_STATUSES, MESSAGE_RAW_FIELDS, MESSAGE_STATUSES, type Services } from '@svc/core';
+import {
+  CreateMessageInput,
+  DELIVERY_STATUSES,
+  EmptyInput,
+  ListMessagesQuery,
+  MESSAGE_RAW_FIELDS,
+  MESSAGE_STATUSES,
+  parseInput,
+  type Services,
+} from '@svc/core';
 import { defineRoute, type RouteSpec } from '../route.js';
-import { ErrorShape, metadataField, timestamp } from '../shapes.js';
+import { ErrorShape, metadataField, pageQuery, timestamp } from '../shapes.js';
 
 const DeliveryCountsShape = z
   .strictObject(
@@ -46,8 +55,47 @@ export const MessageShape = z
   })
   .meta({ id: 'Message', description: 'An accepted event of one tenant and one event type, with immutable bytes' });
 
+const MessageListShape = z
+  .strictObject({
+    data: z.array(MessageShape).describe('Messages oldest first, without bodies'),
+    next_cursor: z
+      .string()
+      .nullable()
+      .describe('The next page; with a status filter a page may be short while this is set'),
+  })
+  .meta({ id: 'MessageList' });
+
+const CancelResultShape = z
+  .strictObject({
+    message_id: z.string().startsWith('wdm_'),
+    canceled_count: z.number().int().min(0).describe('Original deliveries canceled now (no attempt held them)'),
+    in_flight_count: z
+      .number()
+      .int()
+      .min(0)
+      .describe('Original deliveries with an attempt running: it finishes, its retries are canceled'),
+    already_terminal_count: z.number().int().min(0).describe('Original deliveries that had already finished'),
+  })
+  .meta({ id: 'MessageCancelResult' });
+
+const RedactResultShape = z
+  .strictObject({
+    message_id: z.string().startsWith('wdm_'),
+    status: z
+      .enum(['redacting', 'complete'])
+      .describe('redacting until the stored bytes are gone from the database (within 24 hours), then complete'),
+    redacted_at: timestamp,
+  })
+  .meta({ id: 'MessageRedactResult' });
+
+/** Query parameters of GET /messages and GET /deliveries: the window. */
+export const windowQuery = {
+  created_after: timestamp.optional().describe('Inclusive; default 30 days before created_before'),
+  created_before: timestamp.optional().describe('Exclusive; default now; at most 30 days after created_after'),
+};
+
 export function messageRoutes(services: Services): RouteSpec[] {
-  const { messages } = services;
+  const { messages, messageRepair } = services;
   return [
     defineRoute({
       operationId: 'createMessage',
@@ -82,6 +130,72 @@ export function messageRoutes(services: Services): RouteSpec[] {
       responses: { 200: MessageShape, 404: ErrorShape },
       async handler({ ctx, params }) {
         return { status: 200, body: await messages.getMessage(ctx, params['id']!) };
+      },
+    }),
+    defineRoute({
+      operationId: 'listMessages',
+      summary: 'List messages of a window of at most 30 days, oldest first, without bodies',
+      method: 'GET',
+      path: '/messages',
+      auth: 'secret_key',
+      rateClass: 'read',
+      query: z.object({
+        ...windowQuery,
+        tenant_id: z.string().optional(),
+        event_type: z.string().optional(),
+        source_id: z.string().optional(),
+        status: z.enum(MESSAGE_STATUSES).optional().describe('Applied within each page'),
+        external_id: z.string().optional(),
+        ...pageQuery,
+      }),
+      responses: { 200: MessageListShape, 422: ErrorShape },
+      async handler({ ctx, query }) {
+        const page = await messages.listMessages(ctx, parseInput(ListMessagesQuery, query));
+        return { status: 200, body: { data: page.data, next_cursor: page.nextCursor } };
+      },
+    }),
+    defineRoute({
+      operationId: 'getMessageContent',
+      summary: "The message's original accepted bytes with its Content-Type, until redaction or retained_until",
+      method: 'GET',
+      path: '/messages/:id/content',
+      auth: 'secret_key',
+      rateClass: 'read',
+      responses: { 200: null, 404: ErrorShape, 410: ErrorShape },
+      rawResponses: [200],
+      async handler({ ctx, params }) {
+        const content = await messages.getContent(ctx, params['id']!);
+        return { status: 200, raw: content.body, contentType: content.contentType };
+      },
+    }),
+    defineRoute({
+      operationId: 'cancelMessage',
+      summary:
+        'Cancel the original deliveries no attempt holds; in-flight attempts finish without retries; nothing refunded',
+      method: 'POST',
+      path: '/messages/:id/cancel',
+      auth: 'secret_key',
+      rateClass: 'config_write',
+      idempotent: true,
+      input: EmptyInput,
+      responses: { 200: CancelResultShape, 404: ErrorShape, 422: ErrorShape },
+      async handler({ ctx, params }) {
+        return { status: 200, body: await messageRepair.cancelMessage(ctx, params['id']!) };
+      },
+    }),
+    defineRoute({
+      operationId: 'redactMessage',
+      summary:
+        'Erase the body and every transformed copy irreversibly and cancel every pending delivery, replays included',
+      method: 'POST',
+      path: '/messages/:id/redact',
+      auth: 'secret_key',
+      rateClass: 'config_write',
+      idempotent: true,
+      input: EmptyInput,
+      responses: { 202: RedactResultShape, 404: ErrorShape, 422: ErrorShape },
+      async handler({ ctx, params }) {
+        return { status: 202, body: await messageRepair.redactMessage(ctx, params['id']!) };
       },
     }),
   ];

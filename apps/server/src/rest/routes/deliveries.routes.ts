@@ -1,0 +1,176 @@
+import { z } from 'zod';
+import {
+  DELIVERY_STATUSES,
+  EmptyInput,
+  ListAttemptsQuery,
+  ListDeliveriesQuery,
+  parseInput,
+  ReplayDeliveryInput,
+  type Services,
+} from '@svc/core';
+import { defineRoute, type RouteSpec } from '../route.js';
+import { ErrorShape, pageQuery, timestamp } from '../shapes.js';
+import { windowQuery } from './messages.routes.js';
+
+const TRIGGERS = ['scheduled', 'retry', 'probe', 'retry_now'] as const;
+
+export const DeliveryShape = z
+  .strictObject({
+    id: z.string().startsWith('wdd_').describe('Delivery ID; the Svc-Delivery-Id header, new for each replay'),
+    message_id: z.string().startsWith('wdm_').describe('The message, also the webhook-id of every generation'),
+    endpoint_id: z.string().startsWith('wde_'),
+    tenant_id: z.string().startsWith('wdt_'),
+    event_type: z.string(),
+    generation: z.number().int().min(0).describe('0 for the original delivery, then 1, 2, ... per replay'),
+    kind: z.enum(['original', 'replay']),
+    replay_of: z.string().startsWith('wdd_').nullable().describe('The delivery this one replays'),
+    replay_id: z.string().startsWith('wdr_').nullable().describe('The bulk replay job that created it'),
+    status: z.enum(DELIVERY_STATUSES).describe('failed and expired are the dead letters'),
+    attempt_count: z.number().int().min(0),
+    next_attempt_at: timestamp
+      .nullable()
+      .describe('When the next attempt is due; null while one runs or once finished'),
+    last_status_code: z.number().int().nullable(),
+    last_error: z
+      .string()
+      .nullable()
+      .describe('Why the last attempt failed or the delivery ended (http_500, timeout, window_over, ...)'),
+    last_attempt_at: timestamp.nullable(),
+    expires_at: timestamp.describe('No attempt starts at or after this time'),
+    body_bytes: z.number().int().min(0),
+    content_type: z.string(),
+    transformed: z.boolean().describe("Whether the endpoint gets transformed bytes rather than the message's"),
+    price: z.strictObject({
+      delivery_units: z.number().int().min(0),
+      total_usd: z
+        .string()
+        .regex(/^\d+\.\d+$/)
+        .describe('Exact decimal USD of this generation (automatic retries are free)'),
+    }),
+    created_at: timestamp,
+    updated_at: timestamp,
+    finished_at: timestamp.nullable(),
+  })
+  .meta({ id: 'Delivery', description: 'One message to one endpoint in one generation (original or replay)' });
+
+export const AttemptShape = z
+  .strictObject({
+    id: z.string().startsWith('wda_').describe('Attempt ID; the Svc-Attempt-Id header'),
+    delivery_id: z.string().startsWith('wdd_'),
+    endpoint_id: z.string().startsWith('wde_'),
+    number: z.number().int().min(1),
+    trigger: z.enum(TRIGGERS),
+    started_at: timestamp,
+    duration_ms: z.number().int().min(0),
+    url_revision: z.number().int().min(1).describe("The endpoint's url_revision the request went to"),
+    status_code: z.number().int().nullable(),
+    error_kind: z.string().nullable().describe('timeout, network, unsafe_destination, ...; null when answered'),
+    outcome: z.enum(['succeeded', 'failed']),
+    response_body: z
+      .string()
+      .nullable()
+      .describe('Up to 4 KiB of the response, kept with response_body_logging for response_retention_days'),
+    response_body_encoding: z.enum(['utf8', 'base64']).nullable(),
+    created_at: timestamp,
+  })
+  .meta({ id: 'Attempt', description: 'One HTTP request of a delivery to its receiver' });
+
+const DeliveryListShape = z
+  .strictObject({ data: z.array(DeliveryShape), next_cursor: z.string().nullable() })
+  .meta({ id: 'DeliveryList' });
+const AttemptListShape = z
+  .strictObject({ data: z.array(AttemptShape), next_cursor: z.string().nullable() })
+  .meta({ id: 'AttemptList' });
+
+export function deliveryRoutes(services: Services): RouteSpec[] {
+  const { deliveries } = services;
+  return [
+    defineRoute({
+      operationId: 'listDeliveries',
+      summary: 'List deliveries of a window of at most 30 days, oldest first (status failed or expired: dead letters)',
+      method: 'GET',
+      path: '/deliveries',
+      auth: 'secret_key',
+      rateClass: 'read',
+      query: z.object({
+        ...windowQuery,
+        status: z.enum(DELIVERY_STATUSES).optional(),
+        message_id: z.string().optional(),
+        endpoint_id: z.string().optional(),
+        tenant_id: z.string().optional(),
+        event_type: z.string().optional(),
+        kind: z.enum(['original', 'replay']).optional(),
+        ...pageQuery,
+      }),
+      responses: { 200: DeliveryListShape, 422: ErrorShape },
+      async handler({ ctx, query }) {
+        const page = await deliveries.listDeliveries(ctx, parseInput(ListDeliveriesQuery, query));
+        return { status: 200, body: { data: page.data, next_cursor: page.nextCursor } };
+      },
+    }),
+    defineRoute({
+      operationId: 'getDelivery',
+      summary: 'Read a delivery',
+      method: 'GET',
+      path: '/deliveries/:id',
+      auth: 'secret_key',
+      rateClass: 'read',
+      responses: { 200: DeliveryShape, 404: ErrorShape },
+      async handler({ ctx, params }) {
+        return { status: 200, body: await deliveries.getDelivery(ctx, params['id']!) };
+      },
+    }),
+    defineRoute({
+      operationId: 'listDeliveryAttempts',
+      summary: "List a delivery's attempts, oldest first",
+      method: 'GET',
+      path: '/deliveries/:id/attempts',
+      auth: 'secret_key',
+      rateClass: 'read',
+      query: z.object({ ...pageQuery }),
+      responses: { 200: AttemptListShape, 404: ErrorShape, 422: ErrorShape },
+      async handler({ ctx, params, query }) {
+        const page = await deliveries.listAttempts(ctx, params['id']!, parseInput(ListAttemptsQuery, query));
+        return { status: 200, body: { data: page.data, next_cursor: page.nextCursor } };
+      },
+    }),
+    defineRoute({
+      operationId: 'retryDeliveryNow',
+      summary:
+        'Make a delivery waiting for a retry (or held behind an open circuit) due now, with its remaining attempts; free',
+      method: 'POST',
+      path: '/deliveries/:id/retry_now',
+      auth: 'secret_key',
+      rateClass: 'config_write',
+      idempotent: true,
+      input: EmptyInput,
+      responses: { 202: DeliveryShape, 404: ErrorShape, 409: ErrorShape, 422: ErrorShape },
+      async handler({ ctx, params }) {
+        return { status: 202, body: await deliveries.retryNow(ctx, params['id']!) };
+      },
+    }),
+    defineRoute({
+      operationId: 'replayDelivery',
+      summary:
+        'Replay a succeeded, failed or expired delivery as a new paid generation (same webhook-id, new delivery ID)',
+      method: 'POST',
+      path: '/deliveries/:id/replay',
+      auth: 'secret_key',
+      rateClass: 'admission',
+      idempotent: true,
+      input: ReplayDeliveryInput,
+      responses: {
+        202: DeliveryShape,
+        402: ErrorShape,
+        404: ErrorShape,
+        409: ErrorShape,
+        410: ErrorShape,
+        422: ErrorShape,
+        429: ErrorShape,
+      },
+      async handler({ ctx, params, input }) {
+        return { status: 202, body: await deliveries.replay(ctx, params['id']!, input) };
+      },
+    }),
+  ];
+}
