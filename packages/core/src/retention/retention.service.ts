@@ -142,13 +142,19 @@ export class RetentionService {
   }
 
   /**
-   * Redactions whose erasing transaction is older than every snapshot still open (so no reader can see the old
-   * row versions), after a VACUUM of the tables that held the bytes has removed those versions: then `complete`.
+   * Redactions whose erasing transaction committed before every snapshot still open was taken (so no reader can
+   * see the old row versions: pg_stat_activity's backend_xmin covers read-only snapshots, which the running
+   * transaction IDs of pg_current_snapshot do not), after a VACUUM of the tables that held the bytes has removed
+   * those versions: then `complete`.
    */
   async completeRedactions(): Promise<number> {
     const candidates: { id: string }[] = await this.db.query(
-      `SELECT id FROM messages
-        WHERE redaction_status = 'redacting' AND erase_txid < pg_snapshot_xmin(pg_current_snapshot())
+      `SELECT m.id FROM messages m
+        WHERE m.redaction_status = 'redacting'
+          AND m.erase_txid < pg_snapshot_xmin(pg_current_snapshot())
+          AND NOT EXISTS (SELECT 1 FROM pg_stat_activity a
+                           WHERE a.backend_xmin IS NOT NULL AND a.pid <> pg_backend_pid()
+                             AND age(a.backend_xmin) >= age(xid(m.erase_txid)))
         LIMIT 1000`,
     );
     if (candidates.length === 0) return 0;
