@@ -2,7 +2,7 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import pino from 'pino';
 import { expect } from 'vitest';
-import type { LimitName, OperationalEventType } from '@svc/core';
+import { purgeExpiredJob, type LimitName, type OperationalEventType } from '@svc/core';
 import { post, startHarness, type Harness } from '../../../server/src/testing/harness.js';
 import { startWorker, type RunningWorker } from '../worker.js';
 
@@ -43,6 +43,8 @@ export interface DeliveryStack {
   ): Promise<Record<string, unknown>[]>;
   /** Moves the service clock, and the queue's start times with it (pg-boss compares them with the database's now()). */
   advance(ms: number): Promise<void>;
+  /** Queues the retention maintenance job now (the worker runs it as it would on its schedule). */
+  runMaintenance(): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -138,6 +140,10 @@ export async function startDeliveryStack(limits: Partial<Record<LimitName, numbe
           WHERE state IN ('created', 'retry')`,
         [ms],
       );
+      worker.notify();
+    },
+    async runMaintenance() {
+      await h.services.db.transaction((tx) => h.services.jobs.send(tx, purgeExpiredJob, [{ payload: {} }]));
       worker.notify();
     },
     async close() {

@@ -13,10 +13,11 @@ export interface TimeWindow {
 
 /**
  * created_after (inclusive, default 30 days before created_before) and created_before (exclusive, default now),
- * at most 30 days apart and in order; 422 invalid_field names the offending parameter.
+ * at most 30 days apart and in order; 422 invalid_field names the offending parameter. The default "now" is the
+ * end of the current millisecond, so what was created in it is listed too.
  */
 export function parseWindow(raw: { created_after?: string; created_before?: string }, now: Date): TimeWindow {
-  const before = raw.created_before === undefined ? now : new Date(raw.created_before);
+  const before = raw.created_before === undefined ? new Date(now.getTime() + 1) : new Date(raw.created_before);
   const after =
     raw.created_after === undefined ? new Date(before.getTime() - MAX_WINDOW_DAYS * DAY) : new Date(raw.created_after);
   if (after >= before)
