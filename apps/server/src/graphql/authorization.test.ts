@@ -14,7 +14,16 @@ describe('GraphQL authorization declarations', () => {
     const undeclared = [...access].filter(([, kind]) => kind === 'undeclared').map(([field]) => field);
     expect(undeclared, 'add @Authorized() or, for a field that needs no key, @Authorized(PUBLIC)').toEqual([]);
     // Everything that reads or changes a team's data needs a key.
-    for (const field of ['Query.viewer', 'Query.endpoints', 'Mutation.createEndpoint', 'Mutation.updateSettings'])
+    for (const field of [
+      'Query.viewer',
+      'Query.endpoints',
+      'Query.messageContent',
+      'Query.events',
+      'Mutation.createEndpoint',
+      'Mutation.updateSettings',
+      'Mutation.redactMessage',
+      'Mutation.replayDelivery',
+    ])
       expect(access.get(field), field).toBe('key');
   });
 });

@@ -12,11 +12,14 @@ import { checkOperationLimits, measureOperation } from './operation-limits.js';
  * token per root field from the bucket of the operation's kind, all taken up front, so a document is either
  * refused whole (429 rate_limited) or runs whole.
  */
-/** Mutations that admit messages (like POST /messages and /endpoints/{id}/test) spend the admission bucket. */
-const ADMISSION_FIELDS: ReadonlySet<string> = new Set(['publishMessage', 'sendTestMessage']);
+/**
+ * Mutations that admit paid work (like POST /messages, /endpoints/{id}/test and /deliveries/{id}/replay) spend the
+ * admission bucket.
+ */
+const ADMISSION_FIELDS: ReadonlySet<string> = new Set(['publishMessage', 'sendTestMessage', 'replayDelivery']);
 
 /**
- * The bucket an operation's tokens come from: reads for queries; admissions for a mutation made only of message
+ * The bucket an operation's tokens come from: reads for queries; admissions for a mutation made only of
  * admissions; configuration writes for any other mutation (a mixed one included, the stricter bucket).
  */
 function rateClassOf(kind: string, rootFields: ReadonlySet<string>): 'read' | 'config_write' | 'admission' {

@@ -1,9 +1,32 @@
-import { Arg, Authorized, Ctx, ID, Mutation, Query, Resolver } from 'type-graphql';
-import { CreateMessageInput, EndpointTestInput, parseInput, sendEndpointTest, type MessageView } from '@svc/core';
+import { Arg, Authorized, Ctx, FieldResolver, ID, Int, Mutation, Query, Resolver, Root } from 'type-graphql';
+import { decodeUtf8Strict, JsonSyntaxError } from '@svc/json';
+import {
+  CreateMessageInput,
+  DAY,
+  EmptyInput,
+  EndpointTestInput,
+  ListDeliveriesQuery,
+  ListMessagesQuery,
+  MAX_WINDOW_DAYS,
+  parseInput,
+  sendEndpointTest,
+  type CancelResult,
+  type MessageView,
+  type RedactResult,
+} from '@svc/core';
 import { callContext, type GraphqlContext } from './context.js';
+import { toDelivery } from './delivery.resolver.js';
+import { DeliveryConnection } from './delivery.types.js';
 import { IDEMPOTENCY_KEY_ARG, IDEMPOTENCY_KEY_OPTIONS, runIdempotent } from './idempotent.js';
 import { defined, rawJsonArgument } from './mappers.js';
-import { Message, PublishMessageInput } from './message.types.js';
+import {
+  CancelMessageResult,
+  Message,
+  MessageConnection,
+  MessageContent,
+  PublishMessageInput,
+  RedactMessageResult,
+} from './message.types.js';
 
 function toMessage(view: MessageView): Message {
   const counts = view.delivery_counts;
@@ -46,12 +69,114 @@ function toMessage(view: MessageView): Message {
   };
 }
 
+function toMessageContent(content: { contentType: string; body: Buffer }): MessageContent {
+  return {
+    contentType: content.contentType,
+    bytes: content.body.length,
+    bodyBase64: content.body.toString('base64'),
+    text: utf8OrNull(content.body),
+  };
+}
+
+function utf8OrNull(bytes: Buffer): string | null {
+  try {
+    return decodeUtf8Strict(bytes);
+  } catch (error) {
+    if (error instanceof JsonSyntaxError) return null;
+    throw error;
+  }
+}
+
+function toCancelMessageResult(result: CancelResult): CancelMessageResult {
+  return {
+    messageId: result.message_id,
+    canceledCount: result.canceled_count,
+    inFlightCount: result.in_flight_count,
+    alreadyTerminalCount: result.already_terminal_count,
+  };
+}
+
+function toRedactMessageResult(result: RedactResult): RedactMessageResult {
+  return { messageId: result.message_id, status: result.status, redactedAt: new Date(result.redacted_at) };
+}
+
 @Resolver(() => Message)
 export class MessageResolver {
   @Authorized()
   @Query(() => Message)
   async message(@Ctx() context: GraphqlContext, @Arg('id', () => ID) id: string): Promise<Message> {
     return toMessage(await context.services.messages.getMessage(callContext(context), id));
+  }
+
+  @Authorized()
+  @Query(() => MessageConnection, {
+    description: 'Messages created in a window of at most 30 days (default the last 30), oldest first',
+  })
+  async messages(
+    @Ctx() context: GraphqlContext,
+    @Arg('createdAfter', () => Date, { nullable: true, description: 'Inclusive' }) createdAfter?: Date,
+    @Arg('createdBefore', () => Date, { nullable: true, description: 'Exclusive; default now' }) createdBefore?: Date,
+    @Arg('tenantId', () => ID, { nullable: true }) tenantId?: string,
+    @Arg('eventType', () => String, { nullable: true }) eventType?: string,
+    @Arg('sourceId', () => ID, { nullable: true }) sourceId?: string,
+    @Arg('status', () => String, { nullable: true }) status?: string,
+    @Arg('externalId', () => String, { nullable: true }) externalId?: string,
+    @Arg('first', () => Int, { nullable: true }) first?: number,
+    @Arg('after', () => String, { nullable: true }) after?: string,
+  ): Promise<MessageConnection> {
+    const page = await context.services.messages.listMessages(
+      callContext(context),
+      parseInput(
+        ListMessagesQuery,
+        defined({
+          created_after: createdAfter?.toISOString(),
+          created_before: createdBefore?.toISOString(),
+          tenant_id: tenantId ?? undefined,
+          event_type: eventType ?? undefined,
+          source_id: sourceId ?? undefined,
+          status: status ?? undefined,
+          external_id: externalId ?? undefined,
+          limit: first ?? undefined,
+          cursor: after ?? undefined,
+        }),
+      ),
+    );
+    return { nodes: page.data.map(toMessage), nextCursor: page.nextCursor };
+  }
+
+  @Authorized()
+  @Query(() => MessageContent, { description: 'payload_expired after redaction or the end of retention' })
+  async messageContent(@Ctx() context: GraphqlContext, @Arg('id', () => ID) id: string): Promise<MessageContent> {
+    return toMessageContent(await context.services.messages.getContent(callContext(context), id));
+  }
+
+  @FieldResolver(() => DeliveryConnection, {
+    description: "This message's deliveries, every generation, oldest first",
+  })
+  async deliveries(
+    @Ctx() context: GraphqlContext,
+    @Root() message: Message,
+    @Arg('first', () => Int, { nullable: true }) first?: number,
+    @Arg('after', () => String, { nullable: true }) after?: string,
+  ): Promise<DeliveryConnection> {
+    // A message kept from an idempotent replay has its dates as ISO text.
+    const createdAt = new Date(message.createdAt);
+    // The list wants a window of at most 30 days; every delivery of a message is created within one from the
+    // message: the originals with it, replays only while its content is retained (at most 30 days).
+    const page = await context.services.deliveries.listDeliveries(
+      callContext(context),
+      parseInput(
+        ListDeliveriesQuery,
+        defined({
+          message_id: message.id,
+          created_after: createdAt.toISOString(),
+          created_before: new Date(createdAt.getTime() + MAX_WINDOW_DAYS * DAY).toISOString(),
+          limit: first ?? undefined,
+          cursor: after ?? undefined,
+        }),
+      ),
+    );
+    return { nodes: page.data.map(toDelivery), nextCursor: page.nextCursor };
   }
 
   @Authorized()
@@ -103,6 +228,46 @@ export class MessageResolver {
       params: { id: endpointId },
       input: parsed,
       run: async (ctx) => toMessage(await sendEndpointTest(context.services, ctx, endpointId, parsed)),
+    });
+  }
+
+  @Authorized()
+  @Mutation(() => CancelMessageResult, {
+    description:
+      'Cancels the original deliveries no attempt holds; in-flight ones finish without retries; replays are ' +
+      'untouched; nothing is refunded. Repeating changes nothing.',
+  })
+  async cancelMessage(
+    @Ctx() context: GraphqlContext,
+    @Arg('id', () => ID) id: string,
+    @Arg(IDEMPOTENCY_KEY_ARG, () => String, IDEMPOTENCY_KEY_OPTIONS) idempotencyKey?: string | null,
+  ): Promise<CancelMessageResult> {
+    const parsed = parseInput(EmptyInput, {});
+    return runIdempotent(context, idempotencyKey, {
+      operation: 'cancelMessage',
+      params: { id },
+      input: parsed,
+      run: async (ctx) => toCancelMessageResult(await context.services.messageRepair.cancelMessage(ctx, id)),
+    });
+  }
+
+  @Authorized()
+  @Mutation(() => RedactMessageResult, {
+    description:
+      'Erases the content at once and cancels every pending delivery, replays included; metadata and charges ' +
+      'stay. Status redacting, then complete after the sweep. Repeating changes nothing.',
+  })
+  async redactMessage(
+    @Ctx() context: GraphqlContext,
+    @Arg('id', () => ID) id: string,
+    @Arg(IDEMPOTENCY_KEY_ARG, () => String, IDEMPOTENCY_KEY_OPTIONS) idempotencyKey?: string | null,
+  ): Promise<RedactMessageResult> {
+    const parsed = parseInput(EmptyInput, {});
+    return runIdempotent(context, idempotencyKey, {
+      operation: 'redactMessage',
+      params: { id },
+      input: parsed,
+      run: async (ctx) => toRedactMessageResult(await context.services.messageRepair.redactMessage(ctx, id)),
     });
   }
 }

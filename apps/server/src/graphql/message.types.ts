@@ -68,3 +68,39 @@ export class PublishMessageInput {
   @Field(() => String, { nullable: true }) externalId?: string | null;
   @Field(() => GraphQLJSONObject, { nullable: true }) metadata?: Record<string, unknown> | null;
 }
+
+@ObjectType()
+export class MessageConnection {
+  @Field(() => [Message]) nodes!: Message[];
+  @Field(() => String, {
+    nullable: true,
+    description: 'A status filter applies within each page: a page may be short while nextCursor is set',
+  })
+  nextCursor!: string | null;
+}
+
+@ObjectType({ description: 'The accepted bytes of a message, until redaction or the end of its retention' })
+export class MessageContent {
+  @Field(() => String) contentType!: string;
+  @Field(() => Int) bytes!: number;
+  @Field(() => String, { description: 'The exact bytes, base64' }) bodyBase64!: string;
+  @Field(() => String, { nullable: true, description: 'The bytes as text; null unless they are valid UTF-8' })
+  text!: string | null;
+}
+
+@ObjectType({ description: 'What canceling a message did to its original deliveries (replays are untouched)' })
+export class CancelMessageResult {
+  @Field(() => ID) messageId!: string;
+  @Field(() => Int, { description: 'Canceled now' }) canceledCount!: number;
+  @Field(() => Int, { description: 'An attempt is running: it finishes, its retries are canceled' })
+  inFlightCount!: number;
+  @Field(() => Int, { description: 'Already succeeded, failed, expired or canceled' }) alreadyTerminalCount!: number;
+}
+
+@ObjectType()
+export class RedactMessageResult {
+  @Field(() => ID) messageId!: string;
+  @Field(() => String, { description: 'redacting, then complete once the sweep has removed every copy' })
+  status!: string;
+  @Field(() => Date) redactedAt!: Date;
+}

@@ -2,7 +2,9 @@ import 'reflect-metadata';
 import { buildSchema } from 'type-graphql';
 import type { Services } from '@svc/core';
 import { authChecker } from './authorization.js';
+import { DeliveryResolver } from './delivery.resolver.js';
 import { EndpointResolver } from './endpoint.resolver.js';
+import { OperationalEventResolver } from './event.resolver.js';
 import { MessageResolver } from './message.resolver.js';
 import { EventTypeResolver, SettingsResolver, TenantResolver, ViewerResolver } from './resolvers.js';
 import { ConsoleSessionResolver } from './session.resolver.js';
@@ -21,6 +23,8 @@ export function buildGraphqlSchema() {
       SettingsResolver,
       EndpointResolver,
       MessageResolver,
+      DeliveryResolver,
+      OperationalEventResolver,
       ConsoleSessionResolver,
     ],
     authChecker,

@@ -1,0 +1,206 @@
+import { Arg, Authorized, Ctx, FieldResolver, ID, Int, Mutation, Query, Resolver, Root } from 'type-graphql';
+import {
+  EmptyInput,
+  ListAttemptsQuery,
+  ListDeliveriesQuery,
+  parseInput,
+  ReplayDeliveryInput,
+  type AttemptView,
+  type DeliveryView,
+  type ReplayQuote as ReplayQuoteView,
+} from '@svc/core';
+import { callContext, type GraphqlContext } from './context.js';
+import { Attempt, AttemptConnection, Delivery, DeliveryConnection, ReplayQuote } from './delivery.types.js';
+import { IDEMPOTENCY_KEY_ARG, IDEMPOTENCY_KEY_OPTIONS, runIdempotent } from './idempotent.js';
+import { defined } from './mappers.js';
+
+function dateOrNull(iso: string | null): Date | null {
+  return iso === null ? null : new Date(iso);
+}
+
+export function toDelivery(view: DeliveryView): Delivery {
+  return {
+    id: view.id,
+    messageId: view.message_id,
+    endpointId: view.endpoint_id,
+    tenantId: view.tenant_id,
+    eventType: view.event_type,
+    generation: view.generation,
+    kind: view.kind,
+    replayOf: view.replay_of,
+    replayId: view.replay_id,
+    status: view.status,
+    attemptCount: view.attempt_count,
+    nextAttemptAt: dateOrNull(view.next_attempt_at),
+    lastStatusCode: view.last_status_code,
+    lastError: view.last_error,
+    lastAttemptAt: dateOrNull(view.last_attempt_at),
+    expiresAt: new Date(view.expires_at),
+    bodyBytes: view.body_bytes,
+    contentType: view.content_type,
+    transformed: view.transformed,
+    price: { deliveryUnits: view.price.delivery_units, totalUsd: view.price.total_usd },
+    createdAt: new Date(view.created_at),
+    updatedAt: new Date(view.updated_at),
+    finishedAt: dateOrNull(view.finished_at),
+  };
+}
+
+function toAttempt(view: AttemptView): Attempt {
+  return {
+    id: view.id,
+    deliveryId: view.delivery_id,
+    endpointId: view.endpoint_id,
+    number: view.number,
+    trigger: view.trigger,
+    startedAt: new Date(view.started_at),
+    durationMs: view.duration_ms,
+    urlRevision: view.url_revision,
+    statusCode: view.status_code,
+    errorKind: view.error_kind,
+    outcome: view.outcome,
+    responseBody: view.response_body,
+    responseBodyEncoding: view.response_body_encoding,
+    createdAt: new Date(view.created_at),
+  };
+}
+
+function toReplayQuote(quote: ReplayQuoteView): ReplayQuote {
+  return {
+    items: quote.items.map((item) => ({
+      deliveryId: item.delivery_id,
+      replayable: item.replayable,
+      errorCode: item.error_code,
+      reason: item.reason,
+      deliveryUnits: item.delivery_units,
+      totalUsd: item.total_usd,
+    })),
+    deliveryUnits: quote.delivery_units,
+    totalUsd: quote.total_usd,
+  };
+}
+
+const CONFIGURATION_OPTIONS = {
+  nullable: true,
+  description:
+    "frozen (default): the bytes the delivery was sent with; current: the endpoint's current transform applied " +
+    'to the original content',
+} as const;
+
+@Resolver(() => Delivery)
+export class DeliveryResolver {
+  @Authorized()
+  @Query(() => DeliveryConnection, {
+    description: 'Deliveries created in a window of at most 30 days (default the last 30), oldest first',
+  })
+  async deliveries(
+    @Ctx() context: GraphqlContext,
+    @Arg('createdAfter', () => Date, { nullable: true, description: 'Inclusive' }) createdAfter?: Date,
+    @Arg('createdBefore', () => Date, { nullable: true, description: 'Exclusive; default now' }) createdBefore?: Date,
+    @Arg('status', () => String, { nullable: true, description: 'failed or expired lists the dead letters' })
+    status?: string,
+    @Arg('messageId', () => ID, { nullable: true }) messageId?: string,
+    @Arg('endpointId', () => ID, { nullable: true }) endpointId?: string,
+    @Arg('tenantId', () => ID, { nullable: true }) tenantId?: string,
+    @Arg('eventType', () => String, { nullable: true }) eventType?: string,
+    @Arg('kind', () => String, { nullable: true, description: 'original or replay' }) kind?: string,
+    @Arg('first', () => Int, { nullable: true }) first?: number,
+    @Arg('after', () => String, { nullable: true }) after?: string,
+  ): Promise<DeliveryConnection> {
+    const page = await context.services.deliveries.listDeliveries(
+      callContext(context),
+      parseInput(
+        ListDeliveriesQuery,
+        defined({
+          created_after: createdAfter?.toISOString(),
+          created_before: createdBefore?.toISOString(),
+          status: status ?? undefined,
+          message_id: messageId ?? undefined,
+          endpoint_id: endpointId ?? undefined,
+          tenant_id: tenantId ?? undefined,
+          event_type: eventType ?? undefined,
+          kind: kind ?? undefined,
+          limit: first ?? undefined,
+          cursor: after ?? undefined,
+        }),
+      ),
+    );
+    return { nodes: page.data.map(toDelivery), nextCursor: page.nextCursor };
+  }
+
+  @Authorized()
+  @Query(() => Delivery)
+  async delivery(@Ctx() context: GraphqlContext, @Arg('id', () => ID) id: string): Promise<Delivery> {
+    return toDelivery(await context.services.deliveries.getDelivery(callContext(context), id));
+  }
+
+  @Authorized()
+  @Query(() => ReplayQuote, {
+    description: 'Whether each delivery can be replayed and what it would cost (at most 200); nothing is charged',
+  })
+  async replayQuote(
+    @Ctx() context: GraphqlContext,
+    @Arg('deliveryIds', () => [ID]) deliveryIds: string[],
+    @Arg('configuration', () => String, CONFIGURATION_OPTIONS) configuration?: string,
+  ): Promise<ReplayQuote> {
+    const parsed = parseInput(ReplayDeliveryInput, defined({ configuration: configuration ?? undefined }));
+    return toReplayQuote(await context.services.deliveries.quoteReplays(callContext(context), deliveryIds, parsed));
+  }
+
+  @FieldResolver(() => AttemptConnection, { description: 'The attempts, oldest first' })
+  async attempts(
+    @Ctx() context: GraphqlContext,
+    @Root() delivery: Delivery,
+    @Arg('first', () => Int, { nullable: true }) first?: number,
+    @Arg('after', () => String, { nullable: true }) after?: string,
+  ): Promise<AttemptConnection> {
+    const page = await context.services.deliveries.listAttempts(
+      callContext(context),
+      delivery.id,
+      parseInput(ListAttemptsQuery, defined({ limit: first ?? undefined, cursor: after ?? undefined })),
+    );
+    return { nodes: page.data.map(toAttempt), nextCursor: page.nextCursor };
+  }
+
+  @Authorized()
+  @Mutation(() => Delivery, {
+    description:
+      'A delivery waiting for a retry (or queued behind an open circuit) is attempted now, free, keeping its ' +
+      'attempts; anything else gives invalid_state',
+  })
+  async retryDeliveryNow(
+    @Ctx() context: GraphqlContext,
+    @Arg('id', () => ID) id: string,
+    @Arg(IDEMPOTENCY_KEY_ARG, () => String, IDEMPOTENCY_KEY_OPTIONS) idempotencyKey?: string | null,
+  ): Promise<Delivery> {
+    const parsed = parseInput(EmptyInput, {});
+    return runIdempotent(context, idempotencyKey, {
+      operation: 'retryDeliveryNow',
+      params: { id },
+      input: parsed,
+      run: async (ctx) => toDelivery(await context.services.deliveries.retryNow(ctx, id)),
+    });
+  }
+
+  @Authorized()
+  @Mutation(() => Delivery, {
+    description:
+      'Replays a succeeded, failed or expired delivery as a new generation (same webhook-id), charged as a ' +
+      'delivery. payload_expired after redaction or retention; invalid_state for pending or canceled deliveries ' +
+      'and deleted or disabled endpoints.',
+  })
+  async replayDelivery(
+    @Ctx() context: GraphqlContext,
+    @Arg('id', () => ID) id: string,
+    @Arg('configuration', () => String, CONFIGURATION_OPTIONS) configuration?: string | null,
+    @Arg(IDEMPOTENCY_KEY_ARG, () => String, IDEMPOTENCY_KEY_OPTIONS) idempotencyKey?: string | null,
+  ): Promise<Delivery> {
+    const parsed = parseInput(ReplayDeliveryInput, defined({ configuration: configuration ?? undefined }));
+    return runIdempotent(context, idempotencyKey, {
+      operation: 'replayDelivery',
+      params: { id },
+      input: parsed,
+      run: async (ctx) => toDelivery(await context.services.deliveries.replay(ctx, id, parsed)),
+    });
+  }
+}
