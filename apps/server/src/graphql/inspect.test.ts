@@ -239,8 +239,7 @@ describe('GraphQL deliveries, attempts, retry now and replay', () => {
 
     const read = await gql(DELIVERY, { id: deliveryId });
     expect(read.body.errors).toBeUndefined();
-    // lastError is left out: DeliveryView documents null after a success, but settlement stores http_200.
-    const { attempts, lastError: _lastError, ...delivery } = read.body.data.delivery;
+    const { attempts, ...delivery } = read.body.data.delivery;
     expect(delivery).toEqual({
       id: deliveryId,
       messageId,
@@ -255,6 +254,7 @@ describe('GraphQL deliveries, attempts, retry now and replay', () => {
       attemptCount: 1,
       nextAttemptAt: null,
       lastStatusCode: 200,
+      lastError: null,
       lastAttemptAt: NOW,
       expiresAt: '2026-11-05T10:00:00.000Z',
       bodyBytes: '{"n":1}'.length,
@@ -292,7 +292,7 @@ describe('GraphQL deliveries, attempts, retry now and replay', () => {
       nodes: [{ id: deliveryId, status: 'succeeded', generation: 0, kind: 'original' }],
       nextCursor: null,
     });
-    expect(await deliveriesOf(messageId)).toEqual([{ ...delivery, lastError: _lastError }]);
+    expect(await deliveriesOf(messageId)).toEqual([delivery]);
     const missing = await gql(DELIVERY, { id: 'wdd_missing' });
     expect(missing.body.errors[0].extensions.code).toBe('not_found');
   });

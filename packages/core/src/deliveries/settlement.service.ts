@@ -95,7 +95,7 @@ export class SettlementService {
           next: Date | null;
           trigger: string | null;
           code: number | null;
-          error: string;
+          error: string | null;
         }[] = [];
         const retries: NewJob<{ delivery_id: string }>[] = [];
         const finished: FinishedDelivery[] = [];
@@ -144,7 +144,7 @@ export class SettlementService {
             next: decision.status === 'retry_wait' ? decision.nextAttemptAt : null,
             trigger: decision.status === 'retry_wait' ? 'retry' : null,
             code,
-            error: describeResult(result),
+            error: decision.status === 'succeeded' ? null : describeResult(result),
           });
           if (decision.status === 'retry_wait')
             retries.push({ payload: { delivery_id: attempt.deliveryId }, startAfter: decision.nextAttemptAt });

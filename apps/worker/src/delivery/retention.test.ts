@@ -1,0 +1,209 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { DAY, HOUR, MINUTE, SECOND } from '@svc/core';
+import { post } from '../../../server/src/testing/harness.js';
+import { startDeliveryStack, type DeliveryStack } from './delivery.testing.js';
+
+/**
+ * Retention with the injectable clock and the real engine: content after payload_retention_days but never while
+ * a delivery of the message may still be attempted, shorter settings at once, response bodies, and messages with
+ * their deliveries and attempts after 30 days. Each test moves the clock forward; the sweeps run as the
+ * maintenance job does (services.retention.sweep).
+ */
+let stack: DeliveryStack;
+beforeAll(async () => {
+  stack = await startDeliveryStack({ service_concurrency: 20 });
+});
+afterAll(async () => {
+  await stack.close();
+});
+
+const get = (path: string) => stack.h.request('GET', path);
+
+async function patchSettings(body: Record<string, unknown>): Promise<void> {
+  const current = await get('/settings');
+  const r = await stack.h.request('PATCH', '/settings', { body, ifMatch: current.headers.get('etag')! });
+  expect(r.status, r.text).toBe(200);
+}
+
+async function setEndpointStatus(endpointId: string, status: 'paused' | 'enabled'): Promise<void> {
+  const current = await get(`/endpoints/${endpointId}`);
+  const r = await stack.h.request('PATCH', `/endpoints/${endpointId}`, {
+    body: { status },
+    ifMatch: current.headers.get('etag')!,
+  });
+  expect(r.status, r.text).toBe(200);
+}
+
+/** Publishes with a one-hour delivery window, so retention is not held up by the default 72 hours. */
+async function publish(tenantId: string, payload: unknown): Promise<string> {
+  const expiresAt = new Date(stack.h.clock.now().getTime() + HOUR).toISOString();
+  const r = await post(stack.h, '/messages', {
+    tenant_id: tenantId,
+    event_type: 'order.created',
+    payload,
+    expires_at: expiresAt,
+  });
+  expect(r.status, r.text).toBe(202);
+  return r.json.id;
+}
+
+async function deliveryOf(messageId: string): Promise<{ id: string }> {
+  const [d] = (await stack.h.services.deliveries.listDeliveries({ actor: stack.h.team }, { message_id: messageId }))
+    .data;
+  return d!;
+}
+
+async function finished(messageId: string, status: string): Promise<void> {
+  await stack.until(`message ${messageId} to be ${status}`, async () =>
+    (await stack.messageStatus(messageId)).status === status ? true : undefined,
+  );
+}
+
+async function storedBody(messageId: string): Promise<Buffer | null> {
+  const rows = await stack.h.services.db.query('SELECT body FROM message_contents WHERE message_id = $1', [messageId]);
+  return rows[0]?.body ?? null;
+}
+
+describe('content retention', () => {
+  it('erases content after payload_retention_days, but keeps it while a replay may still be attempted', async () => {
+    await patchSettings({ payload_retention_days: 1 });
+    stack.script.set('/kept', [400]);
+    const { tenantId, endpointId } = await stack.setup('/kept');
+    const plain = await publish(tenantId, { plain: true });
+    const replayed = await publish(tenantId, { replayed: true });
+    await finished(plain, 'failed');
+    await finished(replayed, 'failed');
+    expect((await get(`/messages/${plain}`)).json.retained_until).toBe(
+      new Date(stack.h.clock.now().getTime() + DAY).toISOString(),
+    );
+
+    // 23 hours later the receiver is fixed but paused; a replay is queued with its own 72-hour window.
+    await stack.advance(23 * HOUR);
+    await setEndpointStatus(endpointId, 'paused');
+    stack.script.set('/kept', [200]);
+    const replay = await post(stack.h, `/deliveries/${(await deliveryOf(replayed)).id}/replay`, {});
+    expect(replay.status, replay.text).toBe(202);
+
+    await stack.advance(HOUR + MINUTE);
+    for (const id of [plain, replayed]) {
+      const content = await get(`/messages/${id}/content`);
+      expect(content.status, id).toBe(410);
+      expect(content.json.error.code).toBe('payload_expired');
+    }
+    const report = await stack.h.services.retention.sweep();
+    expect(report.contentErased).toBe(1);
+    expect(await storedBody(plain)).toBeNull();
+    expect((await get(`/messages/${plain}`)).json).toMatchObject({ content_available: false, redacted: false });
+    // The replay may still be attempted: its bytes stay until it finishes.
+    expect(await storedBody(replayed)).not.toBeNull();
+
+    await setEndpointStatus(endpointId, 'enabled');
+    // The paused endpoint's job looks again after 30 seconds.
+    await stack.advance(31 * SECOND);
+    await stack.until('the replay to succeed', async () => {
+      const d = await stack.h.services.deliveries.getDelivery({ actor: stack.h.team }, replay.json.id);
+      return d.status === 'succeeded' ? d : undefined;
+    });
+    const last = stack.received.filter((r) => r.path === '/kept').at(-1)!;
+    expect(last.body.toString('utf8')).toBe('{"replayed":true}');
+    expect((await stack.h.services.retention.sweep()).contentErased).toBe(1);
+    expect(await storedBody(replayed)).toBeNull();
+    const counters = await stack.h.services.db.query(
+      `SELECT coalesce(sum(content_bytes), 0)::int AS n FROM team_queue_counts WHERE team_id = $1`,
+      [stack.h.team.teamId],
+    );
+    const live = await stack.h.services.db.query(
+      `SELECT coalesce(sum(octet_length(c.body)), 0)::int + coalesce((SELECT sum(octet_length(body)) FROM deliveries
+              WHERE team_id = $1 AND body IS NOT NULL), 0)::int AS n
+         FROM message_contents c WHERE c.team_id = $1`,
+      [stack.h.team.teamId],
+    );
+    expect(counters[0].n).toBe(live[0].n);
+    await patchSettings({ payload_retention_days: 30 });
+  });
+
+  it('applies a shorter payload_retention_days to stored messages at once; a longer one restores nothing', async () => {
+    await patchSettings({ payload_retention_days: 30 });
+    const { tenantId } = await stack.setup('/shorter');
+    const id = await publish(tenantId, { n: 1 });
+    await finished(id, 'succeeded');
+    await stack.advance(2 * DAY);
+    expect((await get(`/messages/${id}/content`)).status).toBe(200);
+    const created = new Date((await get(`/messages/${id}`)).json.created_at).getTime();
+
+    await patchSettings({ payload_retention_days: 1 });
+    expect((await get(`/messages/${id}/content`)).status).toBe(410);
+    expect((await get(`/messages/${id}`)).json).toMatchObject({
+      retained_until: new Date(created + DAY).toISOString(),
+      content_available: false,
+    });
+    expect((await stack.h.services.retention.sweep()).contentErased).toBe(1);
+    expect(await storedBody(id)).toBeNull();
+
+    await patchSettings({ payload_retention_days: 30 });
+    expect((await get(`/messages/${id}/content`)).status).toBe(410);
+    expect((await get(`/messages/${id}`)).json.content_available).toBe(false);
+  });
+
+  it('erases in small batches, each its own transaction, until none is left', async () => {
+    await patchSettings({ payload_retention_days: 30 });
+    const { tenantId } = await stack.setup('/batches');
+    const ids: string[] = [];
+    for (let i = 0; i < 5; i += 1) ids.push(await publish(tenantId, { i }));
+    for (const id of ids) await finished(id, 'succeeded');
+    await patchSettings({ payload_retention_days: 1 });
+    await stack.advance(DAY + MINUTE);
+    expect(await stack.h.services.retention.eraseExpiredContent(2)).toBe(2);
+    expect(await stack.h.services.retention.eraseExpiredContent(2)).toBe(2);
+    expect(await stack.h.services.retention.eraseExpiredContent(2)).toBe(1);
+    expect(await stack.h.services.retention.eraseExpiredContent(2)).toBe(0);
+    for (const id of ids) expect(await storedBody(id)).toBeNull();
+    await patchSettings({ payload_retention_days: 30 });
+  });
+});
+
+describe('response bodies, attempts and messages', () => {
+  it('hides response bodies after response_retention_days at once and the sweep erases them', async () => {
+    await patchSettings({ response_body_logging: true, response_retention_days: 1 });
+    const { tenantId } = await stack.setup('/responses');
+    const id = await publish(tenantId, { n: 1 });
+    await finished(id, 'succeeded');
+    const delivery = await deliveryOf(id);
+    const attempts = async () => (await get(`/deliveries/${delivery.id}/attempts`)).json.data;
+    expect((await attempts())[0].response_body).toBe('ok');
+
+    await stack.advance(DAY + MINUTE);
+    expect((await attempts())[0].response_body).toBeNull();
+    const stored = () =>
+      stack.h.services.db.query('SELECT response_body FROM attempts WHERE delivery_id = $1', [delivery.id]);
+    expect((await stored())[0].response_body).not.toBeNull();
+    expect((await stack.h.services.retention.sweep()).responseBodiesErased).toBeGreaterThanOrEqual(1);
+    expect((await stored())[0].response_body).toBeNull();
+    await patchSettings({ response_body_logging: false, response_retention_days: 7 });
+  });
+
+  it('deletes messages with their deliveries and attempts 30 days after acceptance; charges stay', async () => {
+    const { tenantId } = await stack.setup('/old');
+    const id = await publish(tenantId, { n: 1 });
+    await finished(id, 'succeeded');
+    const delivery = await deliveryOf(id);
+    const charges = () =>
+      stack.h.services.db.query('SELECT count(*)::int AS n FROM charges WHERE resource_id = $1', [id]);
+    const before = (await charges())[0].n;
+    expect(before).toBeGreaterThan(0);
+
+    await stack.advance(29 * DAY);
+    await stack.h.services.retention.sweep();
+    expect((await get(`/messages/${id}`)).status).toBe(200);
+    await stack.advance(DAY + MINUTE);
+    const report = await stack.h.services.retention.sweep();
+    expect(report.messagesDeleted).toBeGreaterThanOrEqual(1);
+    expect((await get(`/messages/${id}`)).status).toBe(404);
+    expect((await get(`/deliveries/${delivery.id}`)).status).toBe(404);
+    const attempts = await stack.h.services.db.query('SELECT count(*)::int AS n FROM attempts WHERE delivery_id = $1', [
+      delivery.id,
+    ]);
+    expect(attempts[0].n).toBe(0);
+    expect((await charges())[0].n).toBe(before);
+  });
+});
