@@ -6,15 +6,17 @@ ALTER TABLE messages ADD COLUMN content_erased_at timestamptz;
 ALTER TABLE messages ADD COLUMN erase_txid xid8;
 
 -- The content of a message is readable until this moment: the retention the message was accepted with, shortened
--- at once by a shorter payload_retention_days setting (never lengthened), and never before its delivery window
--- ends. One definition for reads, replays and the retention sweep.
-CREATE FUNCTION message_retained_until(stored timestamptz, created timestamptz, expires timestamptz, days integer)
+-- at once by a shorter payload_retention_days setting (never lengthened) but never before its delivery window
+-- ends, and cut short when its tenant is deleted. One definition for reads, replays and the retention sweep.
+CREATE FUNCTION message_retained_until(stored timestamptz, created timestamptz, expires timestamptz, days integer,
+                                       tenant_deleted timestamptz)
 RETURNS timestamptz LANGUAGE sql IMMUTABLE PARALLEL SAFE
-RETURN LEAST(stored, GREATEST(created + make_interval(days => coalesce(days, 30)), expires));
+RETURN LEAST(stored, GREATEST(created + make_interval(days => coalesce(days, 30)), expires), tenant_deleted);
 
 -- Retention sweep candidates: content still stored, per team in age order, and by the retention accepted with.
 CREATE INDEX messages_content_live_idx ON messages (team_id, created_at) WHERE content_erased_at IS NULL;
 CREATE INDEX messages_content_due_idx ON messages (retained_until) WHERE content_erased_at IS NULL;
+CREATE INDEX messages_tenant_content_live_idx ON messages (tenant_id) WHERE content_erased_at IS NULL;
 CREATE INDEX messages_redacting_idx ON messages (redacted_at) WHERE redaction_status = 'redacting';
 CREATE INDEX messages_created_idx ON messages (created_at);
 CREATE INDEX messages_team_external_idx ON messages (team_id, external_id, created_at) WHERE external_id IS NOT NULL;

@@ -162,6 +162,27 @@ describe('content retention', () => {
   });
 });
 
+describe('deleted tenants', () => {
+  it("stops reading a deleted tenant's content at once and the sweep erases it", async () => {
+    const { tenantId } = await stack.setup('/deleted-tenant');
+    const id = await publish(tenantId, { n: 1 });
+    await finished(id, 'succeeded');
+    stack.h.clock.advance(1000);
+    const tenant = await get(`/tenants/${tenantId}`);
+    const deleted = await stack.h.request('DELETE', `/tenants/${tenantId}`, { ifMatch: tenant.headers.get('etag')! });
+    expect(deleted.status, deleted.text).toBe(204);
+    const content = await get(`/messages/${id}/content`);
+    expect(content.status).toBe(410);
+    expect((await get(`/messages/${id}`)).json).toMatchObject({
+      content_available: false,
+      retained_until: stack.h.clock.now().toISOString(),
+    });
+    expect(await storedBody(id)).not.toBeNull();
+    expect((await stack.h.services.retention.sweep()).contentErased).toBe(1);
+    expect(await storedBody(id)).toBeNull();
+  });
+});
+
 describe('response bodies, attempts and messages', () => {
   it('hides response bodies after response_retention_days at once and the sweep erases them', async () => {
     await patchSettings({ response_body_logging: true, response_retention_days: 1 });

@@ -317,7 +317,11 @@ export class DeliveryService {
     const db = reader(this.deps.db, ctx);
     const now = this.deps.clock.now();
     const items: ReplayQuoteItem[] = [];
-    const wanted = [...new Set(ids)].slice(0, MAX_QUOTE_ITEMS);
+    const wanted = [...new Set(ids)];
+    if (wanted.length > MAX_QUOTE_ITEMS)
+      throw new ServiceError('invalid_field', `a quote prices at most ${MAX_QUOTE_ITEMS} deliveries`, {
+        field: 'delivery_ids',
+      });
     const sources = new Map((await this.readReplaySources(db, ctx.actor.teamId, wanted)).map((row) => [row.id, row]));
     for (const id of wanted) {
       const source = sources.get(id);
@@ -383,7 +387,7 @@ export class DeliveryService {
     return db.query(
       `SELECT d.id, d.team_id, d.tenant_id, d.message_id, d.endpoint_id, d.event_type, d.status, d.body,
               d.content_type, m.redacted_at, c.body AS content,
-              message_retained_until(m.retained_until, m.created_at, m.expires_at, s.payload_retention_days)
+              message_retained_until(m.retained_until, m.created_at, m.expires_at, s.payload_retention_days, t.deleted_at)
                 AS retained_until,
               e.status AS endpoint_status, e.deleted_at IS NOT NULL AS endpoint_deleted, e.transform::text AS transform,
               (SELECT max(generation) FROM deliveries g
@@ -392,6 +396,7 @@ export class DeliveryService {
               (SELECT coalesce(sum(content_bytes), 0) FROM team_queue_counts WHERE team_id = d.team_id) AS content_bytes
          FROM deliveries d
          JOIN messages m ON m.id = d.message_id
+         JOIN tenants t ON t.id = d.tenant_id
          JOIN endpoints e ON e.id = d.endpoint_id
          LEFT JOIN message_contents c ON c.message_id = d.message_id
          LEFT JOIN team_settings s ON s.team_id = d.team_id

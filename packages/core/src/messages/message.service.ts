@@ -25,7 +25,7 @@ import { toMessageView, type MessageRecord, type MessageView } from './message.v
 const MESSAGE_SELECT = `
   SELECT m.id, m.tenant_id, m.event_type, m.external_id, m.origin, m.source_id, m.content_type, m.body_bytes,
          m.body_sha256, m.deliver_at, m.expires_at,
-         message_retained_until(m.retained_until, m.created_at, m.expires_at, s.payload_retention_days)
+         message_retained_until(m.retained_until, m.created_at, m.expires_at, s.payload_retention_days, t.deleted_at)
            AS retained_until,
          m.redacted_at, m.redaction_status, m.content_erased_at IS NULL AS content_available, m.metadata,
          m.ingest_units, m.delivery_units, m.price_micros, m.rate_version, m.created_at,
@@ -33,7 +33,9 @@ const MESSAGE_SELECT = `
             SELECT CASE WHEN d.status = 'queued' AND d.attempt_count = 0 AND d.next_attempt_at > $3
                         THEN 'scheduled' ELSE d.status END AS status, count(*) AS n
               FROM deliveries d WHERE d.message_id = m.id AND d.generation = 0 GROUP BY 1) x) AS counts
-    FROM messages m LEFT JOIN team_settings s ON s.team_id = m.team_id`;
+    FROM messages m
+    JOIN tenants t ON t.id = m.tenant_id
+    LEFT JOIN team_settings s ON s.team_id = m.team_id`;
 
 /** At most this many messages of one team are being stored at once (the spec's 4). */
 export const ADMISSION_SLOTS = 4;
@@ -267,9 +269,10 @@ export class MessageService {
     const rows: { content_type: string; body: Buffer | null; redacted_at: Date | null; retained_until: Date }[] =
       await reader(this.deps.db, ctx).query(
         `SELECT m.content_type, c.body, m.redacted_at,
-                message_retained_until(m.retained_until, m.created_at, m.expires_at, s.payload_retention_days)
+                message_retained_until(m.retained_until, m.created_at, m.expires_at, s.payload_retention_days, t.deleted_at)
                   AS retained_until
            FROM messages m
+           JOIN tenants t ON t.id = m.tenant_id
            LEFT JOIN message_contents c ON c.message_id = m.id
            LEFT JOIN team_settings s ON s.team_id = m.team_id
           WHERE m.id = $1 AND m.team_id = $2`,

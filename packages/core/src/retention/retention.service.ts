@@ -66,7 +66,8 @@ export class RetentionService {
 
   /**
    * One batch of messages whose content is past its effective retention (the stored retained_until, shortened by
-   * the team's current payload_retention_days) and none of whose deliveries may still be attempted.
+   * the team's current payload_retention_days, or their tenant deleted) and none of whose deliveries may still be
+   * attempted.
    */
   async eraseExpiredContent(batchSize: number): Promise<number> {
     const now = this.clock.now();
@@ -83,10 +84,18 @@ export class RetentionService {
              SELECT m.id FROM messages m
               WHERE m.team_id = t.id AND m.content_erased_at IS NULL
                 AND m.created_at <= $1::timestamptz - make_interval(days => s.payload_retention_days)
-                AND message_retained_until(m.retained_until, m.created_at, m.expires_at, s.payload_retention_days) <= $1
+                AND message_retained_until(m.retained_until, m.created_at, m.expires_at, s.payload_retention_days,
+                                           NULL) <= $1
                 AND ${NO_PENDING}
               ORDER BY m.created_at
               LIMIT $2) x
+         UNION
+         SELECT x.id FROM tenants t
+           CROSS JOIN LATERAL (
+             SELECT m.id FROM messages m
+              WHERE m.tenant_id = t.id AND m.content_erased_at IS NULL AND ${NO_PENDING}
+              LIMIT $2) x
+          WHERE t.status = 'deleted'
          LIMIT $2`,
         [now, batchSize],
       );

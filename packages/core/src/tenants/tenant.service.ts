@@ -123,8 +123,9 @@ export class TenantService {
   }
 
   /**
-   * Marks the tenant deleted, deletes its endpoints and reserves its external_id for 90 days. Later issues hook
-   * source deletion, delivery cancellation and content erasure into this same transaction.
+   * Marks the tenant deleted, deletes its endpoints, cancels their waiting deliveries and reserves its external_id
+   * for 90 days. Its messages' content stops being readable at once (retained_until is cut at deleted_at) and the
+   * retention sweep erases the bytes in small batches once no delivery holds them.
    */
   async deleteTenant(ctx: CallContext, id: string, ifMatch: string): Promise<void> {
     await inTransaction(this.db, ctx, async (tx) => {
@@ -138,7 +139,7 @@ export class TenantService {
           { id: tenant.id },
           { status: 'deleted', deletedAt: now, updatedAt: now, version: nextVersion(tenant.version) },
         );
-      // Endpoints go with their tenant at once (sources, deliveries and content follow in their own issues).
+      // Endpoints go with their tenant at once (sources follow in their own issue).
       await tx.query(
         `UPDATE endpoints SET deleted_at = $2, updated_at = $2, version = version + 1 WHERE tenant_id = $1 AND deleted_at IS NULL`,
         [tenant.id, now],
