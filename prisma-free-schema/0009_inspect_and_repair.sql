@@ -16,10 +16,16 @@ RETURN LEAST(stored, GREATEST(created + make_interval(days => coalesce(days, 30)
 -- Retention sweep candidates: content still stored, per team in age order, and by the retention accepted with.
 CREATE INDEX messages_content_live_idx ON messages (team_id, created_at) WHERE content_erased_at IS NULL;
 CREATE INDEX messages_content_due_idx ON messages (retained_until) WHERE content_erased_at IS NULL;
-CREATE INDEX messages_tenant_content_live_idx ON messages (tenant_id) WHERE content_erased_at IS NULL;
 CREATE INDEX messages_redacting_idx ON messages (redacted_at) WHERE redaction_status = 'redacting';
-CREATE INDEX messages_created_idx ON messages (created_at);
 CREATE INDEX messages_team_external_idx ON messages (team_id, external_id, created_at) WHERE external_id IS NOT NULL;
+
+-- A deleted tenant's content is erased by the sweep; this marks when none was left, so later sweeps skip it.
+ALTER TABLE tenants ADD COLUMN content_erased_at timestamptz;
+
+-- Lists page by (created_at, id) (docs/deliveries.md), not by the txid feeds 0005 prepared: drop their indexes,
+-- so admission writes no index it does not use.
+DROP INDEX messages_team_feed_idx;
+DROP INDEX deliveries_team_feed_idx;
 
 -- Replays: the bulk replay job that created a generation (NULL for originals and single replays) and the key that
 -- paid for it (originals are paid by the message's paying key).

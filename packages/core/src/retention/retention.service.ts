@@ -1,4 +1,4 @@
-import type { DataSource } from 'typeorm';
+import type { DataSource, EntityManager } from 'typeorm';
 import { DAY, type Clock } from '../common/clock.js';
 import { eraseContent } from '../deliveries/delivery-records.js';
 
@@ -93,9 +93,9 @@ export class RetentionService {
          SELECT x.id FROM tenants t
            CROSS JOIN LATERAL (
              SELECT m.id FROM messages m
-              WHERE m.tenant_id = t.id AND m.content_erased_at IS NULL AND ${NO_PENDING}
+              WHERE m.team_id = t.team_id AND m.tenant_id = t.id AND m.content_erased_at IS NULL AND ${NO_PENDING}
               LIMIT $2) x
-          WHERE t.status = 'deleted'
+          WHERE t.status = 'deleted' AND t.content_erased_at IS NULL
          LIMIT $2`,
         [now, batchSize],
       );
@@ -104,8 +104,20 @@ export class RetentionService {
         rows.map((r) => r.id),
         now,
       );
+      if (rows.length < batchSize) await this.markDeletedTenantsErased(tx, now);
       return rows.length;
     });
+  }
+
+  /** Deleted tenants none of whose messages hold content any more: later sweeps skip them. */
+  private async markDeletedTenantsErased(tx: EntityManager, now: Date): Promise<void> {
+    await tx.query(
+      `UPDATE tenants t SET content_erased_at = $1
+        WHERE t.status = 'deleted' AND t.content_erased_at IS NULL
+          AND NOT EXISTS (SELECT 1 FROM messages m
+                           WHERE m.team_id = t.team_id AND m.tenant_id = t.id AND m.content_erased_at IS NULL)`,
+      [now],
+    );
   }
 
   /** One batch of kept response bodies past the team's response_retention_days. */
@@ -127,12 +139,16 @@ export class RetentionService {
   async deleteOldMessages(batchSize: number): Promise<number> {
     const cutoff = new Date(this.clock.now().getTime() - RECORD_RETENTION_DAYS * DAY);
     return this.db.transaction(async (tx) => {
+      // Per team, oldest first, on the (team_id, created_at) index.
       const rows: { id: string }[] = await tx.query(
-        `SELECT m.id FROM messages m
-          WHERE m.created_at <= $1 AND m.content_erased_at IS NOT NULL AND ${NO_PENDING}
-          ORDER BY m.created_at
-          LIMIT $2
-            FOR UPDATE SKIP LOCKED`,
+        `SELECT x.id FROM teams t
+           CROSS JOIN LATERAL (
+             SELECT m.id FROM messages m
+              WHERE m.team_id = t.id AND m.created_at <= $1 AND m.content_erased_at IS NOT NULL AND ${NO_PENDING}
+              ORDER BY m.created_at
+              LIMIT $2
+                FOR UPDATE OF m SKIP LOCKED) x
+          LIMIT $2`,
         [cutoff, batchSize],
       );
       if (rows.length === 0) return 0;
