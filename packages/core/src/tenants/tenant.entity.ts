@@ -14,6 +14,8 @@ export class TenantEntity {
   @Column({ type: 'timestamptz', name: 'created_at' }) createdAt!: Date;
   @Column({ type: 'timestamptz', name: 'updated_at' }) updatedAt!: Date;
   @Column({ type: 'timestamptz', name: 'deleted_at', nullable: true }) deletedAt!: Date | null;
+  /** A deleted tenant's content is all erased (set by the retention sweep; later sweeps skip the tenant). */
+  @Column({ type: 'timestamptz', name: 'content_erased_at', nullable: true }) contentErasedAt!: Date | null;
 }
 
 /** Holds an external_id for its tenant, and for 90 days after the tenant is deleted. */

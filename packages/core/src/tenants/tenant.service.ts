@@ -48,6 +48,7 @@ export class TenantService {
         createdAt: now,
         updatedAt: now,
         deletedAt: null,
+        contentErasedAt: null,
       });
       await tx.getRepository(TenantEntity).insert(tenant);
       await tx.getRepository(TenantExternalIdClaimEntity).insert({
