@@ -44,7 +44,12 @@ export type { MessageView } from './messages/message.view.js';
 export { MessageService, ADMISSION_SLOTS, type AdmissionOptions } from './messages/message.service.js';
 export * from './deliveries/delivery.inputs.js';
 export type { DeliveryView, AttemptView } from './deliveries/delivery.view.js';
-export { DeliveryService, MAX_QUOTE_ITEMS, type ReplayQuote, type ReplayQuoteItem } from './deliveries/delivery.service.js';
+export {
+  DeliveryService,
+  MAX_QUOTE_ITEMS,
+  type ReplayQuote,
+  type ReplayQuoteItem,
+} from './deliveries/delivery.service.js';
 export { MessageRepairService, type CancelResult, type RedactResult } from './messages/message-repair.service.js';
 export { RetentionService, type SweepReport } from './retention/retention.service.js';
 export { MAX_WINDOW_DAYS } from './common/window.js';

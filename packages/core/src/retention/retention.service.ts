@@ -57,9 +57,18 @@ export class RetentionService {
       }
     };
     report.finished =
-      (await drain(() => this.eraseExpiredContent(batch), (n) => (report.contentErased += n))) &&
-      (await drain(() => this.eraseExpiredResponses(batch), (n) => (report.responseBodiesErased += n))) &&
-      (await drain(() => this.deleteOldMessages(batch), (n) => (report.messagesDeleted += n)));
+      (await drain(
+        () => this.eraseExpiredContent(batch),
+        (n) => (report.contentErased += n),
+      )) &&
+      (await drain(
+        () => this.eraseExpiredResponses(batch),
+        (n) => (report.responseBodiesErased += n),
+      )) &&
+      (await drain(
+        () => this.deleteOldMessages(batch),
+        (n) => (report.messagesDeleted += n),
+      ));
     report.redactionsCompleted = await this.completeRedactions();
     return report;
   }
