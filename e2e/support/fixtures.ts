@@ -39,6 +39,14 @@ export class RestApi {
   ): Promise<{ id: string; name: string; signing_secret: string }> {
     return this.post('/endpoints', withRawMembers(fields, rules));
   }
+
+  /** POST /messages; `payload` is JSON text, sent exactly as written. */
+  publishMessage(
+    fields: Record<string, unknown> & { tenant_id: string; event_type: string },
+    payload: string,
+  ): Promise<{ id: string; status: string }> {
+    return this.post('/messages', withRawMembers(fields, { payload }));
+  }
 }
 
 /** A JSON body whose `raw` members are spliced in as written, so the API sees their exact text. */

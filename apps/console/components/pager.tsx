@@ -26,12 +26,18 @@ function PageLink({ href, children }: { href: string | null; children: ReactNode
   );
 }
 
+/** What the page holds; a filter applied after reading (message status) can leave a page empty with more behind. */
+function summary(shown: number, more: boolean): string {
+  if (shown > 0) return `${shown} on this page`;
+  return more ? 'Nothing on this page; the next page may have more' : 'Nothing to show';
+}
+
 /** Cursor paging: forward with the API's nextCursor, and back to the start. */
 export function Pager({ firstHref, nextHref, shown }: PagerProps) {
   return (
     <Group justify="space-between" mt="md">
       <Text size="sm" c="dimmed">
-        {shown === 0 ? 'Nothing to show' : `${shown} on this page`}
+        {summary(shown, nextHref !== null)}
       </Text>
       <Group gap="xs">
         <PageLink href={firstHref}>First page</PageLink>

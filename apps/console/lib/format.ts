@@ -2,3 +2,13 @@
 export function formatTimestamp(iso: string): string {
   return `${iso.slice(0, 16).replace('T', ' ')} UTC`;
 }
+
+/** Timestamps in UTC with seconds, where attempts seconds apart must be told apart. */
+export function formatTimestampSeconds(iso: string): string {
+  return `${iso.slice(0, 19).replace('T', ' ')} UTC`;
+}
+
+/** A duration in milliseconds as a person reads it: 87 ms, 1.2 s. */
+export function formatDuration(ms: number): string {
+  return ms < 1000 ? `${ms} ms` : `${(ms / 1000).toFixed(1)} s`;
+}

@@ -6,6 +6,11 @@ import type { ActionResult } from './api-error';
 /** Answers after which nobody knows whether the API did the work: a resubmit must repeat the same key. */
 const OUTCOME_UNKNOWN = new Set(['temporarily_unavailable', 'internal_error', 'request_in_progress']);
 
+/** True when nobody knows whether the API did the work, so a resubmit must repeat the same key. */
+export function isOutcomeUnknown(code: string): boolean {
+  return OUTCOME_UNKNOWN.has(code);
+}
+
 /** 128 random bits; getRandomValues works on plain-http origins too, where randomUUID does not exist. */
 function newKey(): string {
   const bytes = crypto.getRandomValues(new Uint8Array(16));
@@ -20,7 +25,7 @@ function newKey(): string {
 export function useIdempotencyKey(): { key: string; settle: (result: ActionResult<unknown>) => void } {
   const [key, setKey] = useState(newKey);
   const settle = useCallback((result: ActionResult<unknown>) => {
-    if (result.ok || !OUTCOME_UNKNOWN.has(result.error.code)) setKey(newKey());
+    if (result.ok || !isOutcomeUnknown(result.error.code)) setKey(newKey());
   }, []);
   return { key, settle };
 }

@@ -11,6 +11,8 @@ const PAGES = [
   { href: '/tenants', label: 'Tenants' },
   { href: '/endpoints', label: 'Endpoints' },
   { href: '/messages', label: 'Messages' },
+  { href: '/dead-letters', label: 'Dead letters' },
+  { href: '/events', label: 'Events' },
   { href: '/event-types', label: 'Event types' },
   { href: '/settings', label: 'Settings' },
 ] as const;

@@ -20,14 +20,18 @@ const PREVIEW_FIELDS = `matches reason eventType eventTypeMatched filterMatched 
   transformError { field message } contentType body bodyBytes deliveryUnits`;
 
 /** Endpoints of one tenant, or of every tenant when `tenantId` is null. */
-export async function listEndpoints(args: { tenantId: string | null; after: string | null }): Promise<EndpointPage> {
+export async function listEndpoints(args: {
+  tenantId: string | null;
+  after: string | null;
+  first?: number;
+}): Promise<EndpointPage> {
   const data = await consoleRequest<{ endpoints: EndpointPage }>(
     `query Endpoints($first: Int, $after: String, $tenantId: ID) {
       endpoints(first: $first, after: $after, tenantId: $tenantId) { nodes { ${ENDPOINT_FIELDS} } nextCursor }
     }`,
     // Absent filters are left out: the API treats an explicit null as a value to check.
     {
-      first: ENDPOINTS_PAGE_SIZE,
+      first: args.first ?? ENDPOINTS_PAGE_SIZE,
       ...(args.tenantId ? { tenantId: args.tenantId } : {}),
       ...(args.after ? { after: args.after } : {}),
     },

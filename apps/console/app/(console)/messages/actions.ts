@@ -4,8 +4,21 @@ import type { ActionResult } from '@/lib/api-error';
 import { invalidArgument, isNullableString, isObject, isStringRecord } from '@/lib/action-args.server';
 import { toActionResult } from '@/lib/console-api.server';
 import { isIdempotencyKey } from '@/lib/idempotency.server';
-import { getMessage, publishMessage, sendTestMessage } from './message.api';
-import type { Message, PublishMessageInput } from './message.types';
+import {
+  cancelMessage,
+  getMessage,
+  getMessageInspection,
+  publishMessage,
+  redactMessage,
+  sendTestMessage,
+} from './message.api';
+import type {
+  CancelMessageResult,
+  Message,
+  MessageInspection,
+  PublishMessageInput,
+  RedactMessageResult,
+} from './message.types';
 
 export async function publishMessageAction(
   input: PublishMessageInput,
@@ -37,4 +50,28 @@ export async function sendTestMessageAction(
   if (typeof payload !== 'string') return invalidArgument('payload', 'payload must be JSON text');
   if (!isIdempotencyKey(idempotencyKey)) return invalidArgument('idempotency_key', 'not a valid idempotency key');
   return toActionResult(() => sendTestMessage(endpointId, payload, idempotencyKey));
+}
+
+/** The message with its deliveries and attempts as they are now (the message page polls this). */
+export async function getMessageInspectionAction(id: string): Promise<ActionResult<MessageInspection>> {
+  if (typeof id !== 'string') return invalidArgument('id', 'id must be a string');
+  return toActionResult(() => getMessageInspection(id));
+}
+
+export async function cancelMessageAction(
+  id: string,
+  idempotencyKey: string,
+): Promise<ActionResult<CancelMessageResult>> {
+  if (typeof id !== 'string') return invalidArgument('id', 'id must be a string');
+  if (!isIdempotencyKey(idempotencyKey)) return invalidArgument('idempotency_key', 'not a valid idempotency key');
+  return toActionResult(() => cancelMessage(id, idempotencyKey));
+}
+
+export async function redactMessageAction(
+  id: string,
+  idempotencyKey: string,
+): Promise<ActionResult<RedactMessageResult>> {
+  if (typeof id !== 'string') return invalidArgument('id', 'id must be a string');
+  if (!isIdempotencyKey(idempotencyKey)) return invalidArgument('idempotency_key', 'not a valid idempotency key');
+  return toActionResult(() => redactMessage(id, idempotencyKey));
 }

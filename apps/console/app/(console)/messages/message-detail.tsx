@@ -1,41 +1,96 @@
 'use client';
 
-import { Alert, Group, Paper, Stack, Text, Title } from '@mantine/core';
-import { CopyableId } from '@/components/copyable-id';
+import { Alert, Badge, Group, Paper, Stack, Text, Title } from '@mantine/core';
+import type { ActionResult } from '@/lib/api-error';
 import { knownProblem } from '@/lib/api-problem';
+import { CopyableId } from '@/components/copyable-id';
+import { DeliveryCard } from '../deliveries/delivery-card';
+import { CancelMessageButton } from './cancel-message-button';
 import { DeliveryCountsTable } from './delivery-counts-table';
+import { MessageContentCard } from './message-content-card';
 import { MessageFields } from './message-fields';
 import { MessageStatusBadge } from './message-status-badge';
-import type { Message } from './message.types';
-import { useLiveMessage } from './use-live-message';
+import type { MessageContent, MessageInspection } from './message.types';
+import { RedactMessageButton } from './redact-message-button';
+import { useLiveMessageInspection } from './use-live-message';
 
-/** A message with its status and delivery counts, refreshed until the status is terminal. */
-export function MessageDetail({ initial, tenantName }: { initial: Message; tenantName: string | null }) {
-  const { message, refreshing, error } = useLiveMessage(initial);
+interface MessageDetailProps {
+  initial: MessageInspection;
+  tenantName: string | null;
+  /** Names by endpoint ID, for the endpoints the API could still show. */
+  endpointNames: ReadonlyMap<string, string>;
+  content: ActionResult<MessageContent>;
+}
+
+/**
+ * A message with its status, content and every delivery with its attempts, refreshed while any delivery (replays
+ * too) is pending or in flight; cancel and redact after a confirmation.
+ */
+export function MessageDetail({ initial, tenantName, endpointNames, content }: MessageDetailProps) {
+  const { value, refreshing, error, refreshNow } = useLiveMessageInspection(initial);
+  const { message, deliveries, deliveriesComplete } = value;
   return (
     <Stack>
-      <div>
+      <Group justify="space-between" align="flex-end">
+        <div>
+          <Group gap="xs">
+            <Title order={2}>{message.eventType}</Title>
+            <MessageStatusBadge status={message.status} refreshing={refreshing} />
+            {message.redactionStatus && (
+              <Badge color="dark" variant="light" tt="none" data-testid="redaction-status">
+                {`redaction ${message.redactionStatus}`}
+              </Badge>
+            )}
+          </Group>
+          <CopyableId id={message.id} label={`message ${message.id}`} />
+          <Text size="sm" c="dimmed">
+            {refreshing
+              ? 'Deliveries are under way: this page refreshes until every one of them has finished.'
+              : 'Every delivery of this message has finished.'}
+          </Text>
+        </div>
         <Group gap="xs">
-          <Title order={2}>{message.eventType}</Title>
-          <MessageStatusBadge status={message.status} refreshing={refreshing} />
+          <CancelMessageButton message={message} onCanceled={refreshNow} />
+          <RedactMessageButton message={message} onRedacted={refreshNow} />
         </Group>
-        <CopyableId id={message.id} label={`message ${message.id}`} />
-        <Text size="sm" c="dimmed">
-          {refreshing
-            ? 'Deliveries are under way: this page refreshes until every one of them has finished.'
-            : 'Every delivery of this message has finished.'}
-        </Text>
-      </div>
+      </Group>
       {error && (
         <Alert color="orange" title="Could not refresh this message" maw={720}>
           {knownProblem(error)?.explanation ?? error.message} The page keeps trying.
         </Alert>
       )}
       <Paper withBorder p="lg">
-        <Stack gap="xs">
-          <Title order={3}>Deliveries</Title>
+        <Stack gap="sm">
+          <div>
+            <Title order={3}>Deliveries</Title>
+            <Text size="sm" c="dimmed">
+              The counts are of the original deliveries, which decide the message&apos;s status; below, every delivery
+              of every generation (replays too), oldest first, with its attempts.
+            </Text>
+          </div>
           <DeliveryCountsTable counts={message.deliveryCounts} />
+          {deliveries.length === 0 && (
+            <Text size="sm" c="dimmed">
+              This message has no deliveries.
+            </Text>
+          )}
+          {deliveries.map((delivery) => (
+            <DeliveryCard
+              key={delivery.id}
+              delivery={delivery}
+              endpointName={endpointNames.get(delivery.endpointId) ?? null}
+              onChanged={refreshNow}
+            />
+          ))}
+          {!deliveriesComplete && (
+            <Text size="sm" c="dimmed">
+              Only the first {deliveries.length} deliveries are shown.
+            </Text>
+          )}
         </Stack>
+      </Paper>
+      <Paper withBorder p="lg">
+        <MessageContentCard content={content} />
       </Paper>
       <Paper withBorder p="lg">
         <MessageFields message={message} tenantName={tenantName} />

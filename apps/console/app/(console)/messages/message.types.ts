@@ -1,3 +1,5 @@
+import type { DeliveryWithAttempts } from '../deliveries/delivery.types';
+
 export interface DeliveryCounts {
   scheduled: number;
   queued: number;
@@ -40,6 +42,88 @@ export interface Message {
   createdAt: string;
 }
 
+export interface MessagePage {
+  nodes: Message[];
+  nextCursor: string | null;
+}
+
+/** What the message search filters by; empty values are not sent. */
+export interface MessageFilters {
+  /** API timestamps (RFC 3339). */
+  createdAfter: string;
+  createdBefore: string;
+  tenantId: string;
+  eventType: string;
+  sourceId: string;
+  status: string;
+  externalId: string;
+}
+
+/** The message search's values as the URL holds them. */
+export interface MessageSearch {
+  createdAfter: string;
+  createdBefore: string;
+  tenant: string;
+  eventType: string;
+  sourceId: string;
+  status: string;
+  externalId: string;
+}
+
+/** The API fields the search filters by, so their refusals show at the filters. */
+export const MESSAGE_FILTER_FIELDS = [
+  'created_after',
+  'created_before',
+  'tenant_id',
+  'event_type',
+  'source_id',
+  'status',
+  'external_id',
+] as const;
+
+/** The accepted bytes: `text` is null unless they are valid UTF-8. */
+export interface MessageContent {
+  contentType: string;
+  bytes: number;
+  bodyBase64: string;
+  text: string | null;
+}
+
+/** The message with every delivery of every generation, each with its attempts (oldest first). */
+export interface MessageInspection {
+  message: Message;
+  deliveries: DeliveryWithAttempts[];
+  /** False when the message has more deliveries than the page shows. */
+  deliveriesComplete: boolean;
+}
+
+export interface CancelMessageResult {
+  messageId: string;
+  canceledCount: number;
+  inFlightCount: number;
+  alreadyTerminalCount: number;
+}
+
+export interface RedactMessageResult {
+  messageId: string;
+  /** redacting, then complete after the retention sweep */
+  status: string;
+  redactedAt: string;
+}
+
+export const MESSAGES_PAGE_SIZE = 50;
+
+export const MESSAGE_STATUSES = [
+  'scheduled',
+  'queued',
+  'delivering',
+  'succeeded',
+  'partially_failed',
+  'failed',
+  'canceled',
+  'no_destinations',
+] as const;
+
 export interface PublishMessageInput {
   tenantId: string;
   eventType: string;
@@ -66,6 +150,11 @@ export const TERMINAL_STATUSES: readonly string[] = [
 
 export function isTerminal(status: string): boolean {
   return TERMINAL_STATUSES.includes(status);
+}
+
+/** Original deliveries that may still be attempted: what a cancel would stop. */
+export function pendingOriginals(counts: DeliveryCounts): number {
+  return counts.scheduled + counts.queued + counts.inFlight + counts.retryWait;
 }
 
 /** The delivery counts in the order a delivery moves through them, with the names the API uses. */

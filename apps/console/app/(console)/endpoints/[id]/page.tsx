@@ -4,6 +4,7 @@ import { CopyableId } from '@/components/copyable-id';
 import { LoadError } from '@/components/load-error';
 import { PageBreadcrumbs } from '@/components/page-breadcrumbs';
 import { getTenant } from '../../tenants/tenant.api';
+import { listRecentEndpointDeliveries } from '../../deliveries/delivery.api';
 import { getEndpoint } from '../endpoint.api';
 import { HealthBadge } from '../health-badge';
 import { StatusBadge } from '../status-badge';
@@ -13,17 +14,22 @@ import { EndpointRulesCard } from './endpoint-rules-card';
 import { EndpointSettingsCard } from './endpoint-settings-card';
 import { PreviewPanel } from './preview-panel';
 import { previewSample } from './preview-sample';
+import { RecentDeliveriesCard } from './recent-deliveries-card';
 
 export const metadata = { title: 'Endpoint · Webhook console' };
+
+/** How many of the endpoint's newest deliveries its page lists. */
+const RECENT_DELIVERIES = 20;
 
 export default async function EndpointPage({ params }: { params: Promise<{ id: string }> }) {
   const { id } = await params;
   const loaded = await toActionResult(() => getEndpoint(id));
   if (!loaded.ok) return <LoadError error={loaded.error} resetHref="/tenants" title="Could not load this endpoint" />;
   const endpoint = loaded.data;
-  const [tenant, sample] = await Promise.all([
+  const [tenant, sample, recent] = await Promise.all([
     toActionResult(() => getTenant(endpoint.tenantId)),
     previewSample(endpoint.events),
+    toActionResult(() => listRecentEndpointDeliveries(endpoint.id, RECENT_DELIVERIES)),
   ]);
   const endpointsHref = `/tenants/${encodeURIComponent(endpoint.tenantId)}/endpoints`;
 
@@ -61,6 +67,9 @@ export default async function EndpointPage({ params }: { params: Promise<{ id: s
           <EndpointHealthCard endpoint={endpoint} />
         </Paper>
       </SimpleGrid>
+      <Paper withBorder p="lg">
+        <RecentDeliveriesCard endpointId={endpoint.id} recent={recent} />
+      </Paper>
       <Paper withBorder p="lg">
         <EndpointRulesCard endpoint={endpoint} />
       </Paper>

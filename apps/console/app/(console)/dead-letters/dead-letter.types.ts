@@ -1,0 +1,19 @@
+/** The dead letters search's values as the URL holds them. */
+export interface DeadLetterSearch {
+  status: 'failed' | 'expired';
+  tenant: string;
+  endpoint: string;
+  eventType: string;
+  createdAfter: string;
+  createdBefore: string;
+}
+
+/** The API fields the dead letters filter by, so their refusals show at the filters. */
+export const DEAD_LETTER_FILTER_FIELDS = [
+  'status',
+  'tenant_id',
+  'endpoint_id',
+  'event_type',
+  'created_after',
+  'created_before',
+] as const;

@@ -1,0 +1,103 @@
+import { Paper, Stack, Text, Title } from '@mantine/core';
+import { isFormLevel } from '@/lib/api-error';
+import { toActionResult } from '@/lib/console-api.server';
+import { listHref, searchParam } from '@/lib/list-href';
+import { toApiTimestamp } from '@/lib/time-window';
+import { LoadError } from '@/components/load-error';
+import { Pager } from '@/components/pager';
+import { listDeliveries } from '../deliveries/delivery.api';
+import { endpointNames, listEndpointOptions } from '../endpoints/endpoint-options';
+import { listTenantOptions } from '../tenants/tenant-options';
+import { DeadLetterFilters } from './dead-letter-filters';
+import { DEAD_LETTER_FILTER_FIELDS, type DeadLetterSearch } from './dead-letter.types';
+import { DeadLettersTable } from './dead-letters-table';
+
+export const metadata = { title: 'Dead letters · Webhook console' };
+
+type Param = string | string[] | undefined;
+
+interface DeadLettersPageProps {
+  searchParams: Promise<Record<keyof DeadLetterSearch | 'after', Param>>;
+}
+
+/** Deliveries that ended without success (failed, or expired before one), to inspect and replay. */
+export default async function DeadLettersPage({ searchParams }: DeadLettersPageProps) {
+  const params = await searchParams;
+  const after = searchParam(params.after);
+  const search: DeadLetterSearch = {
+    status: searchParam(params.status) === 'expired' ? 'expired' : 'failed',
+    tenant: searchParam(params.tenant).trim(),
+    endpoint: searchParam(params.endpoint).trim(),
+    eventType: searchParam(params.eventType).trim(),
+    createdAfter: searchParam(params.createdAfter).trim(),
+    createdBefore: searchParam(params.createdBefore).trim(),
+  };
+  const [page, tenants, endpoints] = await Promise.all([
+    toActionResult(() =>
+      listDeliveries(
+        {
+          status: search.status,
+          tenantId: search.tenant,
+          endpointId: search.endpoint,
+          eventType: search.eventType,
+          createdAfter: search.createdAfter && toApiTimestamp(search.createdAfter),
+          createdBefore: search.createdBefore && toApiTimestamp(search.createdBefore),
+        },
+        { after: after || null },
+      ),
+    ),
+    toActionResult(() => listTenantOptions()),
+    toActionResult(() => listEndpointOptions()),
+  ]);
+  const tenantNames = new Map(tenants.ok ? tenants.data.options.map((tenant) => [tenant.id, tenant.name]) : []);
+  const href = (cursor: string | null) => listHref('/dead-letters', { ...search, after: cursor });
+  const filtered = [search.tenant, search.endpoint, search.eventType, search.createdAfter, search.createdBefore].some(
+    (value) => value !== '',
+  );
+
+  return (
+    <Stack>
+      <div>
+        <Title order={2}>Dead letters</Title>
+        <Text c="dimmed" size="sm">
+          Deliveries that ended without success: failed (refused, or out of attempts) or expired (their window closed
+          first). They cannot be retried; a replay sends them again as a new, paid delivery. Oldest first within the
+          time window; without one, the last 30 days.
+        </Text>
+      </div>
+      <Paper withBorder p="lg">
+        <Stack>
+          <DeadLetterFilters
+            key={JSON.stringify(search)}
+            search={search}
+            tenants={tenants.ok ? tenants.data : null}
+            endpoints={endpoints.ok ? endpoints.data : null}
+            tenantNames={tenantNames}
+            error={page.ok ? null : page.error}
+          />
+          {!page.ok && isFormLevel(page.error, DEAD_LETTER_FILTER_FIELDS) && (
+            <LoadError error={page.error} resetHref="/dead-letters" />
+          )}
+          {page.ok && (
+            <div>
+              <DeadLettersTable
+                key={`${JSON.stringify(search)}:${after}`}
+                deliveries={page.data.nodes}
+                tenantNames={tenantNames}
+                endpointNames={endpointNames(endpoints.ok ? endpoints.data : null)}
+                emptyText={
+                  filtered ? `No ${search.status} delivery matches the filters.` : `No ${search.status} deliveries.`
+                }
+              />
+              <Pager
+                shown={page.data.nodes.length}
+                firstHref={after ? href(null) : null}
+                nextHref={page.data.nextCursor ? href(page.data.nextCursor) : null}
+              />
+            </div>
+          )}
+        </Stack>
+      </Paper>
+    </Stack>
+  );
+}

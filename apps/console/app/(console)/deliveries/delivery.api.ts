@@ -1,0 +1,113 @@
+import 'server-only';
+import { consoleRequest } from '@/lib/console-api.server';
+import { idempotencyParts } from '@/lib/idempotency.server';
+import {
+  DELIVERIES_PAGE_SIZE,
+  type Delivery,
+  type DeliveryFilters,
+  type DeliveryPage,
+  type ReplayConfiguration,
+  type RecentDeliveries,
+  type ReplayQuote,
+} from './delivery.types';
+
+export const DELIVERY_FIELDS = `id messageId endpointId tenantId eventType generation kind replayOf status attemptCount
+  nextAttemptAt lastStatusCode lastError lastAttemptAt expiresAt bodyBytes contentType transformed
+  price { deliveryUnits totalUsd } createdAt finishedAt`;
+
+export const ATTEMPT_FIELDS = `id number trigger startedAt durationMs urlRevision statusCode errorKind outcome
+  responseBody responseBodyEncoding`;
+
+/** Deliveries oldest first within the window (the API's default window is the last 30 days). */
+export async function listDeliveries(
+  filters: Partial<DeliveryFilters>,
+  page: { after: string | null; first?: number },
+): Promise<DeliveryPage> {
+  const data = await consoleRequest<{ deliveries: DeliveryPage }>(
+    `query Deliveries($first: Int, $after: String, $status: String, $tenantId: ID, $endpointId: ID,
+        $eventType: String, $createdAfter: DateTimeISO, $createdBefore: DateTimeISO) {
+      deliveries(first: $first, after: $after, status: $status, tenantId: $tenantId, endpointId: $endpointId,
+          eventType: $eventType, createdAfter: $createdAfter, createdBefore: $createdBefore) {
+        nodes { ${DELIVERY_FIELDS} } nextCursor
+      }
+    }`,
+    // Absent filters are left out: the API treats an explicit null as a value to check.
+    {
+      first: page.first ?? DELIVERIES_PAGE_SIZE,
+      ...(page.after ? { after: page.after } : {}),
+      ...Object.fromEntries(Object.entries(filters).filter(([, value]) => value)),
+    },
+  );
+  return data.deliveries;
+}
+
+/** How far back the endpoint page looks, widest first; a busy endpoint gets a narrower window. */
+const RECENT_WINDOWS = [
+  { label: 'the last 24 hours', ms: 24 * 3_600_000 },
+  { label: 'the last hour', ms: 3_600_000 },
+  { label: 'the last 5 minutes', ms: 300_000 },
+] as const;
+const RECENT_PAGES_PER_WINDOW = 3;
+const RECENT_PAGE_SIZE = 200;
+
+/**
+ * The endpoint's newest deliveries, newest first. The list is oldest first within a window, so this pages to the
+ * end of the last 24 hours; an endpoint too busy for that within a few pages is read over a shorter window.
+ */
+export async function listRecentEndpointDeliveries(endpointId: string, count: number): Promise<RecentDeliveries> {
+  const now = Date.now();
+  let newest: Delivery[] = [];
+  for (const window of RECENT_WINDOWS) {
+    const createdAfter = new Date(now - window.ms).toISOString();
+    let after: string | null = null;
+    newest = [];
+    for (let pages = 0; pages < RECENT_PAGES_PER_WINDOW; pages++) {
+      const page: DeliveryPage = await listDeliveries({ endpointId, createdAfter }, { after, first: RECENT_PAGE_SIZE });
+      newest = [...newest, ...page.nodes].slice(-count);
+      after = page.nextCursor;
+      if (after === null) return { deliveries: newest.reverse(), windowLabel: window.label, complete: true };
+    }
+  }
+  return { deliveries: newest.reverse(), windowLabel: RECENT_WINDOWS.at(-1)!.label, complete: false };
+}
+
+/** The price of replaying these deliveries now, and which of them cannot be replayed and why. */
+export async function quoteReplays(deliveryIds: string[], configuration: ReplayConfiguration): Promise<ReplayQuote> {
+  const data = await consoleRequest<{ replayQuote: ReplayQuote }>(
+    `query ReplayQuote($deliveryIds: [ID!]!, $configuration: String) {
+      replayQuote(deliveryIds: $deliveryIds, configuration: $configuration) {
+        items { deliveryId replayable errorCode reason deliveryUnits totalUsd } deliveryUnits totalUsd
+      }
+    }`,
+    { deliveryIds, configuration },
+  );
+  return data.replayQuote;
+}
+
+/** A paid new generation of a finished delivery; `idempotencyKey` makes a resubmit return the first replay. */
+export async function replayDelivery(
+  id: string,
+  configuration: ReplayConfiguration,
+  idempotencyKey: string | null,
+): Promise<Delivery> {
+  const idem = idempotencyParts(idempotencyKey);
+  const data = await consoleRequest<{ replayDelivery: Delivery }>(
+    `mutation ReplayDelivery($id: ID!, $configuration: String${idem.declaration}) {
+      replayDelivery(id: $id, configuration: $configuration${idem.argument}) { ${DELIVERY_FIELDS} }
+    }`,
+    { id, configuration, ...idem.variables },
+  );
+  return data.replayDelivery;
+}
+
+/** A delivery waiting for its retry becomes due now; free, it uses one of its remaining attempts. */
+export async function retryDeliveryNow(id: string, idempotencyKey: string | null): Promise<Delivery> {
+  const idem = idempotencyParts(idempotencyKey);
+  const data = await consoleRequest<{ retryDeliveryNow: Delivery }>(
+    `mutation RetryDeliveryNow($id: ID!${idem.declaration}) {
+      retryDeliveryNow(id: $id${idem.argument}) { ${DELIVERY_FIELDS} }
+    }`,
+    { id, ...idem.variables },
+  );
+  return data.retryDeliveryNow;
+}

@@ -1,0 +1,188 @@
+'use client';
+
+import { useEffect, useState, useTransition } from 'react';
+import Link from 'next/link';
+import { Alert, Anchor, Button, Group, List, Loader, Radio, Stack, Text } from '@mantine/core';
+import type { ActionResult, ApiError } from '@/lib/api-error';
+import { knownProblem } from '@/lib/api-problem';
+import { callAction, isOutcomeUnknown, useIdempotencyKey } from '@/lib/idempotency-key';
+import { quoteReplaysAction, replayDeliveriesAction } from './actions';
+import type { ReplayConfiguration, ReplayOutcome, ReplayQuote } from './delivery.types';
+
+interface ReplayFormProps {
+  deliveryIds: string[];
+  onClose: () => void;
+  /** Called once replays were made, so the page behind shows the new generations. */
+  onReplayed: (outcomes: ReplayOutcome[]) => void;
+}
+
+function plural(count: number, one: string, many = `${one}s`): string {
+  return `${count} ${count === 1 ? one : many}`;
+}
+
+function Quote({ quote }: { quote: ReplayQuote }) {
+  const refused = quote.items.filter((item) => !item.replayable);
+  const replayable = quote.items.length - refused.length;
+  return (
+    <Stack gap="xs">
+      <Text size="sm" data-testid="replay-price">
+        {replayable === 0
+          ? 'Nothing in this selection can be replayed.'
+          : `Replaying ${plural(replayable, 'delivery', 'deliveries')} costs ${quote.totalUsd} USD (${plural(quote.deliveryUnits, 'delivery unit')}).`}
+      </Text>
+      {refused.length > 0 && (
+        <Alert color="yellow" title={`${plural(refused.length, 'delivery', 'deliveries')} cannot be replayed`}>
+          <List size="sm" spacing={4} data-testid="replay-refusals">
+            {refused.map((item) => (
+              <List.Item key={item.deliveryId}>
+                <Text span ff="monospace" size="xs">
+                  {item.deliveryId}
+                </Text>
+                : {item.reason ?? 'not replayable'}
+                {item.errorCode ? ` (${item.errorCode})` : ''}
+              </List.Item>
+            ))}
+          </List>
+        </Alert>
+      )}
+    </Stack>
+  );
+}
+
+function Outcomes({ outcomes }: { outcomes: ReplayOutcome[] }) {
+  const made = outcomes.filter((outcome) => outcome.ok);
+  const failed = outcomes.filter((outcome) => !outcome.ok);
+  return (
+    <Stack gap="xs" data-testid="replay-outcomes">
+      {made.length > 0 && (
+        <Alert color="green" title={`${plural(made.length, 'replay')} queued`}>
+          <List size="sm" spacing={4}>
+            {made.map((outcome) => (
+              <List.Item key={outcome.deliveryId}>
+                <Anchor component={Link} href={`/messages/${encodeURIComponent(outcome.replay.messageId)}`} size="sm">
+                  {outcome.replay.id}
+                </Anchor>{' '}
+                (generation {outcome.replay.generation}, replays {outcome.deliveryId}, {outcome.replay.price.totalUsd}{' '}
+                USD)
+              </List.Item>
+            ))}
+          </List>
+        </Alert>
+      )}
+      {failed.length > 0 && (
+        <Alert color="red" title={`${plural(failed.length, 'replay')} refused`}>
+          <List size="sm" spacing={4}>
+            {failed.map((outcome) => (
+              <List.Item key={outcome.deliveryId}>
+                {outcome.deliveryId}: {outcome.message} ({outcome.code})
+              </List.Item>
+            ))}
+          </List>
+        </Alert>
+      )}
+    </Stack>
+  );
+}
+
+/**
+ * Prices a replay before anything is charged, then replays what can be replayed. The form mounts when its modal
+ * opens, so each opening has its own idempotency key: confirming again after a lost answer pays once.
+ */
+export function ReplayForm({ deliveryIds, onClose, onReplayed }: ReplayFormProps) {
+  const [configuration, setConfiguration] = useState<ReplayConfiguration>('frozen');
+  const [quote, setQuote] = useState<ActionResult<ReplayQuote> | null>(null);
+  const [outcomes, setOutcomes] = useState<ReplayOutcome[] | null>(null);
+  const [error, setError] = useState<ApiError | null>(null);
+  const [pending, startTransition] = useTransition();
+  const idempotency = useIdempotencyKey();
+  const selection = deliveryIds.join(',');
+
+  useEffect(() => {
+    let stopped = false;
+    setQuote(null);
+    void callAction(() => quoteReplaysAction(selection.split(','), configuration)).then((result) => {
+      if (!stopped) setQuote(result);
+    });
+    return () => {
+      stopped = true;
+    };
+  }, [selection, configuration]);
+
+  const replayable = quote?.ok ? quote.data.items.filter((item) => item.replayable).map((item) => item.deliveryId) : [];
+
+  const confirm = () =>
+    startTransition(async () => {
+      const result = await callAction(() => replayDeliveriesAction(replayable, configuration, idempotency.key));
+      // A replay whose answer was lost keeps the key, so confirming again cannot pay for it twice.
+      const lost = result.ok ? result.data.find((outcome) => !outcome.ok && isOutcomeUnknown(outcome.code)) : null;
+      idempotency.settle(
+        lost && !lost.ok ? { ok: false, error: { code: lost.code, message: lost.message, field: null } } : result,
+      );
+      if (!result.ok) {
+        setError(result.error);
+        return;
+      }
+      setError(null);
+      setOutcomes(result.data);
+      if (result.data.some((outcome) => outcome.ok)) onReplayed(result.data);
+    });
+
+  if (outcomes && !outcomes.some((outcome) => !outcome.ok && isOutcomeUnknown(outcome.code)))
+    return (
+      <Stack>
+        <Outcomes outcomes={outcomes} />
+        <Group justify="flex-end">
+          <Button onClick={onClose}>Close</Button>
+        </Group>
+      </Stack>
+    );
+
+  return (
+    <Stack>
+      <Text size="sm">
+        A replay sends the message again to the same endpoint as a new delivery: a new generation with its own attempts,
+        the same webhook-id, and its own charge as a delivery. The delivery replayed stays as it is.
+      </Text>
+      <Radio.Group
+        label="Configuration"
+        value={configuration}
+        onChange={(value) => setConfiguration(value === 'current' ? 'current' : 'frozen')}
+      >
+        <Stack gap="xs" mt={6}>
+          <Radio value="frozen" label="Frozen (default): the exact bytes the delivery was sent with" />
+          <Radio value="current" label="Current: the endpoint's current transform applied to the message content" />
+        </Stack>
+      </Radio.Group>
+      {quote === null && (
+        <Group gap="xs">
+          <Loader size="xs" />
+          <Text size="sm" c="dimmed">
+            Pricing the replay…
+          </Text>
+        </Group>
+      )}
+      {quote && !quote.ok && (
+        <Alert color="red" title="Could not price the replay">
+          {knownProblem(quote.error)?.explanation ?? quote.error.message}
+        </Alert>
+      )}
+      {quote?.ok && <Quote quote={quote.data} />}
+      {outcomes && <Outcomes outcomes={outcomes} />}
+      {error && (
+        <Alert color="red" title="Not replayed">
+          {error.message}
+        </Alert>
+      )}
+      <Group justify="flex-end">
+        <Button variant="default" onClick={onClose} disabled={pending}>
+          Cancel
+        </Button>
+        <Button onClick={confirm} loading={pending} disabled={!quote?.ok || replayable.length === 0}>
+          {quote?.ok && replayable.length > 0
+            ? `Replay ${plural(replayable.length, 'delivery', 'deliveries')} for ${quote.data.totalUsd} USD`
+            : 'Replay'}
+        </Button>
+      </Group>
+    </Stack>
+  );
+}

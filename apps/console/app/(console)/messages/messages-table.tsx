@@ -1,0 +1,80 @@
+'use client';
+
+import Link from 'next/link';
+import { Anchor, Table, Text } from '@mantine/core';
+import { formatTimestamp } from '@/lib/format';
+import { EmptyTableRow } from '@/components/empty-table-row';
+import { MessageStatusBadge } from './message-status-badge';
+import { DELIVERY_COUNT_LABELS, type DeliveryCounts, type Message } from './message.types';
+
+/** The non-zero delivery counts in a few words: "2 succeeded, 1 failed". */
+function countsSummary(counts: DeliveryCounts): string {
+  const parts = DELIVERY_COUNT_LABELS.filter(({ key }) => counts[key] > 0).map(
+    ({ key, label }) => `${counts[key]} ${label.toLowerCase()}`,
+  );
+  return parts.length === 0 ? 'none' : parts.join(', ');
+}
+
+interface MessagesTableProps {
+  messages: Message[];
+  tenantNames: ReadonlyMap<string, string>;
+  emptyText: string;
+}
+
+export function MessagesTable({ messages, tenantNames, emptyText }: MessagesTableProps) {
+  return (
+    <Table.ScrollContainer minWidth={1100}>
+      <Table striped highlightOnHover verticalSpacing="sm" aria-label="Messages">
+        <Table.Thead>
+          <Table.Tr>
+            <Table.Th>Created</Table.Th>
+            <Table.Th>Message</Table.Th>
+            <Table.Th>Event type</Table.Th>
+            <Table.Th>Tenant</Table.Th>
+            <Table.Th miw={140}>Status</Table.Th>
+            <Table.Th>Original deliveries</Table.Th>
+            <Table.Th>External ID</Table.Th>
+          </Table.Tr>
+        </Table.Thead>
+        <Table.Tbody>
+          {messages.length === 0 && <EmptyTableRow columns={7}>{emptyText}</EmptyTableRow>}
+          {messages.map((message) => (
+            <Table.Tr key={message.id} data-message-id={message.id}>
+              <Table.Td>
+                <Text size="sm" style={{ whiteSpace: 'nowrap' }}>
+                  {formatTimestamp(message.createdAt)}
+                </Text>
+              </Table.Td>
+              <Table.Td>
+                <Anchor component={Link} href={`/messages/${encodeURIComponent(message.id)}`} ff="monospace" size="sm">
+                  {message.id}
+                </Anchor>
+              </Table.Td>
+              <Table.Td>
+                <Text ff="monospace" size="sm">
+                  {message.eventType}
+                </Text>
+              </Table.Td>
+              <Table.Td>
+                <Anchor component={Link} size="sm" href={`/tenants/${encodeURIComponent(message.tenantId)}/endpoints`}>
+                  {tenantNames.get(message.tenantId) ?? message.tenantId}
+                </Anchor>
+              </Table.Td>
+              <Table.Td>
+                <MessageStatusBadge status={message.status} />
+              </Table.Td>
+              <Table.Td>
+                <Text size="sm">{countsSummary(message.deliveryCounts)}</Text>
+              </Table.Td>
+              <Table.Td>
+                <Text size="sm" c={message.externalId ? undefined : 'dimmed'}>
+                  {message.externalId ?? 'none'}
+                </Text>
+              </Table.Td>
+            </Table.Tr>
+          ))}
+        </Table.Tbody>
+      </Table>
+    </Table.ScrollContainer>
+  );
+}
