@@ -7,7 +7,7 @@ import { sendError } from './rest/errors.js';
 import { apiIndex, platformIndex } from './rest/routes/discovery.js';
 import { buildOpenApi } from './rest/openapi.js';
 import { checkSvcMode, MAX_BODY_BYTES, newRequestId, registerRoute } from './rest/pipeline.js';
-import { REST_PREFIX, type RouteSpec } from './rest/route.js';
+import { REST_PREFIX, type RouteSpec, type UnauthenticatedRouteSpec } from './rest/route.js';
 import { catalogRoutes } from './rest/routes/catalog.routes.js';
 import { endpointRoutes } from './rest/routes/endpoints.routes.js';
 import { messageRoutes } from './rest/routes/messages.routes.js';
@@ -16,10 +16,11 @@ import { eventRoutes } from './rest/routes/events.routes.js';
 import { endpointTestRoutes } from './rest/routes/endpoint-test.routes.js';
 import { eventTypeRoutes } from './rest/routes/event-types.routes.js';
 import { tenantRoutes } from './rest/routes/tenants.routes.js';
+import { receiveRoute, sourceRoutes } from './rest/routes/sources.routes.js';
 
 export { REST_PREFIX };
 
-export function restRoutes(services: Services): RouteSpec[] {
+export function restRoutes(services: Services, publicBaseUrl: string): RouteSpec[] {
   return [
     ...catalogRoutes(services),
     ...tenantRoutes(services),
@@ -29,12 +30,20 @@ export function restRoutes(services: Services): RouteSpec[] {
     ...deliveryRoutes(services),
     ...eventRoutes(services),
     ...endpointTestRoutes(services),
+    ...sourceRoutes(services, publicBaseUrl),
   ];
+}
+
+/** Routes without a key: the receive route, authenticated by the provider's signature. */
+export function unauthenticatedRoutes(services: Services, publicBaseUrl: string): UnauthenticatedRouteSpec[] {
+  return [receiveRoute(services, publicBaseUrl)];
 }
 
 export interface BuiltApp {
   app: FastifyInstance;
   routes: RouteSpec[];
+  /** Routes a provider signature authenticates (POST /receive/{token}). */
+  unauthenticated: UnauthenticatedRouteSpec[];
   /** Every route the HTTP server serves, as `METHOD /path` (what the OpenAPI test holds the document to). */
   served: string[];
 }
@@ -87,8 +96,9 @@ export async function buildApp(
     reply.type(services.metrics.registry.contentType).send(await services.metrics.registry.metrics()),
   );
 
-  const routes = restRoutes(services);
-  const openApi = buildOpenApi(routes, `${config.publicBaseUrl}${REST_PREFIX}`);
+  const routes = restRoutes(services, config.publicBaseUrl);
+  const unauthenticated = unauthenticatedRoutes(services, config.publicBaseUrl);
+  const openApi = buildOpenApi(routes, `${config.publicBaseUrl}${REST_PREFIX}`, unauthenticated);
 
   await app.register(
     async (rest) => {
@@ -110,7 +120,7 @@ export async function buildApp(
       rest.route({ method: 'GET', url: '/', prefixTrailingSlash: 'no-slash', handler: async () => index });
       const platform = platformIndex(config.publicBaseUrl, REST_PREFIX);
       rest.get('/platform', async () => platform);
-      for (const route of routes) registerRoute(rest, route, { services, config });
+      for (const route of [...routes, ...unauthenticated]) registerRoute(rest, route, { services, config });
     },
     { prefix: REST_PREFIX },
   );
@@ -119,5 +129,5 @@ export async function buildApp(
   await apollo.start();
   await app.register(fastifyApollo(apollo), { path: GRAPHQL_PATH, context: graphqlContext(services) });
   app.setNotFoundHandler((request, reply) => sendError(request, reply, new ServiceError('not_found', 'no such route')));
-  return { app, routes, served };
+  return { app, routes, unauthenticated, served };
 }

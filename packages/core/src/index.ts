@@ -53,6 +53,15 @@ export {
 export { MessageRepairService, type CancelResult, type RedactResult } from './messages/message-repair.service.js';
 export { RetentionService, type SweepReport } from './retention/retention.service.js';
 export { MAX_WINDOW_DAYS } from './common/window.js';
+export * from './sources/source.inputs.js';
+export { toSourceView, receiveUrl, type SourceView } from './sources/source.view.js';
+export {
+  SourceService,
+  deleteSources,
+  type SourceWithSecrets,
+  type ReceivingSource,
+} from './sources/source.service.js';
+export { ReceiveService, type ReceiveAnswer, type ReceiveRequest } from './sources/receive.service.js';
 export { inTransaction, lockOwned, lockTeam, reader } from './common/transaction.js';
 export { Metrics } from './metrics/metrics.js';
 export { OperationalEventService, EVENT_RETENTION_MS, COALESCE_WINDOW_MS } from './events/operational-event.service.js';

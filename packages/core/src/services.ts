@@ -15,6 +15,8 @@ import { MessageService } from './messages/message.service.js';
 import { MessageRepairService } from './messages/message-repair.service.js';
 import { DeliveryService } from './deliveries/delivery.service.js';
 import { RetentionService } from './retention/retention.service.js';
+import { SourceService } from './sources/source.service.js';
+import { ReceiveService } from './sources/receive.service.js';
 import { OperationalEventService } from './events/operational-event.service.js';
 import { Metrics } from './metrics/metrics.js';
 import { RateLimitService } from './rate-limits/rate-limit.service.js';
@@ -61,6 +63,10 @@ export interface Services {
   readonly deliveries: DeliveryService;
   /** Retention sweeps (content, response bodies, attempts and messages, redaction completion). */
   readonly retention: RetentionService;
+  /** Sources: the resource and its receive-token lookup. */
+  readonly sources: SourceService;
+  /** POST /receive/{token}: verify, deduplicate and capture. */
+  readonly receive: ReceiveService;
   /** Operational events (GET /events); the engine emits them inside its own transactions. */
   readonly events: OperationalEventService;
   /** The delivery engine's claim and settle sides (the worker drives them). */
@@ -80,11 +86,15 @@ export function createServices(options: CoreOptions): Services {
   const auth = new AuthService(db);
   const billing = new BillingService(clock);
   const events = new OperationalEventService(db, clock);
+  const sealer = new Sealer(options.sealingKey);
+  const rateLimits = new RateLimitService(db, clock, limits);
+  const messages = new MessageService({ db, clock, limits, jobs: options.jobs, billing });
+  const sources = new SourceService({ db, clock, limits, sealer });
   const endpoints = new EndpointService({
     db,
     clock,
     limits,
-    sealer: new Sealer(options.sealingKey),
+    sealer,
     urlPolicy: options.urlPolicy,
     tenants,
   });
@@ -100,14 +110,16 @@ export function createServices(options: CoreOptions): Services {
     settings: new SettingsService(db, clock),
     endpoints,
     idempotency: new IdempotencyService(db, clock),
-    rateLimits: new RateLimitService(db, clock, limits),
+    rateLimits,
     billing,
     consoleSessions: new ConsoleSessionService(db, clock, auth),
     jobs: options.jobs,
-    messages: new MessageService({ db, clock, limits, jobs: options.jobs, billing }),
+    messages,
     messageRepair: new MessageRepairService(db, clock),
     deliveries: new DeliveryService({ db, clock, limits, jobs: options.jobs, billing }),
     retention: new RetentionService(db, clock),
+    sources,
+    receive: new ReceiveService({ db, clock, sources, messages, rateLimits, events }),
     events,
     dispatch: new DispatchService({
       db,

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { SERVICE_VERSION } from '@svc/core';
-import type { RouteSpec } from './route.js';
+import type { RouteSpec, UnauthenticatedRouteSpec } from './route.js';
 import { documentedPath, etagSource } from './routes/discovery.js';
 import { ErrorShape } from './shapes.js';
 
@@ -38,6 +38,11 @@ const TAGS: readonly { name: string; segments: readonly string[]; description: s
     description: "Tenants' receivers: URLs, signing secrets, filters, transforms and delivery settings",
   },
   { name: 'Messages', segments: ['messages'], description: 'Events sent to tenants, their content and deliveries' },
+  {
+    name: 'Sources',
+    segments: ['sources', 'receive'],
+    description: "Receive URLs that verify, deduplicate and capture other providers' webhooks",
+  },
   {
     name: 'Deliveries',
     segments: ['deliveries'],
@@ -187,7 +192,11 @@ function usedTags(routes: readonly RouteSpec[]): { name: string; description?: s
 }
 
 /** OpenAPI 3.1, generated from the route declarations; named shapes become components. */
-export function buildOpenApi(routes: readonly RouteSpec[], serverUrl: string): Record<string, unknown> {
+export function buildOpenApi(
+  routes: readonly RouteSpec[],
+  serverUrl: string,
+  unauthenticated: readonly UnauthenticatedRouteSpec[] = [],
+): Record<string, unknown> {
   const components: Record<string, unknown> = {};
   const responseSchemas = [...new Set(routes.flatMap((route) => Object.values(route.responses)))].filter(
     (schema): schema is z.ZodType => schema !== null,
@@ -278,12 +287,50 @@ export function buildOpenApi(routes: readonly RouteSpec[], serverUrl: string): R
       responses,
     };
   }
+  // Routes a provider's signature authenticates: no key, the body as the provider sends it, raw answers.
+  for (const route of unauthenticated) {
+    const responses: Record<string, unknown> = {};
+    for (const status of Object.keys(route.responses).map(Number).sort()) {
+      const schema = route.responses[status];
+      const description = STATUS_TEXT[status] ?? String(status);
+      responses[String(status)] =
+        schema === null || schema === undefined
+          ? { description, content: { '*/*': { schema: { type: 'string' } } } }
+          : {
+              description,
+              content: { 'application/json': { schema: responseJson.get(schema) ?? responseJson.get(ErrorShape) } },
+            };
+    }
+    paths[documentedPath(route.path)] ??= {};
+    paths[documentedPath(route.path)]![route.method.toLowerCase()] = {
+      operationId: route.operationId,
+      summary: route.summary,
+      tags: [{ source_signature: 'Sources', public: 'Discovery' }[route.auth]],
+      security: [],
+      parameters: [
+        {
+          name: 'token',
+          in: 'path',
+          required: true,
+          description: 'The secret part of the receive URL',
+          schema: { type: 'string' },
+        },
+      ],
+      requestBody: {
+        required: false,
+        content: { '*/*': { schema: { type: 'string', format: 'binary' } } },
+      },
+      responses,
+    };
+  }
   return {
     openapi: '3.1.0',
     info: {
       title: 'Webhook delivery and capture service',
       version: SERVICE_VERSION,
-      description: 'Every route takes a secret key as `Authorization: Bearer <key>`.',
+      description:
+        'Every route takes a secret key as `Authorization: Bearer <key>`, except POST /receive/{token}, which ' +
+        "the source's verifier authenticates.",
     },
     servers: [{ url: serverUrl }],
     tags: usedTags(routes),

@@ -137,6 +137,7 @@ function registerUnauthenticatedRoute(app: FastifyInstance, route: Unauthenticat
         query: request.query as Record<string, unknown>,
         headers: request.headers,
         rawBody: request.rawBody ?? Buffer.alloc(0),
+        rawHeaders: request.raw.rawHeaders,
         url: request.url,
       });
       reply.code(result.status);

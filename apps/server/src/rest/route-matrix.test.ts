@@ -35,6 +35,13 @@ beforeAll(async () => {
   ids['messages'] = message.json.id;
   const [delivery] = await h.services.db.query('SELECT id FROM deliveries WHERE message_id = $1', [message.json.id]);
   ids['deliveries'] = delivery.id;
+  const source = await post(
+    h,
+    '/sources',
+    { tenant_id: tenant.json.id, name: 'Matrix', verification: { kind: 'bearer' }, event_type: 'matrix.event' },
+    { key: owner.key },
+  );
+  ids['sources'] = source.json.id;
   const disabled = { endpoint_id: endpoint.json.id, reason: 'endpoint_gone' };
   await h.services.db.transaction((tx) =>
     h.services.events.emit(tx, [

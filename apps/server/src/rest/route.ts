@@ -23,6 +23,8 @@ export interface UnauthenticatedRequest {
   headers: Record<string, string | string[] | undefined>;
   /** The body exactly as received (signatures are over these bytes). */
   rawBody: Buffer;
+  /** The headers as received, [name, value, ...]: a header sent twice shows twice. */
+  rawHeaders: readonly string[];
   /** The path and query as called. */
   url: string;
 }

@@ -63,6 +63,8 @@ export function uniqueKey(): string {
  */
 export interface HarnessOptions {
   limits?: Partial<Record<LimitName, number>>;
+  /** SVC_PUBLIC_BASE_URL, as behind a proxy (default: the local address). */
+  publicBaseUrl?: string;
   /** Apply the production URL rules (no loopback receivers). */
   strictUrls?: boolean;
   serviceHosts?: string[];
@@ -74,7 +76,15 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
   const database = await createTestDatabase();
   const clock = new ManualClock('2026-11-02T10:00:00.000Z');
   const config = {
-    ...readServerConfig({ PORT: '0', SVC_VALIDATE_RESPONSES: '1', LOG_LEVEL: 'silent' }, 'local'),
+    ...readServerConfig(
+      {
+        PORT: '0',
+        SVC_VALIDATE_RESPONSES: '1',
+        LOG_LEVEL: 'silent',
+        ...(options.publicBaseUrl ? { SVC_PUBLIC_BASE_URL: options.publicBaseUrl } : {}),
+      },
+      'local',
+    ),
     limits: limitsWith(options.limits),
   };
   const core = await openCore(

@@ -77,3 +77,25 @@ export function acceptBody(input: CreateMessageInput): MessageBody {
     throw invalidField('body_base64', 'an application/json body must be valid JSON');
   }
 }
+
+/**
+ * A body captured by a source, kept as its exact bytes. The content type must be one of the accepted types (a
+ * charset parameter is kept only as `; charset=utf-8`, other parameters are dropped); a JSON body is parsed for
+ * filters, transforms and event_type_path, and one that does not parse is kept as opaque bytes.
+ */
+export function capturedBody(bytes: Buffer, contentTypeHeader: string | undefined): MessageBody {
+  if (bytes.length > MAX_BODY_BYTES) throw new ServiceError('body_too_large', 'the request body is over 1 MiB');
+  const [type = '', ...params] = (contentTypeHeader ?? 'application/octet-stream').split(';').map((p) => p.trim());
+  const lower = type.toLowerCase();
+  if (!(CONTENT_TYPES as readonly string[]).includes(lower))
+    throw new ServiceError('unsupported_media_type', `content type ${lower || '(none)'} cannot be captured`);
+  const utf8 = params.some((p) => /^charset="?utf-8"?$/i.test(p));
+  const contentType = utf8 && TEXTUAL.has(lower) ? `${lower}; charset=utf-8` : lower;
+  if (lower !== 'application/json') return { bytes, contentType, json: null };
+  try {
+    const text = new TextDecoder('utf-8', { fatal: true }).decode(bytes);
+    return { bytes, contentType, json: { text, root: parseStrict(text) } };
+  } catch {
+    return { bytes, contentType, json: null };
+  }
+}

@@ -56,6 +56,8 @@ export interface AdmissionOptions {
   testEndpointId?: string;
   /** Whose key pays (sources: their billing key). Default: the caller. */
   payer?: Actor;
+  /** Sources: the captured bytes as received (the input then has neither payload nor body_base64). */
+  body?: MessageBody;
 }
 
 interface AdmissionContext {
@@ -109,7 +111,7 @@ export class MessageService {
     if (!tx) return this.deps.db.transaction((own) => this.admitMessage({ ...ctx, tx: own }, input, options));
     const { clock, limits } = this.deps;
     const now = clock.now();
-    const body = acceptBody(input);
+    const body = options.body ?? acceptBody(input);
     const { deliverAt, expiresAt } = this.window(input, now);
     const teamId = ctx.actor.teamId;
 

@@ -17,6 +17,7 @@ export interface SweepReport {
   redactionsCompleted: number;
   responseBodiesErased: number;
   messagesDeleted: number;
+  sourceEventIdsPurged: number;
   /** False when the time budget ran out with work left. */
   finished: boolean;
 }
@@ -46,6 +47,7 @@ export class RetentionService {
       redactionsCompleted: 0,
       responseBodiesErased: 0,
       messagesDeleted: 0,
+      sourceEventIdsPurged: 0,
       finished: false,
     };
     const drain = async (step: () => Promise<number>, add: (n: number) => void): Promise<boolean> => {
@@ -173,6 +175,16 @@ export class RetentionService {
       await tx.query(`DELETE FROM messages WHERE id = ANY($1::text[])`, [ids]);
       return ids.length;
     });
+  }
+
+  /** One batch of source event IDs past their keep (35 days for provider IDs, 24 hours for body hashes). */
+  async purgeSourceEventIds(batchSize: number): Promise<number> {
+    const [, count]: [unknown, number] = await this.db.query(
+      `DELETE FROM source_event_ids WHERE (source_id, event_key) IN (
+         SELECT source_id, event_key FROM source_event_ids WHERE expires_at <= $1 LIMIT $2)`,
+      [this.clock.now(), batchSize],
+    );
+    return count;
   }
 
   /**

@@ -7,6 +7,7 @@ import { newId } from '../common/ids.js';
 import { decodeCursor, parseLimit, toPage, type ListScope, type Page } from '../common/paging.js';
 import { inTransaction, lockOwned, lockTeam, reader } from '../common/transaction.js';
 import type { Limits } from '../catalog/limits.js';
+import { deleteSources } from '../sources/source.service.js';
 import { cancelWaitingDeliveries } from '../deliveries/delivery-records.js';
 import { TenantEntity, TenantExternalIdClaimEntity } from './tenant.entity.js';
 import type { CreateTenantInput, ListTenantsQuery, UpdateTenantInput } from './tenant.inputs.js';
@@ -124,7 +125,7 @@ export class TenantService {
   }
 
   /**
-   * Marks the tenant deleted, deletes its endpoints, cancels their waiting deliveries and reserves its external_id
+   * Marks the tenant deleted, deletes its endpoints and sources, cancels their waiting deliveries and reserves its external_id
    * for 90 days. Its messages' content stops being readable at once (retained_until is cut at deleted_at) and the
    * retention sweep erases the bytes in small batches once no delivery holds them.
    */
@@ -140,11 +141,12 @@ export class TenantService {
           { id: tenant.id },
           { status: 'deleted', deletedAt: now, updatedAt: now, version: nextVersion(tenant.version) },
         );
-      // Endpoints go with their tenant at once (sources follow in their own issue).
+      // Endpoints and sources go with their tenant at once (a source's receive URL stops answering).
       await tx.query(
         `UPDATE endpoints SET deleted_at = $2, updated_at = $2, version = version + 1 WHERE tenant_id = $1 AND deleted_at IS NULL`,
         [tenant.id, now],
       );
+      await deleteSources(tx, { tenantId: tenant.id }, now);
       await cancelWaitingDeliveries(tx, { tenantId: tenant.id }, 'tenant_deleted', now);
       await tx
         .getRepository(TenantExternalIdClaimEntity)

@@ -1,0 +1,171 @@
+import { createHash } from 'node:crypto';
+import type { DataSource } from 'typeorm';
+import { resolvePointer, toValue } from '@svc/json';
+import { DAY, HOUR, type Clock } from '../common/clock.js';
+import { ServiceError, isServiceError } from '../common/errors.js';
+import type { OperationalEventService } from '../events/operational-event.service.js';
+import { capturedBody, type MessageBody } from '../messages/message-body.js';
+import type { MessageService } from '../messages/message.service.js';
+import type { RateLimitService } from '../rate-limits/rate-limit.service.js';
+import type { ReceivingSource, SourceService } from './source.service.js';
+import { verifierFor, type InboundRequest } from './verifiers/index.js';
+
+/** Provider event IDs are kept 35 days; without one, the same body is a duplicate for 24 hours. */
+export const EVENT_ID_RETENTION_MS = 35 * DAY;
+export const BODY_DEDUP_MS = 24 * HOUR;
+/** A paused source answers 503 with this Retry-After, so providers keep the request and send it again later. */
+export const PAUSED_RETRY_AFTER_SECONDS = 60;
+
+export interface ReceiveRequest extends InboundRequest {
+  token: string;
+  contentType: string | undefined;
+}
+
+export interface ReceiveAnswer {
+  status: number;
+  contentType: string;
+  body: string;
+}
+
+export interface ReceiveServiceDeps {
+  db: DataSource;
+  clock: Clock;
+  sources: SourceService;
+  messages: MessageService;
+  rateLimits: RateLimitService;
+  events: OperationalEventService;
+}
+
+/**
+ * POST /receive/{token}: find the source by its token, take a token from the source's bucket, verify the request
+ * with its kind's verifier on the original bytes and the URL as called, deduplicate, and store the capture as a
+ * message of the source's tenant charged to its billing key; answer only once the message and its charge are
+ * stored. Refusals throw the documented errors; verification failures and budget refusals also emit their
+ * operational events (docs/sources.md).
+ */
+export class ReceiveService {
+  constructor(private readonly deps: ReceiveServiceDeps) {}
+
+  async receive(request: ReceiveRequest): Promise<ReceiveAnswer> {
+    const { sources, rateLimits } = this.deps;
+    const source = await sources.findByToken(request.token);
+    if (!source) throw new ServiceError('not_found', 'no source answers at this receive URL');
+    if (source.suspended) throw new ServiceError('account_suspended', 'the account or its webhooks use is suspended');
+    await rateLimits.takeFor(source.id, 'source');
+    if (source.status === 'paused')
+      throw new ServiceError('temporarily_unavailable', 'the source is paused; send the request again later', {
+        retryAfter: PAUSED_RETRY_AFTER_SECONDS,
+      });
+    const verifier = verifierFor(source.kind);
+    const verdict = verifier.verify(request, source.settings, source.secrets, this.deps.clock.now());
+    if (!verdict.ok) {
+      await this.emit('webhooks.source.rejected', source, { source_id: source.id, reason: verdict.reason });
+      throw new ServiceError('unauthorized', `the request does not verify (${verdict.reason})`);
+    }
+    if (verdict.reply) return verdict.reply;
+    if (!source.billingKeyUsable) {
+      await this.emit('webhooks.budget.blocked', source, {
+        source_id: source.id,
+        billing_key_id: source.billingKeyId,
+        reason: 'billing_key_unusable',
+      });
+      throw new ServiceError('billing_required', "the source's billing key is revoked or may not use webhooks");
+    }
+    const body = capturedBody(request.rawBody, request.contentType);
+    const eventType = eventTypeOf(source, body);
+    const eventKey =
+      verdict.eventId !== null
+        ? `id:${verdict.eventId}`
+        : `body:${createHash('sha256').update(request.rawBody).digest('base64url')}`;
+    const keepMs = verdict.eventId !== null ? EVENT_ID_RETENTION_MS : BODY_DEDUP_MS;
+    try {
+      const { messageId, duplicate } = await this.capture(source, body, eventType, eventKey, keepMs);
+      return verifier.accepted(messageId, duplicate);
+    } catch (error) {
+      if (isServiceError(error) && (error.code === 'billing_required' || error.code === 'spending_limit'))
+        await this.emit('webhooks.budget.blocked', source, {
+          source_id: source.id,
+          billing_key_id: source.billingKeyId,
+          reason: error.code,
+        });
+      throw error;
+    }
+  }
+
+  /**
+   * One transaction: claim the event key (a concurrent twin waits on the unique index and then sees this one's
+   * message), admit the message with the source's billing key as payer, and record which message the key names.
+   */
+  private async capture(
+    source: ReceivingSource,
+    body: MessageBody,
+    eventType: string,
+    eventKey: string,
+    keepMs: number,
+  ): Promise<{ messageId: string; duplicate: boolean }> {
+    const { db, clock, messages } = this.deps;
+    return db.transaction(async (tx) => {
+      const now = clock.now();
+      const claimed: unknown[] = await tx.query(
+        `INSERT INTO source_event_ids AS e (source_id, event_key, message_id, expires_at) VALUES ($1, $2, '', $3)
+         ON CONFLICT (source_id, event_key) DO UPDATE SET message_id = '', expires_at = EXCLUDED.expires_at
+          WHERE e.expires_at <= $4
+         RETURNING 1`,
+        [source.id, eventKey, new Date(now.getTime() + keepMs), now],
+      );
+      if (claimed.length === 0) {
+        const [first]: { message_id: string }[] = await tx.query(
+          `SELECT message_id FROM source_event_ids WHERE source_id = $1 AND event_key = $2`,
+          [source.id, eventKey],
+        );
+        return { messageId: first!.message_id, duplicate: true };
+      }
+      const payer = { teamId: source.teamId, keyId: source.billingKeyId };
+      const message = await messages.admitMessage(
+        { actor: payer, tx },
+        { tenant_id: source.tenantId, event_type: eventType, metadata: {} },
+        { origin: 'source', sourceId: source.id, payer, body },
+      );
+      await tx.query(`UPDATE source_event_ids SET message_id = $3 WHERE source_id = $1 AND event_key = $2`, [
+        source.id,
+        eventKey,
+        message.id,
+      ]);
+      return { messageId: message.id, duplicate: false };
+    });
+  }
+
+  private async emit(
+    type: 'webhooks.source.rejected' | 'webhooks.budget.blocked',
+    source: ReceivingSource,
+    data: Record<string, string>,
+  ): Promise<void> {
+    await this.deps.db.transaction((tx) =>
+      this.deps.events.emit(tx, [
+        { type, teamId: source.teamId, tenantId: source.tenantId, resourceId: source.id, data },
+      ]),
+    );
+  }
+}
+
+/**
+ * The capture's event type: the source's fixed one, or the string at event_type_path in the body (a JSON Pointer
+ * into a JSON body, or the form field named by the pointer's single segment in a form-encoded body) behind
+ * event_type_prefix. 422 invalid_event_type when nothing usable is there; the catalog check is admission's.
+ */
+function eventTypeOf(source: ReceivingSource, body: MessageBody): string {
+  if (source.eventType !== null) return source.eventType;
+  const path = source.eventTypePath!;
+  let value: unknown;
+  if (body.json !== null) {
+    const node = resolvePointer(body.json.root, path);
+    value = node === undefined ? undefined : toValue(node);
+  } else if (body.contentType.startsWith('application/x-www-form-urlencoded')) {
+    value = new URLSearchParams(body.bytes.toString('utf8')).get(path.replace(/^\//, '')) ?? undefined;
+  }
+  if (typeof value !== 'string' || value === '')
+    throw new ServiceError('invalid_event_type', `the capture has no event type at ${path}`, {
+      field: 'event_type_path',
+    });
+  return `${source.eventTypePrefix ?? ''}${value}`;
+}
