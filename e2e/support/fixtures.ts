@@ -40,10 +40,10 @@ export class RestApi {
     return this.post('/endpoints', withRawMembers(fields, rules));
   }
 
-  /** POST /messages; `payload` is JSON text, sent exactly as written. */
+  /** POST /messages; `payload` is JSON text, sent exactly as written (leave it out to send body_base64). */
   publishMessage(
     fields: Record<string, unknown> & { tenant_id: string; event_type: string },
-    payload: string,
+    payload?: string,
   ): Promise<{ id: string; status: string }> {
     return this.post('/messages', withRawMembers(fields, { payload }));
   }

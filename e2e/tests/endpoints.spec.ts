@@ -190,6 +190,8 @@ test('preview: exact delivered bytes, a transform error and a filter that does n
     { filter: '{"path": "/test", "op": "exists", "value": false}', transform: TRANSFORM },
   );
   await page.goto(`/endpoints/${endpoint.id}`);
+  // The preview form is interactive once hydrated; clicking earlier submits it natively and reloads the page.
+  await page.waitForLoadState('networkidle');
   const payload = page.getByLabel('Sample payload');
   const run = page.getByRole('button', { name: 'Run preview' });
   const result = page.getByTestId('preview-result');

@@ -10,6 +10,12 @@ function field(page: Page, table: string, label: string): Locator {
   return page.getByRole('table', { name: table }).locator(`tr:has(th:text-is("${label}")) td`);
 }
 
+/** Opens a page and waits until its scripts have run: a click before hydration would do nothing or reload. */
+async function open(page: Page, path: string): Promise<void> {
+  await page.goto(path);
+  await page.waitForLoadState('networkidle');
+}
+
 /** A delivery's card on the message page. */
 function deliveryCard(page: Page, generation: number): Locator {
   return page.locator(`section[data-testid="delivery"][data-generation="${generation}"]`);
@@ -61,6 +67,7 @@ test('find a failed delivery in the dead letters, inspect its attempts, and repl
     // Its message page: the delivery with its one attempt, answered 400.
     await row.getByRole('link', { name: `Open the message of ${deliveryId}` }).click();
     await expect(page).toHaveURL(new RegExp(`/messages/${message.id}$`));
+    await page.waitForLoadState('networkidle');
     await expect(page.getByTestId('message-status')).toHaveText('failed');
     const original = deliveryCard(page, 0);
     await expect(original.getByTestId('delivery-status')).toHaveText('failed');
@@ -101,7 +108,7 @@ test('find a failed delivery in the dead letters, inspect its attempts, and repl
     expect(sent.map((request) => request.body)).toEqual(['{"invoice":7}', '{"invoice":7}']);
 
     // The endpoint page lists both generations among its recent deliveries.
-    await page.goto(`/endpoints/${endpoint.id}`);
+    await open(page, `/endpoints/${endpoint.id}`);
     const recent = page.getByRole('table', { name: 'Recent deliveries' });
     await expect(recent.locator(`tr[data-delivery-id="${deliveryId}"]`).getByTestId('delivery-status')).toHaveText(
       'failed',
@@ -144,7 +151,7 @@ test('cancel a scheduled message from its page: its deliveries are canceled and 
       '{"invoice":8}',
     );
 
-    await page.goto(`/messages/${message.id}`);
+    await open(page, `/messages/${message.id}`);
     await expect(page.getByTestId('message-status')).toHaveText('scheduled');
     await expect(deliveryCard(page, 0).getByTestId('delivery-status')).toHaveText('scheduled');
     await page.getByRole('button', { name: 'Cancel message' }).click();
@@ -187,7 +194,7 @@ test('redact a message: its content is gone for good, its fields stay', async ({
       '{ "invoice": 9, "total": 1.50e2, "note": "caf\\u00e9", "lines": [] }',
     );
 
-    await page.goto(`/messages/${message.id}`);
+    await open(page, `/messages/${message.id}`);
     await expect(page.getByTestId('message-status')).toHaveText('succeeded', { timeout: DELIVERY_TIMEOUT_MS });
     // Pretty-printed without touching a value; the exact bytes as accepted (whitespace outside strings removed).
     await expect(page.getByTestId('content-pretty')).toHaveText(
@@ -242,7 +249,7 @@ test('replay a selection of dead letters: the quote names what cannot be replaye
     const kept = await api.publishMessage({ tenant_id: tenant.id, event_type: eventType }, '{"invoice":10}');
     const redacted = await api.publishMessage({ tenant_id: tenant.id, event_type: eventType }, '{"invoice":11}');
 
-    await page.goto('/dead-letters');
+    await open(page, '/dead-letters');
     await findByTenant(page, page.getByRole('form', { name: 'Find dead letters' }), tenantName, run);
     const table = page.getByRole('table', { name: 'Dead letters' });
     await expect(async () => {
@@ -253,11 +260,12 @@ test('replay a selection of dead letters: the quote names what cannot be replaye
     const keptId = (await table.locator(`tr[data-message-id="${kept.id}"]`).getAttribute('data-delivery-id'))!;
 
     // Redacting one message leaves nothing to replay for it.
-    await page.goto(`/messages/${redacted.id}`);
+    await open(page, `/messages/${redacted.id}`);
     await page.getByRole('button', { name: 'Redact message' }).click();
     await page.getByRole('dialog', { name: 'Redact message' }).getByRole('button', { name: 'Redact message' }).click();
     await expect(page.getByTestId('redact-status')).toHaveText('redacting');
     await page.goBack();
+    await page.waitForLoadState('networkidle');
 
     receiver.answerWith(204);
     await table.getByRole('checkbox', { name: 'Select every delivery on this page' }).check();
@@ -274,7 +282,7 @@ test('replay a selection of dead letters: the quote names what cannot be replaye
     await dialog.getByRole('button', { name: 'Close' }).click();
 
     // The replay reaches the fixed receiver.
-    await page.goto(`/messages/${kept.id}`);
+    await open(page, `/messages/${kept.id}`);
     await expect(deliveryCard(page, 1).getByTestId('delivery-status')).toHaveText('succeeded', {
       timeout: DELIVERY_TIMEOUT_MS,
     });
@@ -306,7 +314,7 @@ test('messages search: filters by tenant, status and external ID, and each row o
       '{"invoice":2}',
     );
 
-    await page.goto('/messages');
+    await open(page, '/messages');
     const form = page.getByRole('form', { name: 'Find messages' });
     await findByTenant(page, form, tenantName, run);
     const table = page.getByRole('table', { name: 'Messages' });
@@ -332,8 +340,109 @@ test('messages search: filters by tenant, status and external ID, and each row o
     await expect(field(page, 'Message fields', 'External ID')).toHaveText(`inv-1-${run}`);
 
     // A window the API refuses is explained at its field.
-    await page.goto('/messages?createdAfter=2020-01-01T00:00&createdBefore=2020-03-01T00:00');
+    await open(page, '/messages?createdAfter=2020-01-01T00:00&createdBefore=2020-03-01T00:00');
     await expect(page.getByLabel('Created after (UTC)')).toHaveAccessibleDescription(/30 days/);
+  } finally {
+    await receiver.close();
+  }
+});
+
+test('retry now sends a delivery waiting for its retry at once; binary content shows as base64 and hex', async ({
+  signedIn: page,
+  api,
+}, testInfo) => {
+  const receiver = await startReceiver(503);
+  try {
+    const run = `retry-${unique()}`;
+    const tenant = await api.createTenant(run, `Support ${run}`);
+    const eventType = `file.uploaded${run.replace(/[^a-z0-9]/g, '')}`;
+    await api.createEventType(eventType);
+    // One retry, an hour later: the delivery waits in retry_wait until someone retries it now.
+    await api.createEndpoint({
+      tenant_id: tenant.id,
+      url: receiver.url,
+      name: `Files ${run}`,
+      retry_delays_seconds: [3600],
+    });
+    const message = await api.publishMessage({
+      tenant_id: tenant.id,
+      event_type: eventType,
+      body_base64: '/wABAgM=',
+      content_type: 'application/octet-stream',
+    });
+
+    await open(page, `/messages/${message.id}`);
+    const original = deliveryCard(page, 0);
+    await expect(original.getByTestId('delivery-status')).toHaveText('retry_wait', { timeout: DELIVERY_TIMEOUT_MS });
+    await expect(original.getByTestId('attempt-answer')).toHaveText('HTTP 503');
+    await expect(page.getByTestId('message-status')).toHaveText('delivering');
+
+    // Not UTF-8: the exact bytes are shown encoded, and labelled binary.
+    await expect(page.getByRole('tab', { name: 'Pretty-printed JSON' })).toHaveCount(0);
+    await expect(page.getByTestId('content-binary')).toHaveText('binary');
+    await expect(page.getByTestId('content-exact')).toHaveText('/wABAgM=');
+    await page.getByText('Hex', { exact: true }).click();
+    await expect(page.getByTestId('content-exact')).toHaveText('ff 00 01 02 03');
+    await snap(page, testInfo, '01-retry-wait-binary');
+
+    receiver.answerWith(204);
+    await expect(original.getByRole('button', { name: /^Replay/ })).toHaveCount(0);
+    await original.getByRole('button', { name: 'Retry now' }).click();
+    await expect(page.getByText(/Attempt 2 of wdd_\w+ goes out now \(free\)/)).toBeVisible();
+    await expect(original.getByTestId('delivery-status')).toHaveText('succeeded', { timeout: DELIVERY_TIMEOUT_MS });
+    await expect(original.getByTestId('attempt')).toHaveCount(2);
+    await expect(original.getByTestId('attempt').nth(1)).toContainText('retry now');
+    await expect(original.getByTestId('attempt-answer').nth(1)).toHaveText('HTTP 204');
+    await expect(page.getByTestId('message-status')).toHaveText('succeeded');
+    await snap(page, testInfo, '02-retried');
+    const sent = receiver.received.filter((request) => request.headers['webhook-id'] === message.id);
+    expect(sent).toHaveLength(2);
+  } finally {
+    await receiver.close();
+  }
+});
+
+test('the events feed folds a burst of one endpoint’s failures into one event, and "load newer" shows it grow', async ({
+  signedIn: page,
+  api,
+}, testInfo) => {
+  const receiver = await startReceiver(400);
+  try {
+    const { tenant, eventType } = await setup(api, 'burst', receiver.url);
+    await api.publishMessage({ tenant_id: tenant.id, event_type: eventType }, '{"invoice":20}');
+
+    await open(page, `/events?tenant=${tenant.id}`);
+    const rows = page.getByRole('table', { name: 'Operational events' }).locator('tbody tr[data-event-id]');
+    await expect(async () => {
+      await page.reload();
+      await expect(rows).toHaveCount(1, { timeout: 1_000 });
+    }).toPass({ timeout: DELIVERY_TIMEOUT_MS });
+    await expect(rows.first()).toContainText('webhooks.delivery.failed');
+    await expect(rows.first().getByTestId('event-count')).toHaveText('1');
+
+    // A second failure of the same endpoint within a minute folds into the same event.
+    await api.publishMessage({ tenant_id: tenant.id, event_type: eventType }, '{"invoice":21}');
+    await expect(async () => {
+      await page.getByRole('button', { name: 'Load newer' }).click();
+      await expect(rows.first().getByTestId('event-count')).toHaveText('2 (coalesced)', { timeout: 1_000 });
+    }).toPass({ timeout: DELIVERY_TIMEOUT_MS });
+    await expect(rows).toHaveCount(1);
+    const first = (await rows
+      .first()
+      .getByText(/^first wdd_/)
+      .textContent())!.replace('first ', '');
+    const last = (await rows
+      .first()
+      .getByText(/^last wdd_/)
+      .textContent())!.replace('last ', '');
+    expect(last).not.toBe(first);
+    await expect(rows.first().getByTestId('event-data')).toContainText(`delivery_id: ${first}`);
+    await snap(page, testInfo, '01-coalesced');
+
+    // Nothing newer: the feed says so and keeps its place.
+    await page.getByRole('button', { name: 'Load newer' }).click();
+    await expect(page.getByText('Nothing newer yet.')).toBeVisible();
+    await expect(rows).toHaveCount(1);
   } finally {
     await receiver.close();
   }

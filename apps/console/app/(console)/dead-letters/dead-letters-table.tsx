@@ -46,7 +46,7 @@ export function DeadLettersTable({ deliveries, tenantNames, endpointNames, empty
           {`Replay selected (${onPage.length})`}
         </Button>
       </Group>
-      <Table.ScrollContainer minWidth={1050}>
+      <Table.ScrollContainer minWidth={960}>
         <Table striped highlightOnHover verticalSpacing="sm" aria-label="Dead letters">
           <Table.Thead>
             <Table.Tr>
@@ -61,17 +61,15 @@ export function DeadLettersTable({ deliveries, tenantNames, endpointNames, empty
                 />
               </Table.Th>
               <Table.Th>Finished</Table.Th>
-              <Table.Th>Delivery</Table.Th>
+              <Table.Th>Delivery and event type</Table.Th>
               <Table.Th>Endpoint and tenant</Table.Th>
-              <Table.Th>Event type</Table.Th>
               <Table.Th miw={110}>Status</Table.Th>
-              <Table.Th ta="right">Attempts</Table.Th>
               <Table.Th>Last result</Table.Th>
               <Table.Th>Actions</Table.Th>
             </Table.Tr>
           </Table.Thead>
           <Table.Tbody>
-            {deliveries.length === 0 && <EmptyTableRow columns={9}>{emptyText}</EmptyTableRow>}
+            {deliveries.length === 0 && <EmptyTableRow columns={7}>{emptyText}</EmptyTableRow>}
             {deliveries.map((delivery) => (
               <Table.Tr key={delivery.id} data-delivery-id={delivery.id} data-message-id={delivery.messageId}>
                 <Table.Td>
@@ -89,7 +87,10 @@ export function DeadLettersTable({ deliveries, tenantNames, endpointNames, empty
                 <Table.Td>
                   <CopyableId id={delivery.id} label={`delivery ${delivery.id}`} />
                   <Text size="xs" c="dimmed">
-                    {delivery.kind === 'replay' ? `replay, generation ${delivery.generation}` : 'original'}
+                    {delivery.kind === 'replay' ? `replay, generation ${delivery.generation}` : 'original'} ·{' '}
+                    <Text span size="xs" ff="monospace">
+                      {delivery.eventType}
+                    </Text>
                   </Text>
                 </Table.Td>
                 <Table.Td>
@@ -108,16 +109,13 @@ export function DeadLettersTable({ deliveries, tenantNames, endpointNames, empty
                   </Text>
                 </Table.Td>
                 <Table.Td>
-                  <Text ff="monospace" size="sm">
-                    {delivery.eventType}
-                  </Text>
-                </Table.Td>
-                <Table.Td>
                   <DeliveryStatusBadge status={delivery.status} />
                 </Table.Td>
-                <Table.Td ta="right">{delivery.attemptCount}</Table.Td>
                 <Table.Td>
                   <Text size="sm">{lastResult(delivery) ?? 'none'}</Text>
+                  <Text size="xs" c="dimmed">
+                    {delivery.attemptCount === 1 ? '1 attempt' : `${delivery.attemptCount} attempts`}
+                  </Text>
                 </Table.Td>
                 <Table.Td>
                   <Group gap="xs" wrap="nowrap">

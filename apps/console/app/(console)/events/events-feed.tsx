@@ -57,23 +57,29 @@ function EventData({ data }: { data: OperationalEvent['data'] }) {
   );
 }
 
+/** The resource, and for a coalesced burst how many occurrences it holds and the first and last of them. */
 function Occurrences({ event }: { event: OperationalEvent }) {
-  if (!event.coalesced)
-    return (
-      <Text size="sm" data-testid="event-count">
-        1
-      </Text>
-    );
   return (
     <Stack gap={0}>
-      <Text size="sm" fw={500} data-testid="event-count">
-        {event.count} (coalesced)
+      <Text size="sm" fw={event.coalesced ? 500 : 400} data-testid="event-count">
+        {event.coalesced ? `${event.count} (coalesced)` : '1'}
       </Text>
-      <Text size="xs" c="dimmed" ff="monospace">
-        first {event.firstId}
-      </Text>
-      <Text size="xs" c="dimmed" ff="monospace">
-        last {event.lastId}
+      {event.coalesced ? (
+        <>
+          <Text size="xs" ff="monospace">
+            first {event.firstId}
+          </Text>
+          <Text size="xs" ff="monospace">
+            last {event.lastId}
+          </Text>
+        </>
+      ) : (
+        <Text size="xs" ff="monospace">
+          {event.resourceId}
+        </Text>
+      )}
+      <Text size="xs" c="dimmed">
+        resource version {event.resourceVersion}
       </Text>
     </Stack>
   );
@@ -89,7 +95,8 @@ interface EventsFeedProps {
 
 /**
  * The feed oldest first; "Load newer" continues after the last event shown. An empty answer means nothing newer
- * has happened yet: the next click asks again from the same place.
+ * has happened yet: the next click asks again from the same place. A coalesced event comes again, with its new
+ * count and last ID, each time it folds in another occurrence.
  */
 export function EventsFeed({ initial, startCursor, filters, tenantNames }: EventsFeedProps) {
   const [events, setEvents] = useState(initial.nodes);
@@ -106,7 +113,9 @@ export function EventsFeed({ initial, startCursor, filters, tenantNames }: Event
       }
       setNothingNewer(result.data.nodes.length === 0);
       if (result.data.nodes.length === 0) return;
-      setEvents((shown) => [...shown, ...result.data.nodes]);
+      // An event that folds in another occurrence moves to the end of the feed: show it there, once.
+      const fresh = new Set(result.data.nodes.map((event) => event.id));
+      setEvents((shown) => [...shown.filter((event) => !fresh.has(event.id)), ...result.data.nodes]);
       setCursor(result.data.nextCursor ?? cursor);
     });
 
@@ -118,33 +127,22 @@ export function EventsFeed({ initial, startCursor, filters, tenantNames }: Event
             <Table.Tr>
               <Table.Th>Time</Table.Th>
               <Table.Th miw={250}>Type</Table.Th>
-              <Table.Th>Resource</Table.Th>
               <Table.Th>Tenant</Table.Th>
-              <Table.Th>Occurrences</Table.Th>
+              <Table.Th>Occurrences and resource</Table.Th>
               <Table.Th>Data</Table.Th>
             </Table.Tr>
           </Table.Thead>
           <Table.Tbody>
-            {events.length === 0 && <EmptyTableRow columns={6}>No events in the last 30 days.</EmptyTableRow>}
+            {events.length === 0 && <EmptyTableRow columns={5}>No events in the last 30 days.</EmptyTableRow>}
             {events.map((event) => (
               <Table.Tr key={event.id} data-event-id={event.id}>
                 <Table.Td>
-                  <Text size="sm" style={{ whiteSpace: 'nowrap' }}>
-                    {formatTimestampSeconds(event.createdAt)}
-                  </Text>
+                  <Text size="sm">{formatTimestampSeconds(event.createdAt)}</Text>
                 </Table.Td>
                 <Table.Td>
                   <Badge color={TYPE_COLORS[event.type] ?? 'gray'} variant="light" tt="none">
                     {event.type}
                   </Badge>
-                </Table.Td>
-                <Table.Td>
-                  <Text size="xs" ff="monospace">
-                    {event.resourceId}
-                  </Text>
-                  <Text size="xs" c="dimmed">
-                    version {event.resourceVersion}
-                  </Text>
                 </Table.Td>
                 <Table.Td>
                   <Anchor component={Link} size="sm" href={`/tenants/${encodeURIComponent(event.tenantId)}/endpoints`}>
