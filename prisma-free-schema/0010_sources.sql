@@ -30,6 +30,8 @@ CREATE TABLE source_secrets (
   source_id     text NOT NULL REFERENCES sources(id),
   version       integer NOT NULL,
   secret_sealed bytea NOT NULL,
+  -- Made by the service (shown once, and again only in an idempotent replay to the key that made it).
+  generated     boolean NOT NULL DEFAULT false,
   created_by    text NOT NULL,
   expires_at    timestamptz,
   created_at    timestamptz NOT NULL,

@@ -160,7 +160,7 @@ describe('POST /sources', () => {
         'invalid_field',
         'verification.secret',
       ],
-      [{ ...base, verification: { kind: 'bearer', secret: 'mine' } }, 422, 'invalid_field', 'verification.secret'],
+      [{ ...base, verification: { kind: 'bearer', secret: ' padded ' } }, 422, 'invalid_field', 'verification.secret'],
       [{ ...base, verification: { kind: 'hmac', secret: 'long-enough-secret' } }, 422, 'invalid_field'],
       [{ ...base, verification: { kind: 'bearer' }, event_type: undefined }, 422, 'invalid_field', 'event_type'],
       [
@@ -200,6 +200,15 @@ describe('POST /sources', () => {
       expect(r.json.error.code, JSON.stringify(body)).toBe(code);
       if (field) expect(r.json.error.field, JSON.stringify(body)).toBe(field);
     }
+    // A secret the operator brings for a kind that could generate one is used, and not shown back.
+    const brought = await post(h, '/sources', {
+      ...base,
+      verification: { kind: 'bearer', secret: 'brought-token-0123456789' },
+    });
+    expect(brought.status, brought.text).toBe(201);
+    expect(brought.json).not.toHaveProperty('secret');
+    const works = await receive(tokenOf(brought.json.receive_url), '{"b":1}', asBearer('brought-token-0123456789'));
+    expect(works.status, works.text).toBe(200);
     const other = await h.newTeam('other-billing');
     const foreignKey = await post(h, '/sources', {
       ...base,
