@@ -23,6 +23,14 @@ describe('GraphQL authorization declarations', () => {
       'Mutation.updateSettings',
       'Mutation.redactMessage',
       'Mutation.replayDelivery',
+      'Query.sources',
+      'Query.source',
+      'Query.verifierKinds',
+      'Mutation.createSource',
+      'Mutation.updateSource',
+      'Mutation.deleteSource',
+      'Mutation.rotateSourceSecret',
+      'Mutation.rotateSourceToken',
     ])
       expect(access.get(field), field).toBe('key');
   });

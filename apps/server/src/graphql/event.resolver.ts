@@ -4,7 +4,7 @@ import { callContext, type GraphqlContext } from './context.js';
 import { defined } from './mappers.js';
 import { OperationalEvent, OperationalEventConnection } from './event.types.js';
 
-function toOperationalEvent(view: OperationalEventView): OperationalEvent {
+export function toOperationalEvent(view: OperationalEventView): OperationalEvent {
   return {
     id: view.id,
     type: view.type,

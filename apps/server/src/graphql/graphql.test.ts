@@ -152,7 +152,15 @@ describe('GraphQL', () => {
       if (reachable.has(type.name) || !isObjectType(type)) return;
       reachable.add(type.name);
       for (const field of Object.values(type.getFields())) {
-        const metadataAboutSecrets = ['secretVersion', 'oldSecretExpiresAt', 'hasAuthorization'];
+        const metadataAboutSecrets = [
+          'secretVersion',
+          'oldSecretExpiresAt',
+          'hasAuthorization',
+          'secretRotationEndsAt',
+          'tokenVersion',
+          'tokenRotationEndsAt',
+          'generatesSecret',
+        ];
         if (!metadataAboutSecrets.includes(field.name))
           expect(field.name, `${type.name}.${field.name}`).not.toMatch(/secret|password|authorization|token|key$/i);
         visit(getNamedType(field.type));
@@ -167,6 +175,14 @@ describe('GraphQL', () => {
       .sort();
     expect(revealing).toEqual(['createEndpoint', 'rotateEndpointSecret']);
     expect(mutationTypes).toContain('EndpointSecretReveal');
+    // A source's receive URL and generated secret: only in the create and rotate payloads.
+    expect(reachable).toContain('Source');
+    expect(reachable).not.toContain('SourceWithSecrets');
+    const sourceRevealing = Object.values(schema.getMutationType()!.getFields())
+      .filter((f) => getNamedType(f.type).name === 'SourceWithSecrets')
+      .map((f) => f.name)
+      .sort();
+    expect(sourceRevealing).toEqual(['createSource', 'rotateSourceSecret', 'rotateSourceToken']);
     const committed = readFileSync(new URL('../../../../docs/schema.graphql', import.meta.url), 'utf8');
     expect(committed.trim()).toBe(printSchema(schema).trim());
   });

@@ -28,7 +28,7 @@ import {
   RedactMessageResult,
 } from './message.types.js';
 
-function toMessage(view: MessageView): Message {
+export function toMessage(view: MessageView): Message {
   const counts = view.delivery_counts;
   return {
     id: view.id,

@@ -1,5 +1,5 @@
 import 'reflect-metadata';
-import { buildSchema } from 'type-graphql';
+import { buildSchema, type ContainerType } from 'type-graphql';
 import type { Services } from '@svc/core';
 import { authChecker } from './authorization.js';
 import { DeliveryResolver } from './delivery.resolver.js';
@@ -8,13 +8,30 @@ import { OperationalEventResolver } from './event.resolver.js';
 import { MessageResolver } from './message.resolver.js';
 import { EventTypeResolver, SettingsResolver, TenantResolver, ViewerResolver } from './resolvers.js';
 import { ConsoleSessionResolver } from './session.resolver.js';
+import { SourceResolver } from './source.resolver.js';
+
+export interface GraphqlSchemaOptions {
+  /** SVC_PUBLIC_BASE_URL, for the receive URLs of sources; null builds a schema to print or inspect, not to serve. */
+  publicBaseUrl: string | null;
+}
+
+/** One instance per resolver class, made on first use; SourceResolver is made with the public base URL. */
+function resolverInstances(options: GraphqlSchemaOptions): ContainerType {
+  const instances = new Map<unknown, unknown>([[SourceResolver, new SourceResolver(options.publicBaseUrl)]]);
+  return {
+    get(resolverClass: new () => unknown) {
+      if (!instances.has(resolverClass)) instances.set(resolverClass, new resolverClass());
+      return instances.get(resolverClass);
+    },
+  };
+}
 
 /**
  * Every root field declares @Authorized() (a key or console session) or @Authorized(PUBLIC) (the console
  * session mutations, whose credential is their input); authorization.test.ts refuses any other. The operation
  * guard (guard.plugin.ts) authenticates and charges the rate limit once per request, before any resolver.
  */
-export function buildGraphqlSchema() {
+export function buildGraphqlSchema(options: GraphqlSchemaOptions = { publicBaseUrl: null }) {
   return buildSchema({
     resolvers: [
       ViewerResolver,
@@ -25,8 +42,10 @@ export function buildGraphqlSchema() {
       MessageResolver,
       DeliveryResolver,
       OperationalEventResolver,
+      SourceResolver,
       ConsoleSessionResolver,
     ],
+    container: resolverInstances(options),
     authChecker,
     validate: false,
   });

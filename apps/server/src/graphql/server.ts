@@ -18,7 +18,7 @@ export async function createGraphqlServer(
   logger: FastifyBaseLogger,
   publicBaseUrl: string,
 ): Promise<ApolloServer<GraphqlContext>> {
-  const schema = await buildGraphqlSchema();
+  const schema = await buildGraphqlSchema({ publicBaseUrl });
   return new ApolloServer<GraphqlContext>({
     schema,
     // The process owns its signals (graceful stop of server, worker and Postgres); Apollo must not re-raise them.
