@@ -6,11 +6,17 @@ import { createDeliveryEngine, type DeliveryEngine } from './delivery/delivery.j
 import type { JobHandler } from './jobs/job.js';
 import { listenForWake } from './wake-listener.js';
 import { purgeExpiredHandler } from './jobs/purge-expired.job.js';
+import { replayBatchHandler } from './jobs/replay-batch.job.js';
+import { replayCheckHandler } from './jobs/replay-check.job.js';
 
 /** The shortest time between two fetches of one queue that did not come back full. */
 const MIN_FETCH_GAP_MS = 5;
 
-export const JOBS: readonly JobHandler<unknown>[] = [purgeExpiredHandler as JobHandler<unknown>];
+export const JOBS: readonly JobHandler<unknown>[] = [
+  purgeExpiredHandler as JobHandler<unknown>,
+  replayBatchHandler as JobHandler<unknown>,
+  replayCheckHandler as JobHandler<unknown>,
+];
 
 export interface WorkerOptions {
   databaseUrl: string;

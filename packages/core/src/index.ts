@@ -53,6 +53,17 @@ export {
 export { MessageRepairService, type CancelResult, type RedactResult } from './messages/message-repair.service.js';
 export { RetentionService, type SweepReport } from './retention/retention.service.js';
 export { MAX_WINDOW_DAYS } from './common/window.js';
+export * from './deliveries/replay.inputs.js';
+export {
+  ReplayService,
+  replayBatchJob,
+  replayCheckJob,
+  REPLAY_BATCH_SIZE,
+  type ReplayView,
+  type ReplayEstimateView,
+  type ReplayStatus,
+} from './deliveries/replay.service.js';
+export { VERIFIERS } from './sources/verifiers/index.js';
 export * from './sources/source.inputs.js';
 export { toSourceView, receiveUrl, type SourceView } from './sources/source.view.js';
 export {

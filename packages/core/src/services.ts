@@ -14,6 +14,7 @@ import { SettlementService } from './deliveries/settlement.service.js';
 import { MessageService } from './messages/message.service.js';
 import { MessageRepairService } from './messages/message-repair.service.js';
 import { DeliveryService } from './deliveries/delivery.service.js';
+import { ReplayService } from './deliveries/replay.service.js';
 import { RetentionService } from './retention/retention.service.js';
 import { SourceService } from './sources/source.service.js';
 import { ReceiveService } from './sources/receive.service.js';
@@ -61,6 +62,8 @@ export interface Services {
   readonly messageRepair: MessageRepairService;
   /** Deliveries and attempts: lists, dead letters, retry now, replay. */
   readonly deliveries: DeliveryService;
+  /** Bulk replays of an endpoint's dead letters (POST /replays), run in batches by the worker. */
+  readonly replays: ReplayService;
   /** Retention sweeps (content, response bodies, attempts and messages, redaction completion). */
   readonly retention: RetentionService;
   /** Sources: the resource and its receive-token lookup. */
@@ -117,6 +120,7 @@ export function createServices(options: CoreOptions): Services {
     messages,
     messageRepair: new MessageRepairService(db, clock),
     deliveries: new DeliveryService({ db, clock, limits, jobs: options.jobs, billing }),
+    replays: new ReplayService({ db, clock, limits, jobs: options.jobs, billing, events }),
     retention: new RetentionService(db, clock),
     sources,
     receive: new ReceiveService({ db, clock, sources, messages, rateLimits, events }),

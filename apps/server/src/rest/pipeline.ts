@@ -161,7 +161,10 @@ function registerKeyRoute(app: FastifyInstance, route: RouteSpec, deps: Pipeline
       const ifMatch = route.ifMatch
         ? requireIfMatch(request.headers['if-match'], etagSource(REST_PREFIX, route.path))
         : '';
-      const idempotencyKey = route.idempotent ? validateIdempotencyKey(request.headers['idempotency-key']) : null;
+      const idempotencyKey =
+        route.idempotent && !route.storesNothing?.(body)
+          ? validateIdempotencyKey(request.headers['idempotency-key'])
+          : null;
       const input = route.input ? parseInput(route.input, body) : undefined;
       const params = request.params as Record<string, string>;
       const query = request.query as Record<string, unknown>;

@@ -42,6 +42,8 @@ beforeAll(async () => {
     { key: owner.key },
   );
   ids['sources'] = source.json.id;
+  const replay = await post(h, '/replays', { endpoint_id: endpoint.json.id }, { key: owner.key });
+  ids['replays'] = replay.json.id;
   const disabled = { endpoint_id: endpoint.json.id, reason: 'endpoint_gone' };
   await h.services.db.transaction((tx) =>
     h.services.events.emit(tx, [

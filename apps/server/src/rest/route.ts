@@ -79,6 +79,8 @@ export interface RouteSpec<I = unknown> extends RouteBase {
   rateClass: RateClass;
   /** POST routes that require Idempotency-Key. */
   idempotent?: boolean;
+  /** An idempotent route's requests that store nothing (POST /replays with dry_run): no key needed or used. */
+  storesNothing?(body: Record<string, unknown>): boolean;
   /** Routes that require If-Match. */
   ifMatch?: boolean;
   /** Request body schema (also parses and defaults the input before an idempotency key is claimed). */

@@ -3,18 +3,17 @@ import { parseStrict } from '@svc/json';
 import { priceMicros, unitsFor, type BillingService } from '../billing/billing.service.js';
 import { formatUsd } from '../catalog/catalog.js';
 import type { Limits } from '../catalog/limits.js';
-import { addMs, HOUR, type Clock } from '../common/clock.js';
+import { HOUR, type Clock } from '../common/clock.js';
 import type { CallContext } from '../common/context.js';
 import { notFound, ServiceError } from '../common/errors.js';
-import { newId } from '../common/ids.js';
 import { decodeCursor, encodeCursor, parseLimit, toPage, type ListScope, type Page } from '../common/paging.js';
 import { inTransaction, reader } from '../common/transaction.js';
 import { decodePosition, encodePosition, parseWindow } from '../common/window.js';
 import { compileRules } from '../endpoints/endpoint-rules.js';
 import type { JobQueue } from '../jobs/job-queue.js';
 import { deliveryAttemptJob, DELIVERY_WAKE_CHANNEL } from './delivery.jobs.js';
+import { insertGenerations } from './replay-generations.js';
 import type { ListAttemptsQuery, ListDeliveriesQuery, ReplayDeliveryInput } from './delivery.inputs.js';
-import { SETTLEMENT_SHARDS } from './delivery-records.js';
 import {
   toAttemptView,
   toDeliveryView,
@@ -263,48 +262,36 @@ export class DeliveryService {
       if (BigInt(source.content_bytes) + BigInt(body?.length ?? 0) > BigInt(limits.max_content_bytes.value))
         throw new ServiceError('queue_full', 'the team has reached its limit of stored content', { retryAfter: 5 });
 
-      const deliveryId = newId('delivery', clock);
       const units = unitsFor(bytes, 'webhooks.delivery_16k');
-      const shard = SETTLEMENT_SHARDS[Math.floor(Math.random() * SETTLEMENT_SHARDS.length)]!;
-      await tx.query(
-        `WITH delivery AS (
-           INSERT INTO deliveries (id, team_id, tenant_id, message_id, endpoint_id, event_type, generation, replay_of,
-                                   status, next_attempt_at, expires_at, body, body_bytes, content_type,
-                                   delivery_units, paying_key_id, created_at, updated_at)
-           VALUES ($1, $2, $3, $4, $5, $6, $7, $8, 'queued', $9, $10, $11, $12, $13, $14, $15, $9, $9)),
-         endpoint_counts AS (
-           INSERT INTO endpoint_queue_counts AS q (endpoint_id, shard, pending) VALUES ($5, $16, 1)
-           ON CONFLICT (endpoint_id, shard) DO UPDATE SET pending = q.pending + 1)
-         INSERT INTO team_queue_counts AS t (team_id, shard, pending, content_bytes) VALUES ($2, $16, 1, $17)
-         ON CONFLICT (team_id, shard) DO UPDATE
-           SET pending = t.pending + 1, content_bytes = t.content_bytes + EXCLUDED.content_bytes`,
+      const [deliveryId] = await insertGenerations(
+        tx,
+        this.deps,
         [
-          deliveryId,
-          ctx.actor.teamId,
-          source.tenant_id,
-          source.message_id,
-          source.endpoint_id,
-          source.event_type,
-          source.generation + 1,
-          source.id,
-          now,
-          addMs(now, limits.delivery_window_hours.value * HOUR),
-          body,
-          bytes,
-          source.content_type,
-          units,
-          ctx.actor.keyId,
-          shard,
-          body?.length ?? 0,
+          {
+            replayOf: source.id,
+            tenantId: source.tenant_id,
+            messageId: source.message_id,
+            endpointId: source.endpoint_id,
+            eventType: source.event_type,
+            generation: source.generation + 1,
+            contentType: source.content_type,
+            body,
+            bodyBytes: bytes,
+            units,
+          },
         ],
+        {
+          teamId: ctx.actor.teamId,
+          payingKeyId: ctx.actor.keyId,
+          replayId: null,
+          windowMs: limits.delivery_window_hours.value * HOUR,
+        },
       );
-      await this.deps.jobs.send(tx, deliveryAttemptJob, [{ payload: { delivery_id: deliveryId }, startAfter: now }]);
-      await tx.query(`SELECT pg_notify('${DELIVERY_WAKE_CHANNEL}', '')`);
       // Last: the spend row stays locked only from here to the commit.
       await this.deps.billing.charge(tx, ctx.actor, [
-        { meter: 'webhooks.delivery_16k', units, resourceId: deliveryId },
+        { meter: 'webhooks.delivery_16k', units, resourceId: deliveryId! },
       ]);
-      return toDeliveryView(await this.readDelivery(tx, ctx.actor.teamId, deliveryId));
+      return toDeliveryView(await this.readDelivery(tx, ctx.actor.teamId, deliveryId!));
     });
   }
 

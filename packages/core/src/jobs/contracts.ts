@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { deliveryAttemptJob } from '../deliveries/delivery.jobs.js';
+import { replayBatchJob, replayCheckJob } from '../deliveries/replay.service.js';
 import { defineJobContract, type JobContract } from './job-contract.js';
 
 /**
@@ -17,4 +18,6 @@ export const purgeExpiredJob = defineJobContract({
 export const JOB_CONTRACTS: readonly JobContract<unknown>[] = [
   purgeExpiredJob as JobContract<unknown>,
   deliveryAttemptJob as JobContract<unknown>,
+  replayBatchJob as JobContract<unknown>,
+  replayCheckJob as JobContract<unknown>,
 ];
