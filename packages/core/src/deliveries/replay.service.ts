@@ -463,12 +463,14 @@ export class ReplayService {
   /** The replay stops creating and fails with `reason` (its created generations run); emits replay.failed. */
   private async stop(tx: EntityManager, replayId: string, status: 'failed', reason: string): Promise<void> {
     const now = this.deps.clock.now();
-    const [row]: { team_id: string; tenant_id: string; created_count: number }[] = await tx.query(
+    // TypeORM answers an UPDATE with [rows, count].
+    const [rows]: [{ team_id: string; tenant_id: string; created_count: number }[], number] = await tx.query(
       `UPDATE replays SET status = $2, reason = $3, updated_at = $4, finished_at = $4
         WHERE id = $1 AND status = 'running'
         RETURNING team_id, tenant_id, created_count`,
       [replayId, status, reason, now],
     );
+    const row = rows[0];
     if (!row) return;
     await this.deps.events.emit(tx, [
       {
