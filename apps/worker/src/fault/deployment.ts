@@ -1,6 +1,14 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import PgBoss from 'pg-boss';
-import { deliveryAttemptJob, JOB_SCHEMA, openCore, systemClock, testCoreOptions, type OpenedCore } from '@svc/core';
+import {
+  deliveryAttemptJob,
+  JOB_SCHEMA,
+  openCore,
+  replayBatchJob,
+  systemClock,
+  testCoreOptions,
+  type OpenedCore,
+} from '@svc/core';
 import { findFreePort } from '@svc/db';
 import { startServiceProcess, type ServiceProcess } from './processes.js';
 
@@ -41,7 +49,7 @@ export interface Deployment {
 export interface DeploymentOptions {
   databaseUrl: string;
   /**
-   * pg-boss expiry of delivery jobs (the contract says 120 s) and how often expired jobs are looked for (pg-boss
+   * pg-boss expiry of delivery and replay batch jobs (their contracts say 120 s) and how often expired jobs are looked for (pg-boss
    * maintenance, 120 s by default in every worker). Fault tests shorten both so that a killed worker's job comes
    * back in seconds; the mechanism is the production one.
    */
@@ -59,10 +67,8 @@ export async function startDeployment(options: DeploymentOptions): Promise<Deplo
     const key = await core.services.teams.createKey(team.id);
     await core.services.teams.setPaymentCard(team.id, true);
     if (options.jobExpirySeconds) {
-      await core.jobQueue.boss.updateQueue(deliveryAttemptJob.queue, {
-        name: deliveryAttemptJob.queue,
-        expireInSeconds: options.jobExpirySeconds,
-      });
+      for (const queue of [deliveryAttemptJob.queue, replayBatchJob.queue])
+        await core.jobQueue.boss.updateQueue(queue, { name: queue, expireInSeconds: options.jobExpirySeconds });
       // pg-boss runs its maintenance (which hands expired jobs out again) in whichever process gets there first.
       supervisor = new PgBoss({
         connectionString: databaseUrl,
