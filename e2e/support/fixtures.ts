@@ -40,6 +40,13 @@ export class RestApi {
     return this.post('/endpoints', withRawMembers(fields, rules));
   }
 
+  /** POST /sources; the answer carries the receive URL and, for kinds that generate theirs, the secret. */
+  createSource(
+    fields: Record<string, unknown> & { tenant_id: string; verification: Record<string, unknown> },
+  ): Promise<{ id: string; receive_url: string; secret?: string }> {
+    return this.post('/sources', fields);
+  }
+
   /** POST /messages; `payload` is JSON text, sent exactly as written (leave it out to send body_base64). */
   publishMessage(
     fields: Record<string, unknown> & { tenant_id: string; event_type: string },

@@ -1,17 +1,24 @@
 'use client';
 
 import { useRouter } from 'next/navigation';
-import { TenantSelect, type TenantChoices } from '@/components/tenant-select';
 import { listHref } from '@/lib/list-href';
+import { TenantSelect, type TenantChoices } from './tenant-select';
 
-/** Narrows the endpoint list to one tenant, picked by name; kept in the URL so it survives paging and reloads. */
-export function TenantFilter({ tenants, value }: { tenants: TenantChoices; value: string | null }) {
+interface TenantFilterProps {
+  /** The list page the filter applies to (/endpoints, /sources). */
+  path: string;
+  tenants: TenantChoices;
+  value: string | null;
+}
+
+/** Narrows a list to one tenant, picked by name; kept in the URL so it survives paging and reloads. */
+export function TenantFilter({ path, tenants, value }: TenantFilterProps) {
   const router = useRouter();
   return (
     <TenantSelect
       tenants={tenants}
       value={value}
-      onChange={(tenantId) => router.push(listHref('/endpoints', { tenant: tenantId }))}
+      onChange={(tenantId) => router.push(listHref(path, { tenant: tenantId }))}
       label="Tenant"
       placeholder="All tenants: type a name or external ID"
       clearable

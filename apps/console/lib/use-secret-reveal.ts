@@ -3,16 +3,17 @@
 import { useState } from 'react';
 
 /**
- * A signing secret on its way to the operator's eyes: held in memory while its modal is open and dropped once
- * the modal has finished closing. It is never put in the URL, a cookie or storage.
+ * Something shown once (a signing secret, a receive URL) on its way to the operator's eyes: held in memory while
+ * its modal is open and dropped once the modal has finished closing. It is never put in the URL, a cookie or
+ * storage.
  */
-export function useSecretReveal() {
-  const [secret, setSecret] = useState<string | null>(null);
+export function useSecretReveal<T = string>() {
+  const [secret, setSecret] = useState<T | null>(null);
   const [opened, setOpened] = useState(false);
   return {
     secret,
     opened,
-    reveal: (value: string) => {
+    reveal: (value: T) => {
       setSecret(value);
       setOpened(true);
     },
@@ -21,4 +22,4 @@ export function useSecretReveal() {
   };
 }
 
-export type SecretReveal = ReturnType<typeof useSecretReveal>;
+export type SecretReveal<T = string> = ReturnType<typeof useSecretReveal<T>>;

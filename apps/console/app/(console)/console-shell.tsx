@@ -10,6 +10,7 @@ import { signOut } from './sign-out-action';
 const PAGES = [
   { href: '/tenants', label: 'Tenants' },
   { href: '/endpoints', label: 'Endpoints' },
+  { href: '/sources', label: 'Sources' },
   { href: '/messages', label: 'Messages' },
   { href: '/dead-letters', label: 'Dead letters' },
   { href: '/events', label: 'Events' },

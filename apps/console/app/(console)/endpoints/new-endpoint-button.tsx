@@ -5,7 +5,7 @@ import { useDisclosure } from '@mantine/hooks';
 import type { TenantChoices } from '@/components/tenant-select';
 import { EndpointForm } from './endpoint-form';
 import { SecretRevealModal } from './secret-reveal-modal';
-import { useSecretReveal } from './use-secret-reveal';
+import { useSecretReveal } from '@/lib/use-secret-reveal';
 
 /** Opens the endpoint form; `tenantId` picks the tenant to start with (the operator may pick another). */
 export function NewEndpointButton({ tenantId, tenants }: { tenantId: string | null; tenants: TenantChoices }) {

@@ -3,12 +3,12 @@ import { toActionResult } from '@/lib/console-api.server';
 import { listHref, searchParam } from '@/lib/list-href';
 import { LoadError } from '@/components/load-error';
 import { Pager } from '@/components/pager';
+import { TenantFilter } from '@/components/tenant-filter';
 import { listTenantOptions } from '../tenants/tenant-options';
 import { listEndpoints } from './endpoint.api';
 import { toEndpointRow } from './endpoint-row';
 import { EndpointsTable } from './endpoints-table';
 import { NewEndpointButton } from './new-endpoint-button';
-import { TenantFilter } from './tenant-filter';
 
 export const metadata = { title: 'Endpoints · Webhook console' };
 
@@ -39,7 +39,7 @@ export default async function EndpointsPage({ searchParams }: EndpointsPageProps
         </div>
         {tenants.ok && <NewEndpointButton tenantId={tenantId || null} tenants={tenants.data} />}
       </Group>
-      {tenants.ok && <TenantFilter tenants={tenants.data} value={tenantId || null} />}
+      {tenants.ok && <TenantFilter path="/endpoints" tenants={tenants.data} value={tenantId || null} />}
       {!tenants.ok && <LoadError error={tenants.error} resetHref="/endpoints" title="Could not load the tenants" />}
       {!page.ok && <LoadError error={page.error} resetHref="/endpoints" />}
       {page.ok && (

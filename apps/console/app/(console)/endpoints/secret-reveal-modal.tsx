@@ -1,7 +1,8 @@
 'use client';
 
-import { Alert, Button, Code, CopyButton, Group, Modal, Stack, Text } from '@mantine/core';
-import type { SecretReveal } from './use-secret-reveal';
+import { Alert, Button, Code, Group, Modal, Stack, Text } from '@mantine/core';
+import type { SecretReveal } from '@/lib/use-secret-reveal';
+import { ShownOnceValue } from '@/components/shown-once-value';
 
 /** Shows a new signing secret once, with a copy button; closing it forgets the secret. */
 export function SecretRevealModal({ reveal }: { reveal: SecretReveal }) {
@@ -23,23 +24,7 @@ export function SecretRevealModal({ reveal }: { reveal: SecretReveal }) {
           <Text size="sm">
             Receivers use it to check the <Code>webhook-signature</Code> header of each delivery.
           </Text>
-          <Group wrap="nowrap" align="center">
-            <Code
-              block
-              flex={1}
-              data-testid="signing-secret"
-              style={{ wordBreak: 'break-all', whiteSpace: 'pre-wrap' }}
-            >
-              {secret}
-            </Code>
-            <CopyButton value={secret}>
-              {({ copied, copy }) => (
-                <Button variant={copied ? 'filled' : 'light'} color={copied ? 'teal' : undefined} onClick={copy}>
-                  {copied ? 'Copied' : 'Copy secret'}
-                </Button>
-              )}
-            </CopyButton>
-          </Group>
+          <ShownOnceValue value={secret} copyLabel="Copy secret" testId="signing-secret" />
           <Group justify="flex-end">
             <Button onClick={close}>I have stored it</Button>
           </Group>

@@ -2,12 +2,14 @@ import 'server-only';
 import { consoleRequest } from '@/lib/console-api.server';
 import { EVENTS_PAGE_SIZE, type EventFilters, type OperationalEventPage } from './event.types';
 
+export const EVENT_FIELDS = 'id type createdAt resourceId tenantId resourceVersion data coalesced count firstId lastId';
+
 /** The feed oldest first, from the start of its 30 days or from `after` (a nextCursor of an earlier page). */
 export async function listEvents(filters: Partial<EventFilters>, after: string | null): Promise<OperationalEventPage> {
   const data = await consoleRequest<{ events: OperationalEventPage }>(
     `query Events($first: Int, $after: String, $type: String, $resourceId: String, $tenantId: ID) {
       events(first: $first, after: $after, type: $type, resourceId: $resourceId, tenantId: $tenantId) {
-        nodes { id type createdAt resourceId tenantId resourceVersion data coalesced count firstId lastId }
+        nodes { ${EVENT_FIELDS} }
         nextCursor
       }
     }`,

@@ -35,6 +35,12 @@ function DataValue({ name, value }: { name: string; value: string | number | boo
         {value}
       </Anchor>
     );
+  if (typeof value === 'string' && name === 'source_id')
+    return (
+      <Anchor component={Link} href={`/sources/${encodeURIComponent(value)}`} size="xs" ff="monospace">
+        {value}
+      </Anchor>
+    );
   return (
     <Text span size="xs" ff="monospace">
       {value === null ? 'null' : String(value)}

@@ -40,7 +40,17 @@ export function MessageFields({ message, tenantName }: { message: Message; tenan
         { label: 'Status', value: message.status },
         { label: 'Origin', value: message.origin },
         { label: 'External ID', value: orNone(message.externalId) },
-        { label: 'Source', value: orNone(message.sourceId) },
+        {
+          label: 'Source',
+          value:
+            message.sourceId === null ? (
+              orNone(null)
+            ) : (
+              <Anchor component={Link} href={`/sources/${encodeURIComponent(message.sourceId)}`} size="sm">
+                {message.sourceId}
+              </Anchor>
+            ),
+        },
         { label: 'Content type', value: message.contentType },
         { label: 'Body size', value: `${message.bodyBytes} bytes` },
         { label: 'Body SHA-256', value: <Code>{message.bodySha256}</Code> },

@@ -16,7 +16,7 @@ import {
   type RedactMessageResult,
 } from './message.types';
 
-const MESSAGE_FIELDS = `id tenantId eventType externalId origin sourceId status bodyBytes bodySha256 contentType
+export const MESSAGE_FIELDS = `id tenantId eventType externalId origin sourceId status bodyBytes bodySha256 contentType
   deliverAt expiresAt retainedUntil contentAvailable
   deliveryCounts { scheduled queued inFlight retryWait succeeded failed expired canceled }
   price { ingestUnits deliveryUnits totalUsd rateVersion }

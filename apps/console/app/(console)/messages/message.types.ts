@@ -170,3 +170,11 @@ export const DELIVERY_COUNT_LABELS: readonly { key: keyof DeliveryCounts; label:
 ];
 
 export const DEFAULT_TEST_PAYLOAD = '{"test":true}';
+
+/** The non-zero delivery counts in a few words: "2 succeeded, 1 failed". */
+export function countsSummary(counts: DeliveryCounts): string {
+  const parts = DELIVERY_COUNT_LABELS.filter(({ key }) => counts[key] > 0).map(
+    ({ key, label }) => `${counts[key]} ${label.toLowerCase()}`,
+  );
+  return parts.length === 0 ? 'none' : parts.join(', ');
+}

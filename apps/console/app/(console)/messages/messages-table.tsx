@@ -5,15 +5,7 @@ import { Anchor, Table, Text } from '@mantine/core';
 import { formatTimestamp } from '@/lib/format';
 import { EmptyTableRow } from '@/components/empty-table-row';
 import { MessageStatusBadge } from './message-status-badge';
-import { DELIVERY_COUNT_LABELS, type DeliveryCounts, type Message } from './message.types';
-
-/** The non-zero delivery counts in a few words: "2 succeeded, 1 failed". */
-function countsSummary(counts: DeliveryCounts): string {
-  const parts = DELIVERY_COUNT_LABELS.filter(({ key }) => counts[key] > 0).map(
-    ({ key, label }) => `${counts[key]} ${label.toLowerCase()}`,
-  );
-  return parts.length === 0 ? 'none' : parts.join(', ');
-}
+import { countsSummary, type Message } from './message.types';
 
 interface MessagesTableProps {
   messages: Message[];

@@ -4,6 +4,7 @@ import { useState } from 'react';
 import Link from 'next/link';
 import { Badge, Button, Group, Modal, Table, Text } from '@mantine/core';
 import { formatTimestamp } from '@/lib/format';
+import { listHref } from '@/lib/list-href';
 import { CopyableId } from '@/components/copyable-id';
 import { EmptyTableRow } from '@/components/empty-table-row';
 import { useLastPresent } from '@/lib/use-last-present';
@@ -88,6 +89,15 @@ export function TenantsTable({ tenants, emptyText = 'No tenants yet.' }: { tenan
                         aria-label={`Endpoints of ${tenant.externalId}`}
                       >
                         Endpoints
+                      </Button>
+                      <Button
+                        size="xs"
+                        variant="light"
+                        component={Link}
+                        href={listHref('/sources', { tenant: tenant.id })}
+                        aria-label={`Sources of ${tenant.externalId}`}
+                      >
+                        Sources
                       </Button>
                       <Button
                         size="xs"

@@ -3,7 +3,7 @@
 import { Button, Modal } from '@mantine/core';
 import { useDisclosure } from '@mantine/hooks';
 import { SecretRevealModal } from '../secret-reveal-modal';
-import { useSecretReveal } from '../use-secret-reveal';
+import { useSecretReveal } from '@/lib/use-secret-reveal';
 import { RotateSecretForm } from './rotate-secret-form';
 import type { Endpoint } from '../endpoint.types';
 

@@ -1,4 +1,5 @@
 import { Badge, Group, Stack, Text, Title } from '@mantine/core';
+import Link from 'next/link';
 import { toActionResult } from '@/lib/console-api.server';
 import { listHref, searchParam } from '@/lib/list-href';
 import { CopyableId } from '@/components/copyable-id';
@@ -45,7 +46,9 @@ export default async function TenantEndpointsPage({ params, searchParams }: Tena
             )}
           </Group>
           <Text c="dimmed" size="sm">
-            Where webhooks for {tenant.data.name} ({tenant.data.externalId}) are delivered. Oldest first.
+            Where webhooks for {tenant.data.name} ({tenant.data.externalId}) are delivered. Oldest first. Webhooks it
+            receives from other providers come in through its{' '}
+            <Link href={listHref('/sources', { tenant: tenant.data.id })}>sources</Link>.
           </Text>
           <CopyableId id={tenant.data.id} label={`tenant ${tenant.data.name}`} />
         </div>

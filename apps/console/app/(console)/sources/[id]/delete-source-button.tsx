@@ -1,0 +1,55 @@
+'use client';
+
+import { useTransition } from 'react';
+import { useRouter } from 'next/navigation';
+import { Button, Group, Modal, Stack, Text } from '@mantine/core';
+import { useDisclosure } from '@mantine/hooks';
+import { listHref } from '@/lib/list-href';
+import { notifyApiError, notifySuccess } from '@/lib/notify';
+import { deleteSourceAction } from '../actions';
+import type { Source } from '../source.types';
+
+/** Deletes after confirming, then returns to the tenant's sources. */
+export function DeleteSourceButton({ source }: { source: Source }) {
+  const router = useRouter();
+  const [opened, { open, close }] = useDisclosure(false);
+  const [pending, startTransition] = useTransition();
+
+  const confirm = () =>
+    startTransition(async () => {
+      const result = await deleteSourceAction(source.id, source.etag);
+      if (!result.ok) {
+        notifyApiError(result.error);
+        close();
+        router.refresh();
+        return;
+      }
+      notifySuccess(`Source ${source.name} deleted.`);
+      router.push(listHref('/sources', { tenant: source.tenantId }));
+    });
+
+  return (
+    <>
+      <Button variant="light" color="red" onClick={open}>
+        Delete
+      </Button>
+      <Modal opened={opened} onClose={close} title="Delete source">
+        <Stack>
+          <Text>
+            Delete <b>{source.name}</b>? Its receive URL stops answering at once, a URL still in a rotation overlap too:
+            the provider&apos;s requests get 404 from now on and nothing more is captured. Messages captured already
+            stay. This cannot be undone.
+          </Text>
+          <Group justify="flex-end">
+            <Button variant="default" onClick={close} disabled={pending}>
+              Cancel
+            </Button>
+            <Button color="red" onClick={confirm} loading={pending}>
+              Delete source
+            </Button>
+          </Group>
+        </Stack>
+      </Modal>
+    </>
+  );
+}

@@ -1,0 +1,101 @@
+'use client';
+
+import { useState, useTransition, type FormEvent } from 'react';
+import { useRouter } from 'next/navigation';
+import { Alert, Button, Group, PasswordInput, Stack, Text } from '@mantine/core';
+import { fieldMessage, isFormLevel, type ApiError } from '@/lib/api-error';
+import { callAction, useIdempotencyKey } from '@/lib/idempotency-key';
+import { rotateSourceSecretAction } from '../actions';
+import type { Source, SourceReveal } from '../source.types';
+import { initialOverlap, OverlapInput, readOverlap } from './overlap-input';
+
+interface RotateSourceSecretFormProps {
+  source: Source;
+  /** True when the service makes the secret (when none is given); false when the provider issues it. */
+  generatesSecret: boolean;
+  onRotated: (rotated: SourceReveal) => void;
+  onCancel: () => void;
+}
+
+/** A new secret (the provider's, or a generated one shown once); the previous one keeps verifying for the overlap. */
+export function RotateSourceSecretForm({ source, generatesSecret, onRotated, onCancel }: RotateSourceSecretFormProps) {
+  const router = useRouter();
+  const [secret, setSecret] = useState('');
+  const [overlap, setOverlap] = useState<string | number>(() => initialOverlap(source.secretRotationEndsAt));
+  const [error, setError] = useState<ApiError | null>(null);
+  const [pending, startTransition] = useTransition();
+  const idempotency = useIdempotencyKey();
+
+  const submit = (event: FormEvent<HTMLFormElement>) => {
+    event.preventDefault();
+    const seconds = readOverlap(overlap);
+    if (typeof seconds !== 'number') return setError(seconds);
+    if (!generatesSecret && secret === '')
+      return setError({ code: 'invalid_field', message: "Enter the provider's new secret.", field: 'secret' });
+    startTransition(async () => {
+      const result = await callAction(() =>
+        rotateSourceSecretAction(
+          source.id,
+          source.etag,
+          { secret: secret === '' ? null : secret, overlapSeconds: seconds },
+          idempotency.key,
+        ),
+      );
+      idempotency.settle(result);
+      if (!result.ok) {
+        setError(result.error);
+        if (result.error.code === 'revision_conflict') router.refresh();
+        return;
+      }
+      setError(null);
+      onRotated(result.data);
+      router.refresh();
+    });
+  };
+
+  return (
+    <form onSubmit={submit} noValidate aria-label="Rotate secret">
+      <Stack>
+        <Text size="sm">
+          {generatesSecret
+            ? 'Requests are verified with a new secret from now on: the one you enter, or a generated one shown once. '
+            : 'Enter the new secret the provider issued. '}
+          During the overlap the previous secret verifies too, so the sender can switch without rejected requests.
+        </Text>
+        <PasswordInput
+          label={generatesSecret ? 'New secret (optional)' : 'New secret'}
+          description={
+            generatesSecret
+              ? 'Leave it empty and a secret is generated and shown once. Write-only.'
+              : 'Exactly as the provider issued it. Write-only: it cannot be read back.'
+          }
+          value={secret}
+          onChange={(event) => setSecret(event.currentTarget.value)}
+          error={fieldMessage(error, 'secret')}
+          required={!generatesSecret}
+          autoComplete="off"
+        />
+        <OverlapInput
+          value={overlap}
+          onChange={setOverlap}
+          what="the previous secret"
+          runningUntil={source.secretRotationEndsAt}
+          error={error}
+        />
+        {error && isFormLevel(error, ['secret', 'overlap_seconds']) && (
+          <Alert color="red" title="Not rotated">
+            {error.message}
+          </Alert>
+        )}
+        <Group justify="flex-end">
+          <Button variant="default" onClick={onCancel} disabled={pending}>
+            Cancel
+          </Button>
+          <Button type="submit" color="orange" loading={pending}>
+            Rotate secret
+          </Button>
+        </Group>
+      </Stack>
+    </form>
+  );
+}
