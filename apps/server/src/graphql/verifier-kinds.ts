@@ -1,8 +1,5 @@
 import { z } from 'zod';
-import { VERIFICATION_KINDS } from '@svc/core';
-// @svc/core's index does not export VERIFIERS; importing the module itself keeps the settings schemas the one
-// source of truth for what the console asks for (the alternative, describing them again here, would drift).
-import { VERIFIERS } from '@svc/core/src/sources/verifiers/index.js';
+import { VERIFICATION_KINDS, VERIFIERS } from '@svc/core';
 import type { VerifierKindInfo } from './source.types.js';
 
 /**
