@@ -17,6 +17,7 @@ import { endpointTestRoutes } from './rest/routes/endpoint-test.routes.js';
 import { eventTypeRoutes } from './rest/routes/event-types.routes.js';
 import { tenantRoutes } from './rest/routes/tenants.routes.js';
 import { receiveRoute, sourceRoutes } from './rest/routes/sources.routes.js';
+import { analyticsRoutes } from './rest/routes/analytics.routes.js';
 import { replayRoutes } from './rest/routes/replays.routes.js';
 
 export { REST_PREFIX };
@@ -32,6 +33,7 @@ export function restRoutes(services: Services, publicBaseUrl: string): RouteSpec
     ...eventRoutes(services),
     ...endpointTestRoutes(services),
     ...sourceRoutes(services, publicBaseUrl),
+    ...analyticsRoutes(services),
     ...replayRoutes(services),
   ];
 }

@@ -6,6 +6,7 @@ import { createDeliveryEngine, type DeliveryEngine } from './delivery/delivery.j
 import type { JobHandler } from './jobs/job.js';
 import { listenForWake } from './wake-listener.js';
 import { purgeExpiredHandler } from './jobs/purge-expired.job.js';
+import { analyticsRollupHandler } from './jobs/analytics-rollup.job.js';
 import { replayBatchHandler } from './jobs/replay-batch.job.js';
 import { replayCheckHandler } from './jobs/replay-check.job.js';
 
@@ -14,6 +15,7 @@ const MIN_FETCH_GAP_MS = 5;
 
 export const JOBS: readonly JobHandler<unknown>[] = [
   purgeExpiredHandler as JobHandler<unknown>,
+  analyticsRollupHandler as JobHandler<unknown>,
   replayBatchHandler as JobHandler<unknown>,
   replayCheckHandler as JobHandler<unknown>,
 ];

@@ -1,5 +1,6 @@
 import type { DataSource } from 'typeorm';
 import type { UrlPolicy } from '@svc/egress';
+import { AnalyticsService } from './analytics/analytics.service.js';
 import { BillingService } from './billing/billing.service.js';
 import { capabilities, type Capabilities } from './catalog/catalog.js';
 import type { Limits } from './catalog/limits.js';
@@ -79,6 +80,8 @@ export interface Services {
   readonly urlPolicy: UrlPolicy;
   /** This process's Prometheus metrics. */
   readonly metrics: Metrics;
+  /** GET /analytics and the rollup job that keeps its hourly rollups. */
+  readonly analytics: AnalyticsService;
   /** Readiness: the database answers. */
   ready(): Promise<boolean>;
 }
@@ -135,6 +138,7 @@ export function createServices(options: CoreOptions): Services {
     }),
     settlement: new SettlementService({ db, clock, jobs: options.jobs, events }),
     metrics: new Metrics({ db, clock }),
+    analytics: new AnalyticsService({ db, clock, jobs: options.jobs }),
     urlPolicy: options.urlPolicy,
     ready: () =>
       db.query('SELECT 1').then(

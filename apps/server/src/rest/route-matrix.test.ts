@@ -63,9 +63,14 @@ afterAll(async () => {
   await h.close();
 });
 
+/** Query parameters a route requires (GET /analytics: its window). */
+const queries: Record<string, string> = {
+  analytics: '?created_after=2026-11-01T00:00:00Z&created_before=2026-11-02T00:00:00Z',
+};
+
 function pathOf(route: RouteSpec): string {
   const resource = route.path.split('/')[1]!;
-  return route.path.replace(':id', ids[resource] ?? 'wdx_missing');
+  return route.path.replace(':id', ids[resource] ?? 'wdx_missing') + (queries[resource] ?? '');
 }
 
 const hasBody = (route: RouteSpec) => route.method === 'POST' || route.method === 'PATCH';

@@ -1,4 +1,5 @@
 import type { EntityManager } from 'typeorm';
+import { finishedFactsSql } from '../analytics/analytics-facts.js';
 import type { EndpointHealthState } from './delivery-policy.js';
 
 /** One operational event the engine emits (the events module stores and coalesces them). */
@@ -91,9 +92,13 @@ export interface FinishedDelivery {
   reason: string | null;
 }
 
+/** The analytics facts of recordFinished's deliveries, in its placeholders. */
+const FINISHED_FACTS = finishedFactsSql({ deliveryIds: '$6::text[]', statuses: '$7::text[]' });
+
 /**
- * Counters and events for deliveries that just finished: one statement for the endpoints' and teams' pending
- * counts, one for the events.
+ * Counters, analytics facts and events for deliveries that just finished (every finished delivery passes here:
+ * settlement, dispatch expiry and cancellations): one statement for the endpoints' and teams' pending counts and
+ * the facts, one for the events. The caller has set their finished_at, the time the facts count at.
  */
 export async function recordFinished(
   tx: EntityManager,
@@ -112,7 +117,8 @@ export async function recordFinished(
   const endpoints = [...perEndpoint.keys()].sort();
   const teams = [...perTeam.keys()].sort();
   await tx.query(
-    `WITH e AS (
+    `WITH facts AS (${FINISHED_FACTS}),
+     e AS (
        INSERT INTO endpoint_queue_counts AS q (endpoint_id, shard, pending)
        SELECT x.endpoint_id, $5::smallint, -x.n
          FROM unnest($1::text[], $2::int[]) WITH ORDINALITY AS x(endpoint_id, n, i)
@@ -128,6 +134,8 @@ export async function recordFinished(
       teams,
       teams.map((id) => perTeam.get(id)!),
       SETTLEMENT_SHARDS[Math.floor(Math.random() * SETTLEMENT_SHARDS.length)]!,
+      finished.map((d) => d.id),
+      finished.map((d) => d.status),
     ],
   );
   const notable = finished.filter((d) => d.status === 'failed' || d.status === 'expired');

@@ -1,4 +1,5 @@
 import type { DataSource, EntityManager } from 'typeorm';
+import { attemptFactsSql } from '../analytics/analytics-facts.js';
 import type { Clock } from '../common/clock.js';
 import { retryOnConflict } from '../common/transaction.js';
 import type { JobQueue, NewJob } from '../jobs/job-queue.js';
@@ -23,6 +24,15 @@ import {
   type HealthRow,
 } from './delivery-records.js';
 import type { ClaimedAttempt } from './dispatch.service.js';
+
+/** The analytics facts of insertAttempts' attempts, in its placeholders. */
+const ATTEMPT_FACTS = attemptFactsSql({
+  teamIds: '$3::text[]',
+  tenantIds: '$14::text[]',
+  endpointIds: '$4::text[]',
+  messageIds: '$15::text[]',
+  startedAt: '$7::timestamptz[]',
+});
 
 /** What one attempt produced, as the worker hands it to settlement. */
 export interface AttemptOutcome {
@@ -209,7 +219,8 @@ export class SettlementService {
     const keepBody = (o: AttemptOutcome) =>
       stateOf.get(o.attempt.deliveryId)?.response_body_logging ? o.responseBody : null;
     await tx.query(
-      `INSERT INTO attempts (id, delivery_id, team_id, endpoint_id, number, trigger, started_at, duration_ms,
+      `WITH facts AS (${ATTEMPT_FACTS})
+       INSERT INTO attempts (id, delivery_id, team_id, endpoint_id, number, trigger, started_at, duration_ms,
                              url_revision, status_code, error_kind, response_body, created_at)
        SELECT * , $12::timestamptz FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::int[], $6::text[],
                                                $7::timestamptz[], $8::int[], $9::bigint[], $10::int[], $11::text[],
@@ -230,6 +241,8 @@ export class SettlementService {
         outcomes.map((o) => (o.result.kind === 'response' ? null : o.result.kind)),
         now,
         outcomes.map(keepBody),
+        outcomes.map((o) => o.attempt.tenantId),
+        outcomes.map((o) => o.attempt.messageId),
       ],
     );
   }

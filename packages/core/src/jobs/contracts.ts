@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { analyticsRollupJob } from '../analytics/analytics.jobs.js';
 import { deliveryAttemptJob } from '../deliveries/delivery.jobs.js';
 import { replayBatchJob, replayCheckJob } from '../deliveries/replay.service.js';
 import { defineJobContract, type JobContract } from './job-contract.js';
@@ -18,6 +19,7 @@ export const purgeExpiredJob = defineJobContract({
 export const JOB_CONTRACTS: readonly JobContract<unknown>[] = [
   purgeExpiredJob as JobContract<unknown>,
   deliveryAttemptJob as JobContract<unknown>,
+  analyticsRollupJob as JobContract<unknown>,
   replayBatchJob as JobContract<unknown>,
   replayCheckJob as JobContract<unknown>,
 ];

@@ -2,12 +2,13 @@ import { createHash } from 'node:crypto';
 import type { DataSource, EntityManager } from 'typeorm';
 import { unitsFor, priceMicros, type BillingService, type ChargeItem } from '../billing/billing.service.js';
 import { RATE_VERSION } from '../catalog/catalog.js';
+import { admissionFactSql } from '../analytics/analytics-facts.js';
 import type { Limits } from '../catalog/limits.js';
 import { addMs, DAY, HOUR, type Clock } from '../common/clock.js';
 import type { Actor, CallContext } from '../common/context.js';
 import { ServiceError, invalidField, notFound } from '../common/errors.js';
 import { newId } from '../common/ids.js';
-import { decodeCursor, encodeCursor, parseLimit, type ListScope, type Page } from '../common/paging.js';
+import { decodeCursor, encodeCursor, MAX_LIMIT, parseLimit, type ListScope, type Page } from '../common/paging.js';
 import { reader } from '../common/transaction.js';
 import { decodePosition, encodePosition, parseWindow } from '../common/window.js';
 import { deliveryAttemptJob, DELIVERY_WAKE_CHANNEL } from '../deliveries/delivery.jobs.js';
@@ -36,6 +37,17 @@ const MESSAGE_SELECT = `
     FROM messages m
     JOIN tenants t ON t.id = m.tenant_id
     LEFT JOIN team_settings s ON s.team_id = m.team_id`;
+
+/** The analytics fact of an admission, in insertMessage's placeholders. */
+const ADMISSION_FACT = admissionFactSql({
+  teamId: '$2',
+  tenantId: '$3',
+  sourceId: '$7',
+  at: '$20',
+  bodyBytes: '$9',
+  deliveries: '$28',
+  fanout: '$30::text[]',
+});
 
 /** At most this many messages of one team are being stored at once (the spec's 4). */
 export const ADMISSION_SLOTS = 4;
@@ -262,6 +274,16 @@ export class MessageService {
     };
   }
 
+  /** The newest messages a source captured, newest first (the console's source page); no paging. */
+  async recentCaptures(ctx: CallContext, sourceId: string, limit: number): Promise<MessageView[]> {
+    const now = this.deps.clock.now();
+    const rows: MessageRow[] = await reader(this.deps.db, ctx).query(
+      `${MESSAGE_SELECT} WHERE m.source_id = $1 AND m.team_id = $2 ORDER BY m.created_at DESC, m.id DESC LIMIT $4`,
+      [sourceId, ctx.actor.teamId, now, Math.min(Math.max(1, limit), MAX_LIMIT)],
+    );
+    return rows.map((row) => toMessageView(toRecord(row), { ...emptyCounts(), ...(row.counts ?? {}) }, now));
+  }
+
   /**
    * GET /messages/{id}/content: the accepted bytes and their content type, until redaction or retained_until;
    * 410 payload_expired afterwards (the metadata stays readable).
@@ -364,7 +386,7 @@ export class MessageService {
       throw invalidField(field, 'the bodies for all matched endpoints exceed 8 MiB in all');
   }
 
-  /** One statement: message, content, deliveries, the endpoints' and the team's queue counters. */
+  /** One statement: message, content, deliveries, the endpoints' and the team's queue counters, the analytics fact. */
   private async insertMessage(
     tx: EntityManager,
     teamId: string,
@@ -398,6 +420,7 @@ export class MessageService {
          INSERT INTO team_queue_counts AS t (team_id, shard, pending, content_bytes) VALUES ($2, $27, $28, $29)
          ON CONFLICT (team_id, shard) DO UPDATE
            SET pending = t.pending + EXCLUDED.pending, content_bytes = t.content_bytes + EXCLUDED.content_bytes),
+       facts AS (${ADMISSION_FACT}),
        -- Wakes idle workers when the transaction commits (identical notifications fold into one).
        wake AS (SELECT pg_notify('${DELIVERY_WAKE_CHANNEL}', ''))
        SELECT 1 FROM wake`,

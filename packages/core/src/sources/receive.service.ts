@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { DataSource } from 'typeorm';
 import { resolvePointer, toValue } from '@svc/json';
+import { refusalFactSql } from '../analytics/analytics-facts.js';
 import { DAY, HOUR, type Clock } from '../common/clock.js';
 import { ServiceError, isServiceError } from '../common/errors.js';
 import type { OperationalEventService } from '../events/operational-event.service.js';
@@ -9,6 +10,11 @@ import type { MessageService } from '../messages/message.service.js';
 import type { RateLimitService } from '../rate-limits/rate-limit.service.js';
 import type { ReceivingSource, SourceService } from './source.service.js';
 import { verifierFor, type InboundRequest } from './verifiers/index.js';
+
+/** A duplicate capture's analytics fact, in the placeholders of the duplicate's lookup. */
+const DUPLICATE_FACT = refusalFactSql('duplicates', { teamId: '$3', tenantId: '$4', sourceId: '$1', at: '$5' });
+/** A capture that did not verify, in analytics. */
+const REJECTED_FACT = refusalFactSql('rejected_auth', { teamId: '$1', tenantId: '$2', sourceId: '$3', at: '$4' });
 
 /** Provider event IDs are kept 35 days; without one, the same body is a duplicate for 24 hours. */
 export const EVENT_ID_RETENTION_MS = 35 * DAY;
@@ -51,7 +57,11 @@ export class ReceiveService {
     const source = await sources.findByToken(request.token);
     if (!source) throw new ServiceError('not_found', 'no source answers at this receive URL');
     if (source.suspended) throw new ServiceError('account_suspended', 'the account or its webhooks use is suspended');
-    await rateLimits.takeFor(source.id, 'source');
+    await rateLimits.takeFor(source.id, 'source', {
+      teamId: source.teamId,
+      tenantId: source.tenantId,
+      sourceId: source.id,
+    });
     if (source.status === 'paused')
       throw new ServiceError('temporarily_unavailable', 'the source is paused; send the request again later', {
         retryAfter: PAUSED_RETRY_AFTER_SECONDS,
@@ -59,7 +69,12 @@ export class ReceiveService {
     const verifier = verifierFor(source.kind);
     const verdict = verifier.verify(request, source.settings, source.secrets, this.deps.clock.now());
     if (!verdict.ok) {
-      await this.emit('webhooks.source.rejected', source, { source_id: source.id, reason: verdict.reason });
+      await this.emit(
+        'webhooks.source.rejected',
+        source,
+        { source_id: source.id, reason: verdict.reason },
+        { rejectedAuth: true },
+      );
       throw new ServiceError('unauthorized', `the request does not verify (${verdict.reason})`);
     }
     if (verdict.reply) return verdict.reply;
@@ -115,8 +130,9 @@ export class ReceiveService {
       );
       if (claimed.length === 0) {
         const [first]: { message_id: string }[] = await tx.query(
-          `SELECT message_id FROM source_event_ids WHERE source_id = $1 AND event_key = $2`,
-          [source.id, eventKey],
+          `WITH fact AS (${DUPLICATE_FACT})
+           SELECT message_id FROM source_event_ids WHERE source_id = $1 AND event_key = $2`,
+          [source.id, eventKey, source.teamId, source.tenantId, now],
         );
         return { messageId: first!.message_id, duplicate: true };
       }
@@ -135,16 +151,20 @@ export class ReceiveService {
     });
   }
 
+  /** The operational event and, for a capture that did not verify, its rejected_auth analytics fact. */
   private async emit(
     type: 'webhooks.source.rejected' | 'webhooks.budget.blocked',
     source: ReceivingSource,
     data: Record<string, string>,
+    options: { rejectedAuth?: boolean } = {},
   ): Promise<void> {
-    await this.deps.db.transaction((tx) =>
-      this.deps.events.emit(tx, [
+    await this.deps.db.transaction(async (tx) => {
+      await this.deps.events.emit(tx, [
         { type, teamId: source.teamId, tenantId: source.tenantId, resourceId: source.id, data },
-      ]),
-    );
+      ]);
+      if (options.rejectedAuth)
+        await tx.query(REJECTED_FACT, [source.teamId, source.tenantId, source.id, this.deps.clock.now()]);
+    });
   }
 }
 

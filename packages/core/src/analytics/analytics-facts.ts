@@ -1,0 +1,92 @@
+import type { EntityManager } from 'typeorm';
+
+/**
+ * The analytics facts the transitions append (docs/analytics.md). Each builder returns an SQL statement the hot path
+ * embeds as a CTE of a statement it already sends, so recording a fact costs no round trip. The placeholders are the
+ * caller's: pass the `$n` (with its cast where the caller's statement does not already fix the type) of each value.
+ * This module is the one place that knows the columns of analytics_facts.
+ */
+
+/** An admitted message: counted once for the team, its tenant and source, and once for each endpoint it fans out to. */
+export function admissionFactSql(p: {
+  teamId: string;
+  tenantId: string;
+  sourceId: string;
+  at: string;
+  bodyBytes: string;
+  deliveries: string;
+  fanout: string;
+}): string {
+  return `INSERT INTO analytics_facts (team_id, tenant_id, source_id, at, admitted, ingest_bytes, deliveries, fanout)
+          VALUES (${p.teamId}, ${p.tenantId}, ${p.sourceId}, ${p.at}, 1, ${p.bodyBytes}, ${p.deliveries}, ${p.fanout})`;
+}
+
+/**
+ * New delivery generations (replays), one fact each, from the rows of `from`: a CTE or table expression with
+ * columns team_id, tenant_id, endpoint_id, message_id and created_at, such as
+ * `INSERT INTO deliveries ... RETURNING team_id, tenant_id, endpoint_id, message_id, created_at`.
+ * Originals are counted by admission (admissionFactSql); do not count them again.
+ */
+export function deliveriesCreatedFactSql(from: string): string {
+  return `INSERT INTO analytics_facts (team_id, tenant_id, endpoint_id, message_id, at, deliveries)
+          SELECT team_id, tenant_id, endpoint_id, message_id, created_at, 1 FROM ${from}`;
+}
+
+/** The same as deliveriesCreatedFactSql for a caller without a statement to fold it into: one round trip. */
+export async function recordDeliveriesCreated(tx: EntityManager, deliveryIds: readonly string[]): Promise<void> {
+  if (deliveryIds.length === 0) return;
+  await tx.query(
+    deliveriesCreatedFactSql(
+      `(SELECT team_id, tenant_id, endpoint_id, message_id, created_at FROM deliveries WHERE id = ANY($1::text[])) d`,
+    ),
+    [deliveryIds],
+  );
+}
+
+/** Attempts, one fact each, counted when they started: the placeholders name parallel arrays. */
+export function attemptFactsSql(p: {
+  teamIds: string;
+  tenantIds: string;
+  endpointIds: string;
+  messageIds: string;
+  startedAt: string;
+}): string {
+  return `INSERT INTO analytics_facts (team_id, tenant_id, endpoint_id, message_id, at, attempts)
+          SELECT x.team_id, x.tenant_id, x.endpoint_id, x.message_id, x.started_at, 1
+            FROM unnest(${p.teamIds}, ${p.tenantIds}, ${p.endpointIds}, ${p.messageIds}, ${p.startedAt})
+                 AS x(team_id, tenant_id, endpoint_id, message_id, started_at)`;
+}
+
+/**
+ * Deliveries that reached a terminal status, counted at their finished_at (which the caller set earlier in the
+ * transaction): the placeholders name parallel arrays of delivery IDs and their statuses.
+ */
+export function finishedFactsSql(p: { deliveryIds: string; statuses: string }): string {
+  return `INSERT INTO analytics_facts (team_id, tenant_id, endpoint_id, message_id, at, succeeded, failed, expired,
+                                       canceled)
+          SELECT d.team_id, d.tenant_id, d.endpoint_id, d.message_id, d.finished_at,
+                 CASE WHEN x.status = 'succeeded' THEN 1 END, CASE WHEN x.status = 'failed' THEN 1 END,
+                 CASE WHEN x.status = 'expired' THEN 1 END, CASE WHEN x.status = 'canceled' THEN 1 END
+            FROM unnest(${p.deliveryIds}, ${p.statuses}) AS x(id, status)
+            JOIN deliveries d ON d.id = x.id`;
+}
+
+/** A refusal of a source or team: a duplicate capture, a capture that did not verify, or a throttled request. */
+export type RefusalKind = 'duplicates' | 'rejected_auth' | 'throttled';
+
+/** One refusal fact; `when`, an SQL condition, makes it conditional (a rate-limit statement that took no token). */
+export function refusalFactSql(
+  kind: RefusalKind,
+  p: { teamId: string; tenantId: string; sourceId: string; at: string },
+  when = 'true',
+): string {
+  return `INSERT INTO analytics_facts (team_id, tenant_id, source_id, at, ${kind})
+          SELECT (${p.teamId})::text, (${p.tenantId})::text, (${p.sourceId})::text, (${p.at})::timestamptz, 1 WHERE ${when}`;
+}
+
+/** Who a refusal counts for: the team, and for sources their tenant and the source. */
+export interface RefusalScope {
+  teamId: string;
+  tenantId: string | null;
+  sourceId: string | null;
+}

@@ -1,0 +1,155 @@
+import { describe, expect, it } from 'vitest';
+import { countRoundTrips } from '@svc/db';
+import { ManualClock } from '../common/clock.js';
+import { parseInput } from '../common/validation.js';
+import { RawJson } from '../common/raw-json.js';
+import type { AttemptOutcome } from '../deliveries/settlement.service.js';
+import { CreateEndpointInput } from '../endpoints/endpoint.inputs.js';
+import { CreateEventTypeInput } from '../event-types/event-type.inputs.js';
+import { CreateMessageInput } from '../messages/message.inputs.js';
+import { CreateSourceInput } from '../sources/source.inputs.js';
+import { CreateTenantInput } from '../tenants/tenant.inputs.js';
+import { useTestCore } from '../testing/test-core.js';
+
+const clock = new ManualClock('2026-11-02T10:00:00Z');
+const core = useTestCore(clock);
+
+/**
+ * The hot paths' Postgres round trips, counted statement by statement (BEGIN and COMMIT included). The analytics
+ * facts ride in statements these paths already send, so the counts are those measured before analytics existed;
+ * only a capture that does not verify makes one more (its rejected_auth fact joins the transaction of its
+ * operational event: 5 before, 6 now).
+ */
+describe('round trips of the hot paths with analytics facts', () => {
+  it('are the same as without analytics: admission, claim, settlement, cancel, expiry, capture, duplicate, throttled', async () => {
+    const s = core.services;
+    const team = await s.teams.createTeam('round-trips');
+    const key = await s.teams.createKey(team.id);
+    await s.teams.setPaymentCard(team.id, true);
+    const ctx = { actor: { teamId: team.id, keyId: key.keyId } };
+    const tenant = await s.tenants.createTenant(ctx, parseInput(CreateTenantInput, { external_id: 'rt', name: 'RT' }));
+    await s.eventTypes.createEventType(ctx, parseInput(CreateEventTypeInput, { name: 'rt.event' }));
+    for (let i = 0; i < 3; i += 1)
+      await s.endpoints.createEndpoint(
+        ctx,
+        parseInput(CreateEndpointInput, { tenant_id: tenant.id, url: `https://example.com/${i}` }),
+      );
+    const input = () =>
+      parseInput(CreateMessageInput, { tenant_id: tenant.id, event_type: 'rt.event', payload: new RawJson('{"a":1}') });
+    const counter = countRoundTrips();
+
+    counter.reset();
+    const first = await s.messages.admitMessage(ctx, input(), { origin: 'api' });
+    const admission = counter.count;
+
+    const deliveryIds = async (messageId: string) =>
+      (
+        (await s.db.query(`SELECT id FROM deliveries WHERE message_id = $1 ORDER BY id`, [messageId])) as {
+          id: string;
+        }[]
+      ).map((r) => r.id);
+    counter.reset();
+    const claimed = await s.dispatch.claim(await deliveryIds(first.id));
+    const claim = counter.count - 1;
+    expect(claimed).toHaveLength(3);
+
+    const outcomes = (status: number): AttemptOutcome[] =>
+      claimed.map((attempt) => ({
+        attempt,
+        result: { kind: 'response', status, retryAfterSeconds: null },
+        durationMs: 5,
+        responseBody: null,
+        jitter: 0,
+      }));
+    counter.reset();
+    await s.settlement.settle(outcomes(200));
+    const settleSuccesses = counter.count;
+
+    const second = await s.messages.admitMessage(ctx, input(), { origin: 'api' });
+    const again = await s.dispatch.claim(await deliveryIds(second.id));
+    counter.reset();
+    await s.settlement.settle(
+      again.map((attempt) => ({
+        attempt,
+        result: { kind: 'response', status: 500, retryAfterSeconds: null },
+        durationMs: 5,
+        responseBody: null,
+        jitter: 0,
+      })),
+    );
+    const settleFailures = counter.count;
+
+    const third = await s.messages.admitMessage(ctx, input(), { origin: 'api' });
+    counter.reset();
+    await s.messageRepair.cancelMessage(ctx, third.id);
+    const cancel = counter.count;
+
+    const fourth = await s.messages.admitMessage(ctx, input(), { origin: 'api' });
+    clock.advance(73 * 3600_000);
+    const expiring = await deliveryIds(fourth.id);
+    counter.reset();
+    expect(await s.dispatch.claim(expiring)).toHaveLength(0);
+    const claimExpiring = counter.count;
+
+    const created = await s.sources.createSource(
+      ctx,
+      parseInput(CreateSourceInput, {
+        tenant_id: tenant.id,
+        name: 'RT',
+        verification: { kind: 'bearer', secret: 'rt-secret-0123456789abcdef' },
+        event_type: 'rt.event',
+      }),
+    );
+    const receive = (authorization: string) =>
+      s.receive.receive({
+        token: created.token!,
+        contentType: 'application/json',
+        rawBody: Buffer.from('{"b":2}'),
+        rawHeaders: ['Authorization', authorization, 'Content-Type', 'application/json'],
+        publicUrl: 'https://svc.test/v1/receive/x',
+      });
+    counter.reset();
+    await receive('Bearer rt-secret-0123456789abcdef');
+    const capture = counter.count;
+    counter.reset();
+    await receive('Bearer rt-secret-0123456789abcdef');
+    const duplicate = counter.count;
+    counter.reset();
+    await expect(receive('Bearer wrong')).rejects.toMatchObject({ code: 'unauthorized' });
+    const rejected = counter.count;
+    let throttled = -1;
+    for (let i = 0; i < 300 && throttled < 0; i += 1) {
+      counter.reset();
+      try {
+        await s.rateLimits.takeFor(team.id, 'admission');
+      } catch {
+        throttled = counter.count;
+      }
+    }
+
+    const counts = {
+      admission,
+      claim,
+      settleSuccesses,
+      settleFailures,
+      cancel,
+      claimExpiring,
+      capture,
+      duplicate,
+      rejected,
+      throttled,
+    };
+    expect(counts).toEqual({
+      admission: 6,
+      claim: 12,
+      settleSuccesses: 8,
+      settleFailures: 8,
+      cancel: 7,
+      claimExpiring: 11,
+      capture: 10,
+      duplicate: 6,
+      rejected: 6,
+      throttled: 1,
+    });
+  });
+});
