@@ -60,3 +60,6 @@ CREATE TABLE source_event_ids (
   PRIMARY KEY (source_id, event_key)
 );
 CREATE INDEX source_event_ids_expiry_idx ON source_event_ids (expires_at);
+
+-- A source's captures, newest first (its page in the console).
+CREATE INDEX messages_source_idx ON messages (source_id, created_at) WHERE source_id IS NOT NULL;

@@ -1,8 +1,6 @@
 import { Arg, Authorized, Ctx, FieldResolver, ID, Int, Mutation, Query, Resolver, Root } from 'type-graphql';
 import {
   CreateSourceInput as CreateSourceSchema,
-  ListMessagesQuery,
-  ListOperationalEventsQuery,
   ListSourcesQuery,
   parseInput,
   receiveUrl,
@@ -117,40 +115,33 @@ export class SourceResolver {
   }
 
   @FieldResolver(() => [Message], {
-    description:
-      "This source's captures of the last 30 days, oldest first (the list has no newest-first order; for the " +
-      'newest, page messages(sourceId:) to its end)',
+    description: "This source's newest captures, newest first (default 20, at most 200)",
   })
   async recentMessages(
     @Ctx() context: GraphqlContext,
     @Root() source: Source,
     @Arg('first', () => Int, { nullable: true }) first?: number,
   ): Promise<Message[]> {
-    const page = await context.services.messages.listMessages(
-      callContext(context),
-      parseInput(ListMessagesQuery, defined({ source_id: source.id, limit: first ?? undefined })),
-    );
-    return page.data.map(toMessage);
+    const messages = await context.services.messages.recentCaptures(callContext(context), source.id, first ?? 20);
+    return messages.map(toMessage);
   }
 
   @FieldResolver(() => [OperationalEvent], {
     description:
-      'Its webhooks.source.rejected events of the last 30 days in commit order (a burst within 60 seconds folds ' +
-      'into one); data.reason says why',
+      'Its newest webhooks.source.rejected events of the last 30 days, newest first (a burst within 60 seconds ' +
+      'folds into one); data.reason says why',
   })
   async recentRejections(
     @Ctx() context: GraphqlContext,
     @Root() source: Source,
     @Arg('first', () => Int, { nullable: true }) first?: number,
   ): Promise<OperationalEvent[]> {
-    const page = await context.services.events.listEvents(
+    const events = await context.services.events.recentEvents(
       callContext(context),
-      parseInput(
-        ListOperationalEventsQuery,
-        defined({ type: 'webhooks.source.rejected', resource_id: source.id, limit: first ?? undefined }),
-      ),
+      { type: 'webhooks.source.rejected', resourceId: source.id },
+      first ?? 20,
     );
-    return page.data.map(toOperationalEvent);
+    return events.map(toOperationalEvent);
   }
 
   @Authorized()

@@ -6,7 +6,12 @@ import { hasPrefix, newId } from '../common/ids.js';
 import { decodeCursor, encodeCursor, parseLimit, type ListScope, type Page } from '../common/paging.js';
 import { reader } from '../common/transaction.js';
 import type { ListOperationalEventsQuery } from './operational-event.inputs.js';
-import { checkNewEvent, coalesceKeyOf, type NewOperationalEvent } from './operational-event.types.js';
+import {
+  checkNewEvent,
+  coalesceKeyOf,
+  type NewOperationalEvent,
+  type OperationalEventType,
+} from './operational-event.types.js';
 import {
   toOperationalEventView,
   type OperationalEventRow,
@@ -165,6 +170,22 @@ export class OperationalEventService {
       data: page.map(toOperationalEventView),
       nextCursor: last ? encodeCursor(scope, `${last.txid}:${last.id}`) : null,
     };
+  }
+
+  /** The newest events of a type and resource, newest first (the console's source page); no paging. */
+  async recentEvents(
+    ctx: CallContext,
+    filter: { type: OperationalEventType; resourceId: string },
+    limit: number,
+  ): Promise<OperationalEventView[]> {
+    const rows: OperationalEventRow[] = await reader(this.db, ctx).query(
+      `SELECT ${COLUMNS} FROM operational_events
+        WHERE team_id = $1 AND type = $2 AND (resource_id = $3 OR (coalesced AND last_id = $3)) AND created_at > $4
+        ORDER BY last_occurred_at DESC, id DESC
+        LIMIT $5`,
+      [ctx.actor.teamId, filter.type, filter.resourceId, this.retentionCutoff(), Math.min(Math.max(1, limit), 200)],
+    );
+    return rows.map(toOperationalEventView);
   }
 
   /** Retention: deletes events past their 30 days in small batches (no long transaction). */
