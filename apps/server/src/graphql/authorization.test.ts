@@ -31,6 +31,11 @@ describe('GraphQL authorization declarations', () => {
       'Mutation.deleteSource',
       'Mutation.rotateSourceSecret',
       'Mutation.rotateSourceToken',
+      'Query.replays',
+      'Query.replay',
+      'Query.replayEstimate',
+      'Mutation.startReplay',
+      'Mutation.cancelReplay',
     ])
       expect(access.get(field), field).toBe('key');
   });

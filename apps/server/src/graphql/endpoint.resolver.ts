@@ -1,4 +1,4 @@
-import { Arg, Authorized, Ctx, ID, Int, Mutation, Query, Resolver } from 'type-graphql';
+import { Arg, Authorized, Ctx, FieldResolver, ID, Int, Mutation, Query, Resolver, Root } from 'type-graphql';
 import {
   CreateEndpointInput as CreateEndpointSchema,
   EmptyInput,
@@ -15,6 +15,8 @@ import {
 import { callContext, type GraphqlContext } from './context.js';
 import { IDEMPOTENCY_KEY_ARG, IDEMPOTENCY_KEY_OPTIONS, runIdempotent } from './idempotent.js';
 import { defined, rawJsonArgument } from './mappers.js';
+import { listReplays } from './replay.resolver.js';
+import { ReplayConnection } from './replay.types.js';
 import {
   CreateEndpointInput,
   Endpoint,
@@ -129,6 +131,16 @@ export class EndpointResolver {
       ),
     );
     return toPreview(result);
+  }
+
+  @FieldResolver(() => ReplayConnection, { description: "The endpoint's bulk replays, oldest first" })
+  async replays(
+    @Ctx() context: GraphqlContext,
+    @Root() endpoint: Endpoint,
+    @Arg('first', () => Int, { nullable: true }) first?: number,
+    @Arg('after', () => String, { nullable: true }) after?: string,
+  ): Promise<ReplayConnection> {
+    return listReplays(context, { endpointId: endpoint.id, first, after });
   }
 
   @Authorized()

@@ -7,6 +7,7 @@ import { EndpointResolver } from './endpoint.resolver.js';
 import { OperationalEventResolver } from './event.resolver.js';
 import { MessageResolver } from './message.resolver.js';
 import { EventTypeResolver, SettingsResolver, TenantResolver, ViewerResolver } from './resolvers.js';
+import { ReplayResolver } from './replay.resolver.js';
 import { ConsoleSessionResolver } from './session.resolver.js';
 import { SourceResolver } from './source.resolver.js';
 
@@ -41,6 +42,7 @@ export function buildGraphqlSchema(options: GraphqlSchemaOptions = { publicBaseU
       EndpointResolver,
       MessageResolver,
       DeliveryResolver,
+      ReplayResolver,
       OperationalEventResolver,
       SourceResolver,
       ConsoleSessionResolver,
