@@ -36,6 +36,7 @@ describe('GraphQL authorization declarations', () => {
       'Query.replayEstimate',
       'Mutation.startReplay',
       'Mutation.cancelReplay',
+      'Query.analytics',
     ])
       expect(access.get(field), field).toBe('key');
   });

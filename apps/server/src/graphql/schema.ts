@@ -1,6 +1,7 @@
 import 'reflect-metadata';
 import { buildSchema, type ContainerType } from 'type-graphql';
 import type { Services } from '@svc/core';
+import { AnalyticsResolver } from './analytics.resolver.js';
 import { authChecker } from './authorization.js';
 import { DeliveryResolver } from './delivery.resolver.js';
 import { EndpointResolver } from './endpoint.resolver.js';
@@ -43,6 +44,7 @@ export function buildGraphqlSchema(options: GraphqlSchemaOptions = { publicBaseU
       MessageResolver,
       DeliveryResolver,
       ReplayResolver,
+      AnalyticsResolver,
       OperationalEventResolver,
       SourceResolver,
       ConsoleSessionResolver,
