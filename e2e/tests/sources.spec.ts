@@ -202,10 +202,13 @@ test('rotate the receive URL: the new one is shown once and both answer during t
   await reloadUntil(page, async () => {
     await expect(captures.locator('tbody tr[data-message-id]')).toHaveCount(2, { timeout: 1_000 });
   });
-  for (const answer of [viaOld, viaNew]) {
-    const { message_id: id } = JSON.parse(answer.body) as { message_id: string };
-    await expect(captures.locator(`tr[data-message-id="${id}"]`)).toContainText(eventType);
-  }
+  const [oldId, newId] = [viaOld, viaNew].map(
+    (answer) => (JSON.parse(answer.body) as { message_id: string }).message_id,
+  );
+  // Newest first.
+  await expect(captures.locator('tbody tr').first()).toHaveAttribute('data-message-id', newId!);
+  await expect(captures.locator('tbody tr').last()).toHaveAttribute('data-message-id', oldId!);
+  await expect(captures.locator(`tr[data-message-id="${newId}"]`)).toContainText(eventType);
 
   // While that overlap runs, another rotation must retire it at once (overlap 0): anything else is refused.
   await page.getByRole('button', { name: 'Rotate receive URL' }).click();
@@ -268,7 +271,7 @@ test('a badly signed request shows under recent rejections with its reason; a pa
   await expect(rejection.getByTestId('rejection-reason')).toHaveText('bad_signature');
   await expect(rejection).toContainText('No active secret verifies the request');
   await expect(page.getByTestId('rejection-totals')).toHaveText('bad_signature: 2 requests');
-  await expect(page.getByRole('table', { name: 'Recent captures' })).toContainText('Nothing captured');
+  await expect(page.getByRole('table', { name: 'Recent captures' })).toContainText('Nothing captured yet.');
   await snap(page, testInfo, '01-rejections');
 
   // Paused: the provider is told to come back later, and nothing is verified or captured.

@@ -4,6 +4,8 @@ import { idempotencyParts } from '@/lib/idempotency.server';
 import { EVENT_FIELDS } from '../events/event.api';
 import { MESSAGE_FIELDS } from '../messages/message.api';
 import {
+  RECENT_CAPTURES,
+  RECENT_REJECTIONS,
   SOURCES_PAGE_SIZE,
   type CreateSourceInput,
   type Source,
@@ -16,12 +18,6 @@ import {
 
 const SOURCE_FIELDS = `id tenantId name kind verification eventType eventTypePath eventTypePrefix billingKeyId status
   secretRotationEndsAt tokenRotationEndsAt secretVersion tokenVersion metadata version etag createdAt updatedAt`;
-
-/**
- * The most the API lists in one read. Captures and rejections are listed oldest first over the last 30 days, so the
- * source page reads this many and shows the newest of them.
- */
-export const RECENT_READ = 200;
 
 /** Sources of one tenant, or of every tenant when `tenantId` is null. */
 export async function listSources(args: { tenantId: string | null; after: string | null }): Promise<SourcePage> {
@@ -39,17 +35,17 @@ export async function listSources(args: { tenantId: string | null; after: string
   return data.sources;
 }
 
-/** The source with its captures and rejections of the last 30 days (at most RECENT_READ of each, oldest first). */
+/** The source with its newest captures and its newest rejections of the last 30 days, newest first. */
 export async function getSourceDetail(id: string): Promise<SourceDetail> {
   const data = await consoleRequest<{ source: SourceDetail }>(
-    `query Source($id: ID!, $first: Int) {
+    `query Source($id: ID!, $captures: Int, $rejections: Int) {
       source(id: $id) {
         ${SOURCE_FIELDS}
-        recentMessages(first: $first) { ${MESSAGE_FIELDS} }
-        recentRejections(first: $first) { ${EVENT_FIELDS} }
+        recentMessages(first: $captures) { ${MESSAGE_FIELDS} }
+        recentRejections(first: $rejections) { ${EVENT_FIELDS} }
       }
     }`,
-    { id, first: RECENT_READ },
+    { id, captures: RECENT_CAPTURES, rejections: RECENT_REJECTIONS },
   );
   return data.source;
 }

@@ -36,7 +36,9 @@ export interface SourcePage {
 
 /** A source with its recent captures and rejections, for its page. */
 export interface SourceDetail extends Source {
+  /** Its newest captures, newest first. */
   recentMessages: Message[];
+  /** Its newest webhooks.source.rejected events of the last 30 days, newest first. */
   recentRejections: OperationalEvent[];
 }
 

@@ -6,7 +6,7 @@ import { LoadError } from '@/components/load-error';
 import { PageBreadcrumbs } from '@/components/page-breadcrumbs';
 import { listEventTypeChoices } from '../../messages/message.api';
 import { getTenant } from '../../tenants/tenant.api';
-import { getSourceDetail, listVerifierKinds, RECENT_READ } from '../source.api';
+import { getSourceDetail, listVerifierKinds } from '../source.api';
 import { SourceStatusBadge } from '../source-status-badge';
 import { RecentCapturesCard } from './recent-captures-card';
 import { RecentRejectionsCard } from './recent-rejections-card';
@@ -78,18 +78,10 @@ export default async function SourcePage({ params }: { params: Promise<{ id: str
         </Paper>
       </SimpleGrid>
       <Paper withBorder p="lg">
-        <RecentCapturesCard
-          sourceId={source.id}
-          messages={recentMessages}
-          more={recentMessages.length >= RECENT_READ}
-        />
+        <RecentCapturesCard sourceId={source.id} messages={recentMessages} />
       </Paper>
       <Paper withBorder p="lg">
-        <RecentRejectionsCard
-          sourceId={source.id}
-          rejections={recentRejections}
-          more={recentRejections.length >= RECENT_READ}
-        />
+        <RecentRejectionsCard sourceId={source.id} rejections={recentRejections} />
       </Paper>
     </Stack>
   );

@@ -11,21 +11,16 @@ import { RECENT_CAPTURES } from '../source.types';
 
 interface RecentCapturesCardProps {
   sourceId: string;
-  /** The source's captures of the last 30 days, oldest first, as the API lists them. */
+  /** The source's newest captures, newest first (at most RECENT_CAPTURES). */
   messages: Message[];
-  /** True when the API may hold more than were read (the read was full). */
-  more: boolean;
 }
 
 /** The newest captures, newest first, each linked to its message page with its status and deliveries. */
-export function RecentCapturesCard({ sourceId, messages, more }: RecentCapturesCardProps) {
-  const newest = [...messages].reverse().slice(0, RECENT_CAPTURES);
+export function RecentCapturesCard({ sourceId, messages }: RecentCapturesCardProps) {
   const described =
-    messages.length === 0
-      ? 'Requests that verified and were captured as messages, over the last 30 days.'
-      : more
-        ? `The newest ${newest.length} of the first ${messages.length} captures of the last 30 days, newest first: there are more than one read holds.`
-        : `The newest ${newest.length} of ${messages.length} captures of the last 30 days, newest first.`;
+    messages.length < RECENT_CAPTURES
+      ? 'Requests that verified and were captured as messages, newest first.'
+      : `The newest ${messages.length} captures, newest first; the messages search has the others.`;
   return (
     <Stack gap="xs">
       <Group justify="space-between" align="flex-end">
@@ -51,8 +46,8 @@ export function RecentCapturesCard({ sourceId, messages, more }: RecentCapturesC
             </Table.Tr>
           </Table.Thead>
           <Table.Tbody>
-            {newest.length === 0 && <EmptyTableRow columns={5}>Nothing captured in the last 30 days.</EmptyTableRow>}
-            {newest.map((message) => (
+            {messages.length === 0 && <EmptyTableRow columns={5}>Nothing captured yet.</EmptyTableRow>}
+            {messages.map((message) => (
               <Table.Tr key={message.id} data-message-id={message.id}>
                 <Table.Td>
                   <Text size="sm" style={{ whiteSpace: 'nowrap' }}>

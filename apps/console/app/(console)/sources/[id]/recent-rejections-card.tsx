@@ -6,13 +6,12 @@ import { formatTimestampSeconds } from '@/lib/format';
 import { listHref } from '@/lib/list-href';
 import { EmptyTableRow } from '@/components/empty-table-row';
 import type { OperationalEvent } from '../../events/event.types';
-import { REJECTION_REASONS } from '../source.types';
+import { RECENT_REJECTIONS, REJECTION_REASONS } from '../source.types';
 
 interface RecentRejectionsCardProps {
   sourceId: string;
-  /** Its webhooks.source.rejected events of the last 30 days, oldest first (a burst within a minute is one). */
+  /** Its newest webhooks.source.rejected events of the last 30 days, newest first (a burst within a minute is one). */
   rejections: OperationalEvent[];
-  more: boolean;
 }
 
 function reasonOf(event: OperationalEvent): string {
@@ -32,8 +31,7 @@ function requests(count: number): string {
 }
 
 /** Requests the verifier refused, newest first, with the reason and how many a burst folded in. */
-export function RecentRejectionsCard({ sourceId, rejections, more }: RecentRejectionsCardProps) {
-  const newest = [...rejections].reverse();
+export function RecentRejectionsCard({ sourceId, rejections }: RecentRejectionsCardProps) {
   const totals = totalsByReason(rejections);
   return (
     <Stack gap="xs">
@@ -43,7 +41,9 @@ export function RecentRejectionsCard({ sourceId, rejections, more }: RecentRejec
           <Text size="sm" c="dimmed">
             Requests that did not verify (answered 401) over the last 30 days, newest first. Rejections within a minute
             of each other fold into one row with their count; its reason is the first request&apos;s.
-            {more ? ' There are more than one read holds: these are the first ones.' : ''}
+            {rejections.length < RECENT_REJECTIONS
+              ? ''
+              : ` The newest ${RECENT_REJECTIONS} are shown; the events feed has all.`}
           </Text>
         </div>
         <Anchor
@@ -74,10 +74,10 @@ export function RecentRejectionsCard({ sourceId, rejections, more }: RecentRejec
             </Table.Tr>
           </Table.Thead>
           <Table.Tbody>
-            {newest.length === 0 && (
+            {rejections.length === 0 && (
               <EmptyTableRow columns={4}>No rejected requests in the last 30 days.</EmptyTableRow>
             )}
-            {newest.map((event) => (
+            {rejections.map((event) => (
               <Table.Tr key={event.id} data-event-id={event.id}>
                 <Table.Td>
                   <Text size="sm" style={{ whiteSpace: 'nowrap' }}>
