@@ -7,6 +7,7 @@ import type { JobHandler } from './jobs/job.js';
 import { listenForWake } from './wake-listener.js';
 import { purgeExpiredHandler } from './jobs/purge-expired.job.js';
 import { analyticsRollupHandler } from './jobs/analytics-rollup.job.js';
+import { closeBillingMonthsHandler } from './jobs/close-billing-months.job.js';
 import { replayBatchHandler } from './jobs/replay-batch.job.js';
 import { replayCheckHandler } from './jobs/replay-check.job.js';
 
@@ -16,6 +17,7 @@ const MIN_FETCH_GAP_MS = 5;
 export const JOBS: readonly JobHandler<unknown>[] = [
   purgeExpiredHandler as JobHandler<unknown>,
   analyticsRollupHandler as JobHandler<unknown>,
+  closeBillingMonthsHandler as JobHandler<unknown>,
   replayBatchHandler as JobHandler<unknown>,
   replayCheckHandler as JobHandler<unknown>,
 ];

@@ -26,6 +26,16 @@ export * from './settings/settings.inputs.js';
 export * from './settings/settings.view.js';
 export * from './idempotency/idempotency.service.js';
 export * from './billing/billing.service.js';
+export * from './billing/usage.inputs.js';
+export { closeBillingMonthsJob } from './billing/usage.jobs.js';
+export type { UsageReport, KeyUsage, MeterUsageLine } from './billing/usage.view.js';
+export {
+  UsageService,
+  CLOSE_LOCK_TIMEOUT_MS,
+  closeLockName,
+  type MonthStatement,
+  type CloseRunReport,
+} from './billing/usage.service.js';
 export { RateLimitService, type RateClass, type BucketSpec } from './rate-limits/rate-limit.service.js';
 export { ENTITIES } from './entities.js';
 export { createServices, type Services, type CoreOptions } from './services.js';

@@ -2,6 +2,7 @@ import type { DataSource } from 'typeorm';
 import type { UrlPolicy } from '@svc/egress';
 import { AnalyticsService } from './analytics/analytics.service.js';
 import { BillingService } from './billing/billing.service.js';
+import { UsageService } from './billing/usage.service.js';
 import { capabilities, type Capabilities } from './catalog/catalog.js';
 import type { Limits } from './catalog/limits.js';
 import type { Clock } from './common/clock.js';
@@ -56,6 +57,8 @@ export interface Services {
   readonly idempotency: IdempotencyService;
   readonly rateLimits: RateLimitService;
   readonly billing: BillingService;
+  /** Usage by meter per billing month (GET /meta/usage) and the closing of billing months. */
+  readonly usage: UsageService;
   readonly consoleSessions: ConsoleSessionService;
   readonly jobs: JobQueue;
   readonly messages: MessageService;
@@ -118,6 +121,7 @@ export function createServices(options: CoreOptions): Services {
     idempotency: new IdempotencyService(db, clock),
     rateLimits,
     billing,
+    usage: new UsageService({ db, clock }),
     consoleSessions: new ConsoleSessionService(db, clock, auth),
     jobs: options.jobs,
     messages,

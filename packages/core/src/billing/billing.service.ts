@@ -43,11 +43,22 @@ function mergeByMeter(items: readonly ChargeItem[]): ChargeItem[] {
   return [...merged.values()];
 }
 
+interface ChargeOutcome {
+  card: boolean | null;
+  charged: number;
+}
+
 /**
  * Charges are ledger rows written in the transaction of the work they pay for. One statement writes the rows
- * (one per resource and meter) and moves the paying key's month-to-date spend with a conditional upsert that
- * refuses to pass its limit. Call it last in the work's transaction: the spend row stays locked only from this
- * statement to the commit, not across the whole admission.
+ * (one per resource and meter), moves the paying key's month-to-date spend with a conditional upsert that refuses
+ * to pass its limit, and moves the key's usage rollup per meter (key_monthly_meter_usage, what GET /meta/usage
+ * reads). Call it last in the work's transaction: the spend row stays locked only from this statement to the
+ * commit, not across the whole admission.
+ *
+ * A month being closed (UsageService.closeMonth) flags every spend row of the month, so a charge that read the
+ * clock just before 00:00 UTC and reached its row after the close is refused by the same upsert; it is then made
+ * in the month the clock is in now, or answered 503 temporarily_unavailable when this process's clock is still in
+ * the closed month (docs/usage.md, Closing a billing month).
  */
 export class BillingService {
   constructor(private readonly clock: Clock) {}
@@ -55,9 +66,32 @@ export class BillingService {
   async charge(tx: EntityManager, payer: Actor, items: readonly ChargeItem[]): Promise<bigint> {
     const rows = mergeByMeter(items);
     const total = priceMicros(rows);
+    const at = this.clock.now();
+    if (await this.chargeAt(tx, payer, rows, total, at)) return total;
+    // Refused by the limit, or the month closed under this charge: only a closed month moves it to the next one.
+    if (!(await this.isClosed(tx, payer.keyId, billingMonth(at))))
+      throw new ServiceError('spending_limit', "the charge would exceed the paying key's monthly spending limit");
     const now = this.clock.now();
-    const month = billingMonth(now);
-    const result: { card: boolean | null; charged: number }[] = await tx.query(
+    if (billingMonth(now) === billingMonth(at))
+      throw new ServiceError('temporarily_unavailable', 'the billing month was closed while charging; retry', {
+        retryAfter: 1,
+      });
+    if (await this.chargeAt(tx, payer, rows, total, now)) return total;
+    throw new ServiceError('spending_limit', "the charge would exceed the paying key's monthly spending limit");
+  }
+
+  /**
+   * One statement: ledger rows, spend and usage rollup in the billing month of `at`, or nothing. False when refused
+   * by the limit or a close.
+   */
+  private async chargeAt(
+    tx: EntityManager,
+    payer: Actor,
+    rows: readonly ChargeItem[],
+    total: bigint,
+    at: Date,
+  ): Promise<boolean> {
+    const result: ChargeOutcome[] = await tx.query(
       `WITH payer AS (
          SELECT t.has_payment_card AS card, k.spending_limit_micros AS lim
            FROM api_keys k JOIN teams t ON t.id = k.team_id WHERE k.id = $1),
@@ -65,26 +99,36 @@ export class BillingService {
          INSERT INTO key_monthly_spend AS s (key_id, billing_month, spent_micros)
          SELECT $1, $2, $3::bigint FROM payer WHERE payer.card AND (payer.lim IS NULL OR $3::bigint <= payer.lim)
          ON CONFLICT (key_id, billing_month) DO UPDATE SET spent_micros = s.spent_micros + EXCLUDED.spent_micros
-          WHERE NOT EXISTS (SELECT 1 FROM api_keys k WHERE k.id = s.key_id
+          WHERE NOT s.closed
+            AND NOT EXISTS (SELECT 1 FROM api_keys k WHERE k.id = s.key_id
                               AND k.spending_limit_micros < s.spent_micros + EXCLUDED.spent_micros)
          RETURNING 1),
+       items AS (
+         SELECT * FROM unnest($7::text[], $8::text[], $9::int[], $10::bigint[], $11::text[])
+                    AS c(id, meter, units, amount, resource_id)
+          WHERE EXISTS (SELECT 1 FROM spend)),
        ledger AS (
          INSERT INTO charges (id, team_id, key_id, meter, units, amount_micros, rate_version, resource_id,
                               billing_month, created_at)
-         SELECT c.id, $4, $1, c.meter, c.units, c.amount, $5, c.resource_id, $2, $6
-           FROM unnest($7::text[], $8::text[], $9::int[], $10::bigint[], $11::text[])
-                AS c(id, meter, units, amount, resource_id)
-          WHERE EXISTS (SELECT 1 FROM spend)
+         SELECT c.id, $4, $1, c.meter, c.units, c.amount, $5, c.resource_id, $2, $6 FROM items c
+         RETURNING 1),
+       usage AS (
+         INSERT INTO key_monthly_meter_usage AS u (key_id, billing_month, meter, rate_version, units, amount_micros,
+                                                   charge_rows)
+         SELECT $1, $2, c.meter, $5, sum(c.units), sum(c.amount), count(*) FROM items c GROUP BY c.meter
+         ON CONFLICT (key_id, billing_month, meter, rate_version) DO UPDATE
+           SET units = u.units + EXCLUDED.units, amount_micros = u.amount_micros + EXCLUDED.amount_micros,
+               charge_rows = u.charge_rows + EXCLUDED.charge_rows
          RETURNING 1)
        SELECT (SELECT card FROM payer) AS card, (SELECT count(*) FROM spend)::int AS charged,
-              (SELECT count(*) FROM ledger)::int AS written`,
+              (SELECT count(*) FROM ledger)::int AS written, (SELECT count(*) FROM usage)::int AS rolled`,
       [
         payer.keyId,
-        month,
+        billingMonth(at),
         total.toString(),
         payer.teamId,
         RATE_VERSION,
-        now,
+        at,
         rows.map(() => newId('charge', this.clock)),
         rows.map((item) => item.meter),
         rows.map((item) => item.units),
@@ -94,9 +138,16 @@ export class BillingService {
     );
     const outcome = result[0];
     if (!outcome?.card) throw new ServiceError('billing_required', 'the account has no payment card');
-    if (outcome.charged === 0)
-      throw new ServiceError('spending_limit', "the charge would exceed the paying key's monthly spending limit");
-    return total;
+    return outcome.charged > 0;
+  }
+
+  /** Read in a statement of its own, so it sees a close that committed while the charge waited for the row. */
+  private async isClosed(tx: EntityManager, keyId: string, month: string): Promise<boolean> {
+    const rows: { closed: boolean }[] = await tx.query(
+      `SELECT closed FROM key_monthly_spend WHERE key_id = $1 AND billing_month = $2`,
+      [keyId, month],
+    );
+    return rows[0]?.closed === true;
   }
 
   async monthToDateMicros(tx: EntityManager, keyId: string): Promise<bigint> {

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { analyticsRollupJob } from '../analytics/analytics.jobs.js';
+import { closeBillingMonthsJob } from '../billing/usage.jobs.js';
 import { deliveryAttemptJob } from '../deliveries/delivery.jobs.js';
 import { replayBatchJob, replayCheckJob } from '../deliveries/replay.service.js';
 import { defineJobContract, type JobContract } from './job-contract.js';
@@ -20,6 +21,7 @@ export const JOB_CONTRACTS: readonly JobContract<unknown>[] = [
   purgeExpiredJob as JobContract<unknown>,
   deliveryAttemptJob as JobContract<unknown>,
   analyticsRollupJob as JobContract<unknown>,
+  closeBillingMonthsJob as JobContract<unknown>,
   replayBatchJob as JobContract<unknown>,
   replayCheckJob as JobContract<unknown>,
 ];
