@@ -18,6 +18,7 @@ import { eventTypeRoutes } from './rest/routes/event-types.routes.js';
 import { tenantRoutes } from './rest/routes/tenants.routes.js';
 import { receiveRoute, sourceRoutes } from './rest/routes/sources.routes.js';
 import { analyticsRoutes } from './rest/routes/analytics.routes.js';
+import { usageRoutes } from './rest/routes/usage.routes.js';
 import { replayRoutes } from './rest/routes/replays.routes.js';
 
 export { REST_PREFIX };
@@ -34,6 +35,7 @@ export function restRoutes(services: Services, publicBaseUrl: string): RouteSpec
     ...endpointTestRoutes(services),
     ...sourceRoutes(services, publicBaseUrl),
     ...analyticsRoutes(services),
+    ...usageRoutes(services),
     ...replayRoutes(services),
   ];
 }
@@ -122,7 +124,7 @@ export async function buildApp(
       rest.get('/openapi.json', async () => openApi);
       const index = apiIndex(routes, config.publicBaseUrl, REST_PREFIX);
       rest.route({ method: 'GET', url: '/', prefixTrailingSlash: 'no-slash', handler: async () => index });
-      const platform = platformIndex(config.publicBaseUrl, REST_PREFIX);
+      const platform = platformIndex(config.publicBaseUrl, REST_PREFIX, routes);
       rest.get('/platform', async () => platform);
       for (const route of [...routes, ...unauthenticated]) registerRoute(rest, route, { services, config });
     },

@@ -11,6 +11,7 @@ import { EventTypeResolver, SettingsResolver, TenantResolver, ViewerResolver } f
 import { ReplayResolver } from './replay.resolver.js';
 import { ConsoleSessionResolver } from './session.resolver.js';
 import { SourceResolver } from './source.resolver.js';
+import { UsageResolver } from './usage.resolver.js';
 
 export interface GraphqlSchemaOptions {
   /** SVC_PUBLIC_BASE_URL, for the receive URLs of sources; null builds a schema to print or inspect, not to serve. */
@@ -47,6 +48,7 @@ export function buildGraphqlSchema(options: GraphqlSchemaOptions = { publicBaseU
       AnalyticsResolver,
       OperationalEventResolver,
       SourceResolver,
+      UsageResolver,
       ConsoleSessionResolver,
     ],
     container: resolverInstances(options),

@@ -27,13 +27,22 @@ describe('the printed URLs', () => {
     expect(openApi.status).toBe(200);
   });
 
-  it('GET /v1/platform says what the platform API is and that its routes are coming', async () => {
+  it('GET /v1/platform says what the platform API is, which of its routes it serves and which are coming', async () => {
     const platform = await h.request('GET', '/platform', { key: null });
     expect(platform.status).toBe(200);
-    expect(platform.json).toMatchObject({ status: 'not_yet_available', routes: [], version: '2026-10-09' });
+    expect(platform.json).toMatchObject({ status: 'partially_available', version: '2026-10-09' });
     expect(platform.json.description).toMatch(/event subscriptions/i);
     expect(platform.json.description).toMatch(/feature flag/i);
+    expect(platform.json.routes).toContainEqual(
+      expect.objectContaining({ method: 'GET', path: '/meta/usage', operation_id: 'getUsage' }),
+    );
     expect(platform.json.coming).toContainEqual({ method: 'POST', path: '/event_subscriptions' });
+    expect(platform.json.coming).not.toContainEqual({ method: 'GET', path: '/meta/usage' });
+    const usage = await h.request(
+      'GET',
+      `${platform.json.base_url.replace(/^https?:\/\/[^/]+/, h.rootUrl)}/meta/usage`,
+    );
+    expect(usage.status).toBe(200);
   });
 
   it('keeps the common first check (Svc-Mode) and answers unknown paths below them with 404', async () => {

@@ -37,9 +37,12 @@ export function apiIndex(routes: readonly RouteSpec[], publicBaseUrl: string, pr
   };
 }
 
+/** Where the platform API is mounted below the REST prefix ({meta_url} = {base_url}/platform). */
+export const PLATFORM_PREFIX = '/platform';
+
 /**
- * The platform event subscription API (spec/event-subscriptions.md) is not built yet: its index says so and
- * lists what is coming, so the printed Platform API URL answers with something useful instead of a 404.
+ * The platform API (spec/event-subscriptions.md, and GET /meta/usage of the webhook spec): its index lists the
+ * routes it serves and those still to come, so the printed Platform API URL answers with something useful and true.
  */
 const PLATFORM_ROUTES_COMING = [
   'POST /event_subscriptions',
@@ -56,20 +59,30 @@ const PLATFORM_ROUTES_COMING = [
   'GET /meta/usage',
 ] as const;
 
-/** GET /v1/platform. */
-export function platformIndex(publicBaseUrl: string, prefix: string) {
+/** GET /v1/platform: `routes` are the declared routes under /platform, relative to the platform base URL. */
+export function platformIndex(publicBaseUrl: string, prefix: string, routes: readonly RouteSpec[]) {
+  const served = routes
+    .filter((route) => route.path.startsWith(`${PLATFORM_PREFIX}/`))
+    .map((route) => ({
+      method: route.method,
+      path: documentedPath(route.path.slice(PLATFORM_PREFIX.length)),
+      operation_id: route.operationId,
+      summary: route.summary,
+    }));
+  const coming = PLATFORM_ROUTES_COMING.map((route) => {
+    const [method, path] = route.split(' ') as [string, string];
+    return { method, path };
+  }).filter((route) => !served.some((s) => s.method === route.method && s.path === route.path));
   return {
     service: `${SERVICE_NAME}: platform API`,
     version: SERVICE_VERSION,
     description:
-      'Event subscriptions: signed events the platform generates (feature flag events such as feature_flags.flag.updated) delivered to your HTTPS receivers, with delivery history and retries.',
-    base_url: `${publicBaseUrl}${prefix}/platform`,
-    status: 'not_yet_available',
-    routes: [],
-    coming: PLATFORM_ROUTES_COMING.map((route) => {
-      const [method, path] = route.split(' ') as [string, string];
-      return { method, path };
-    }),
+      'Event subscriptions: signed events the platform generates (feature flag events such as feature_flags.flag.updated) delivered to your HTTPS receivers, with delivery history and retries. Usage: GET /meta/usage, units and USD per meter and per paying key in a billing month.',
+    base_url: `${publicBaseUrl}${prefix}${PLATFORM_PREFIX}`,
+    status: coming.length === 0 ? 'available' : served.length === 0 ? 'not_yet_available' : 'partially_available',
+    authentication: 'Authorization: Bearer <secret key> on every route below',
+    routes: served,
+    coming,
     webhook_api_url: `${publicBaseUrl}${prefix}`,
   };
 }

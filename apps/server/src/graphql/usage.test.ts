@@ -1,0 +1,120 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { closeLockName } from '@svc/core';
+import { post, startHarness, type Harness } from '../testing/harness.js';
+import { graphqlClient } from './test-client.js';
+
+/** The usage query over the real server: the same report as GET /v1/platform/meta/usage, in camelCase. */
+let h: Harness;
+let gql: ReturnType<typeof graphqlClient>;
+let tenantId: string;
+let limitedKey: string;
+
+const USAGE = `query($month: String) {
+  usage(month: $month) {
+    month status closedAt period { start end } currency rateVersion totalUsd
+    meters { meter rateVersion unit units totalUsd }
+    keys { keyId spendingLimitUsd spentUsd remainingUsd meters { meter rateVersion unit units totalUsd } }
+  }
+}`;
+
+beforeAll(async () => {
+  h = await startHarness();
+  gql = graphqlClient(h);
+  tenantId = (await post(h, '/tenants', { external_id: 'usage', name: 'Usage' })).json.id;
+  await post(h, '/event_types', { name: 'usage.event' });
+  for (const path of ['a', 'b'])
+    await post(h, '/endpoints', { tenant_id: tenantId, url: `https://receiver.example.com/${path}` });
+  limitedKey = (await h.services.teams.createKey(h.team.teamId, { spendingLimitMicros: 1_000n })).secret;
+});
+afterAll(async () => {
+  await h.close();
+});
+
+async function publish(key: string, payload: unknown = { n: 1 }): Promise<void> {
+  const response = await post(h, '/messages', { tenant_id: tenantId, event_type: 'usage.event', payload }, { key });
+  expect(response.status, response.text).toBe(202);
+}
+
+const camel = (name: string) => name.replace(/_([a-z])/g, (_, letter: string) => letter.toUpperCase());
+
+/** The REST report in GraphQL's spelling: camelCase fields; key meters also name their unit. */
+function asGraphql(value: unknown, inKey = false): unknown {
+  if (Array.isArray(value)) return value.map((item) => asGraphql(item, inKey));
+  if (value === null || typeof value !== 'object') return value;
+  const entries = Object.entries(value).map(([name, field]) => [
+    camel(name),
+    asGraphql(field, inKey || name === 'keys'),
+  ]);
+  const object = Object.fromEntries(entries) as Record<string, unknown>;
+  if (inKey && 'meter' in object) object['unit'] = 'unit';
+  return object;
+}
+
+async function restUsage(month?: string) {
+  const response = await h.request('GET', `/platform/meta/usage${month ? `?month=${month}` : ''}`);
+  expect(response.status, response.text).toBe(200);
+  return response.json;
+}
+
+describe('GraphQL usage', () => {
+  it('mirrors GET /meta/usage for the current month and for a closed one', async () => {
+    await publish(h.team.key, { text: 'x'.repeat(1000) });
+    await publish(h.team.key, 'y'.repeat(70_000));
+    await publish(limitedKey);
+
+    const current = await gql(USAGE);
+    expect(current.body.errors).toBeUndefined();
+    expect(current.body.data.usage).toEqual(asGraphql(await restUsage()));
+    expect(current.body.data.usage).toMatchObject({
+      month: '2026-11',
+      status: 'open',
+      closedAt: null,
+      period: { start: '2026-11-01T00:00:00.000Z', end: '2026-12-01T00:00:00.000Z' },
+      currency: 'USD',
+      totalUsd: '0.00074',
+    });
+    expect(current.body.data.usage.keys[1]).toMatchObject({
+      spendingLimitUsd: '0.001',
+      spentUsd: '0.00011',
+      remainingUsd: '0.00089',
+    });
+
+    h.clock.set('2026-12-01T00:00:05.000Z');
+    const closed = await gql(USAGE, { month: '2026-11' });
+    expect(closed.body.errors).toBeUndefined();
+    expect(closed.body.data.usage).toEqual({
+      ...current.body.data.usage,
+      status: 'closed',
+      closedAt: '2026-12-01T00:00:05.000Z',
+    });
+    expect(closed.body.data.usage).toEqual(asGraphql(await restUsage('2026-11')));
+  });
+
+  it('refuses a bad month with invalid_field and a close that cannot take its lock with temporarily_unavailable', async () => {
+    for (const month of ['2026-13', '2027-01']) {
+      const bad = await gql(USAGE, { month });
+      expect(bad.body.errors[0].extensions).toMatchObject({ code: 'invalid_field', field: 'month' });
+    }
+    await publish(h.team.key);
+    h.clock.set('2027-01-01T00:00:01.000Z');
+    const holder = h.services.db.createQueryRunner();
+    await holder.connect();
+    const lock = [closeLockName(h.team.teamId, '2026-12-01')];
+    try {
+      await holder.query('SELECT pg_advisory_lock(hashtextextended($1, 0))', lock);
+      const refused = await gql(USAGE, { month: '2026-12' });
+      expect(refused.body.data).toBeNull();
+      expect(refused.body.errors[0].extensions).toEqual({ code: 'temporarily_unavailable' });
+    } finally {
+      await holder.query('SELECT pg_advisory_unlock(hashtextextended($1, 0))', lock);
+      await holder.release();
+    }
+    const retried = await gql(USAGE, { month: '2026-12' });
+    expect(retried.body.data.usage).toMatchObject({ status: 'closed', totalUsd: '0.00011' });
+  });
+
+  it('needs a key', async () => {
+    const anonymous = await gql(USAGE, {}, { key: null });
+    expect(anonymous.status).toBe(401);
+  });
+});
