@@ -81,7 +81,7 @@ export async function signIn(page: Page, key: string): Promise<void> {
   await page.goto('/sign-in');
   await page.getByLabel('Secret key').fill(key);
   await page.getByRole('button', { name: 'Sign in' }).click();
-  await expect(page).toHaveURL(/\/tenants$/);
+  await expect(page).toHaveURL(/\/dashboard$/);
 }
 
 interface TestFixtures {

@@ -4,7 +4,7 @@ import { expect, signIn, snap, test } from '../support/fixtures';
 const SESSION_COOKIE = 'svc_console_session';
 const TWELVE_HOURS_S = 12 * 3600;
 
-test('a wrong key shows an error next to the key field; the right key opens the tenants page', async ({
+test('a wrong key shows an error next to the key field; the right key opens the dashboard', async ({
   page,
   stack,
 }, testInfo) => {
@@ -19,9 +19,9 @@ test('a wrong key shows an error next to the key field; the right key opens the 
 
   await keyField.fill(stack.key);
   await page.getByRole('button', { name: 'Sign in' }).click();
-  await expect(page).toHaveURL(/\/tenants$/);
-  await expect(page.getByRole('heading', { name: 'Tenants' })).toBeVisible();
-  await expect(page.getByRole('table', { name: 'Tenants' })).toBeVisible();
+  await expect(page).toHaveURL(/\/dashboard$/);
+  await expect(page.getByRole('heading', { name: 'Dashboard' })).toBeVisible();
+  await expect(page.getByTestId('dashboard-scope')).toHaveText(/^Showing the whole team, /);
   await expect(page.getByTestId('team-name')).toHaveText('local');
   await snap(page, testInfo, '2-signed-in');
 });

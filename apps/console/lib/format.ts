@@ -12,3 +12,8 @@ export function formatTimestampSeconds(iso: string): string {
 export function formatDuration(ms: number): string {
   return ms < 1000 ? `${ms} ms` : `${(ms / 1000).toFixed(1)} s`;
 }
+
+/** A count with its noun: 1 delivery, 3 deliveries. */
+export function plural(count: number, one: string, many = `${one}s`): string {
+  return `${count} ${count === 1 ? one : many}`;
+}

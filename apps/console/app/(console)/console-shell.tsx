@@ -8,11 +8,13 @@ import { useDisclosure } from '@mantine/hooks';
 import { signOut } from './sign-out-action';
 
 const PAGES = [
+  { href: '/dashboard', label: 'Dashboard' },
   { href: '/tenants', label: 'Tenants' },
   { href: '/endpoints', label: 'Endpoints' },
   { href: '/sources', label: 'Sources' },
   { href: '/messages', label: 'Messages' },
   { href: '/dead-letters', label: 'Dead letters' },
+  { href: '/replays', label: 'Replays' },
   { href: '/events', label: 'Events' },
   { href: '/event-types', label: 'Event types' },
   { href: '/settings', label: 'Settings' },

@@ -34,5 +34,5 @@ export async function signIn(_previous: SignInState, form: FormData): Promise<Si
     throw error;
   }
   await storeSession(session.token, session.expiresAt);
-  redirect('/tenants');
+  redirect('/dashboard');
 }

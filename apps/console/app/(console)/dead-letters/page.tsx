@@ -1,4 +1,4 @@
-import { Paper, Stack, Text, Title } from '@mantine/core';
+import { Group, Paper, Stack, Text, Title } from '@mantine/core';
 import { isFormLevel } from '@/lib/api-error';
 import { toActionResult } from '@/lib/console-api.server';
 import { listHref, searchParam } from '@/lib/list-href';
@@ -7,6 +7,7 @@ import { LoadError } from '@/components/load-error';
 import { Pager } from '@/components/pager';
 import { listDeliveries } from '../deliveries/delivery.api';
 import { endpointNames, listEndpointOptions } from '../endpoints/endpoint-options';
+import { StartReplayButton } from '../replays/start-replay-button';
 import { listTenantOptions } from '../tenants/tenant-options';
 import { DeadLetterFilters } from './dead-letter-filters';
 import { DEAD_LETTER_FILTER_FIELDS, type DeadLetterSearch } from './dead-letter.types';
@@ -50,6 +51,7 @@ export default async function DeadLettersPage({ searchParams }: DeadLettersPageP
     toActionResult(() => listEndpointOptions()),
   ]);
   const tenantNames = new Map(tenants.ok ? tenants.data.options.map((tenant) => [tenant.id, tenant.name]) : []);
+  const names = endpointNames(endpoints.ok ? endpoints.data : null);
   const href = (cursor: string | null) => listHref('/dead-letters', { ...search, after: cursor });
   const filtered = [search.tenant, search.endpoint, search.eventType, search.createdAfter, search.createdBefore].some(
     (value) => value !== '',
@@ -57,14 +59,30 @@ export default async function DeadLettersPage({ searchParams }: DeadLettersPageP
 
   return (
     <Stack>
-      <div>
-        <Title order={2}>Dead letters</Title>
-        <Text c="dimmed" size="sm">
-          Deliveries that ended without success: failed (refused, or out of attempts) or expired (their window closed
-          first). They cannot be retried; a replay sends them again as a new, paid delivery. Oldest first within the
-          time window; without one, the last 30 days.
-        </Text>
-      </div>
+      <Group justify="space-between" align="flex-end" wrap="nowrap">
+        <div>
+          <Title order={2}>Dead letters</Title>
+          <Text c="dimmed" size="sm">
+            Deliveries that ended without success: failed (refused, or out of attempts) or expired (their window closed
+            first). They cannot be retried; a replay sends them again as a new, paid delivery. Oldest first within the
+            time window; without one, the last 30 days. &quot;Replay dead letters&quot; replays every failed and expired
+            delivery of the endpoint, window and event type in the filters, not only this page.
+          </Text>
+        </div>
+        <div style={{ flexShrink: 0 }}>
+          <StartReplayButton
+            key={JSON.stringify(search)}
+            endpointId={search.endpoint || null}
+            endpointName={names.get(search.endpoint) ?? null}
+            initial={{
+              createdAfter: search.createdAfter,
+              createdBefore: search.createdBefore,
+              eventType: search.eventType,
+            }}
+            disabledHint="Filter by an endpoint first: a replay covers one endpoint's dead letters."
+          />
+        </div>
+      </Group>
       <Paper withBorder p="lg">
         <Stack>
           <DeadLetterFilters
@@ -84,7 +102,7 @@ export default async function DeadLettersPage({ searchParams }: DeadLettersPageP
                 key={`${JSON.stringify(search)}:${after}`}
                 deliveries={page.data.nodes}
                 tenantNames={tenantNames}
-                endpointNames={endpointNames(endpoints.ok ? endpoints.data : null)}
+                endpointNames={names}
                 emptyText={
                   filtered ? `No ${search.status} delivery matches the filters.` : `No ${search.status} deliveries.`
                 }

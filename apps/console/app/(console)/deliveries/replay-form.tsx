@@ -5,6 +5,7 @@ import Link from 'next/link';
 import { Alert, Anchor, Button, Group, List, Loader, Radio, Stack, Text } from '@mantine/core';
 import type { ActionResult, ApiError } from '@/lib/api-error';
 import { knownProblem } from '@/lib/api-problem';
+import { plural } from '@/lib/format';
 import { callAction, isOutcomeUnknown, useIdempotencyKey } from '@/lib/idempotency-key';
 import { quoteReplaysAction, replayDeliveriesAction } from './actions';
 import type { ReplayConfiguration, ReplayOutcome, ReplayQuote } from './delivery.types';
@@ -14,10 +15,6 @@ interface ReplayFormProps {
   onClose: () => void;
   /** Called once replays were made, so the page behind shows the new generations. */
   onReplayed: (outcomes: ReplayOutcome[]) => void;
-}
-
-function plural(count: number, one: string, many = `${one}s`): string {
-  return `${count} ${count === 1 ? one : many}`;
 }
 
 function Quote({ quote }: { quote: ReplayQuote }) {

@@ -5,11 +5,13 @@ import { LoadError } from '@/components/load-error';
 import { PageBreadcrumbs } from '@/components/page-breadcrumbs';
 import { getTenant } from '../../tenants/tenant.api';
 import { listRecentEndpointDeliveries } from '../../deliveries/delivery.api';
+import { listNewestEndpointReplays } from '../../replays/replay.api';
 import { getEndpoint } from '../endpoint.api';
 import { HealthBadge } from '../health-badge';
 import { StatusBadge } from '../status-badge';
 import { EndpointActions } from './endpoint-actions';
 import { EndpointHealthCard } from './endpoint-health-card';
+import { EndpointReplaysCard } from './endpoint-replays-card';
 import { EndpointRulesCard } from './endpoint-rules-card';
 import { EndpointSettingsCard } from './endpoint-settings-card';
 import { PreviewPanel } from './preview-panel';
@@ -20,16 +22,19 @@ export const metadata = { title: 'Endpoint · Webhook console' };
 
 /** How many of the endpoint's newest deliveries its page lists. */
 const RECENT_DELIVERIES = 20;
+/** How many of the endpoint's newest replays its page lists. */
+const NEWEST_REPLAYS = 10;
 
 export default async function EndpointPage({ params }: { params: Promise<{ id: string }> }) {
   const { id } = await params;
   const loaded = await toActionResult(() => getEndpoint(id));
   if (!loaded.ok) return <LoadError error={loaded.error} resetHref="/tenants" title="Could not load this endpoint" />;
   const endpoint = loaded.data;
-  const [tenant, sample, recent] = await Promise.all([
+  const [tenant, sample, recent, replays] = await Promise.all([
     toActionResult(() => getTenant(endpoint.tenantId)),
     previewSample(endpoint.events),
     toActionResult(() => listRecentEndpointDeliveries(endpoint.id, RECENT_DELIVERIES)),
+    toActionResult(() => listNewestEndpointReplays(endpoint.id, NEWEST_REPLAYS)),
   ]);
   const endpointsHref = `/tenants/${encodeURIComponent(endpoint.tenantId)}/endpoints`;
 
@@ -69,6 +74,9 @@ export default async function EndpointPage({ params }: { params: Promise<{ id: s
       </SimpleGrid>
       <Paper withBorder p="lg">
         <RecentDeliveriesCard endpointId={endpoint.id} recent={recent} />
+      </Paper>
+      <Paper withBorder p="lg">
+        <EndpointReplaysCard endpointId={endpoint.id} endpointName={endpoint.name} replays={replays} />
       </Paper>
       <Paper withBorder p="lg">
         <EndpointRulesCard endpoint={endpoint} />
