@@ -23,6 +23,13 @@ export class RestApi {
     }
   }
 
+  /** GET a JSON answer (reads a test checks the console against). */
+  async get<T>(path: string): Promise<T> {
+    const response = await this.request.get(`/v1${path}`);
+    if (!response.ok()) throw new Error(`GET /v1${path} answered ${response.status()}: ${await response.text()}`);
+    return (await response.json()) as T;
+  }
+
   createTenant(externalId: string, name: string, metadata: Record<string, string> = {}): Promise<{ id: string }> {
     return this.post('/tenants', { external_id: externalId, name, metadata });
   }

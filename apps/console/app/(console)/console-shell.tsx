@@ -17,6 +17,7 @@ const PAGES = [
   { href: '/replays', label: 'Replays' },
   { href: '/events', label: 'Events' },
   { href: '/event-types', label: 'Event types' },
+  { href: '/usage', label: 'Usage' },
   { href: '/settings', label: 'Settings' },
 ] as const;
 

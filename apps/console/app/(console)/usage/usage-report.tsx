@@ -1,0 +1,185 @@
+'use client';
+
+import { Group, Paper, Progress, SimpleGrid, Stack, Table, Text, Title } from '@mantine/core';
+import { formatTimestamp } from '@/lib/format';
+import { EmptyTableRow } from '@/components/empty-table-row';
+import { METER_LABELS, spentShare, type KeyUsage, type MeterUsage, type Usage } from './usage.types';
+
+function MeterName({ meter }: { meter: MeterUsage }) {
+  return (
+    <>
+      <Text size="sm">{METER_LABELS[meter.meter] ?? meter.meter}</Text>
+      <Text size="xs" c="dimmed" ff="monospace">
+        {meter.meter}
+      </Text>
+    </>
+  );
+}
+
+function MetersTable({ usage }: { usage: Usage }) {
+  return (
+    <Table striped verticalSpacing="xs" aria-label="Spend per meter">
+      <Table.Thead>
+        <Table.Tr>
+          <Table.Th>Meter</Table.Th>
+          <Table.Th>Rate version</Table.Th>
+          <Table.Th ta="right">Units</Table.Th>
+          <Table.Th ta="right">USD</Table.Th>
+        </Table.Tr>
+      </Table.Thead>
+      <Table.Tbody>
+        {usage.meters.map((meter) => (
+          <Table.Tr key={`${meter.meter}:${meter.rateVersion}`} data-meter={meter.meter}>
+            <Table.Td>
+              <MeterName meter={meter} />
+            </Table.Td>
+            <Table.Td>
+              <Text size="sm" ff="monospace">
+                {meter.rateVersion}
+              </Text>
+            </Table.Td>
+            <Table.Td ta="right" data-testid="meter-units">
+              {meter.units.toLocaleString('en-US')}
+            </Table.Td>
+            <Table.Td ta="right" data-testid="meter-usd">
+              {meter.totalUsd}
+            </Table.Td>
+          </Table.Tr>
+        ))}
+      </Table.Tbody>
+    </Table>
+  );
+}
+
+function KeyLimit({ usageKey }: { usageKey: KeyUsage }) {
+  if (usageKey.spendingLimitUsd === null)
+    return (
+      <Text size="sm" c="dimmed">
+        No spending limit
+      </Text>
+    );
+  const share = spentShare(usageKey.spentUsd, usageKey.spendingLimitUsd);
+  return (
+    <Stack gap={4}>
+      <Progress
+        value={share}
+        color={share >= 100 ? 'red' : share >= 80 ? 'orange' : 'blue'}
+        aria-label={`Share of the spending limit of ${usageKey.keyId} spent`}
+      />
+      <Text size="xs" c="dimmed">
+        {`${usageKey.spentUsd} of ${usageKey.spendingLimitUsd} USD`}
+      </Text>
+    </Stack>
+  );
+}
+
+function KeysTable({ usage }: { usage: Usage }) {
+  return (
+    <Table.ScrollContainer minWidth={760}>
+      <Table striped verticalSpacing="sm" aria-label="Spend per key">
+        <Table.Thead>
+          <Table.Tr>
+            <Table.Th>Key</Table.Th>
+            <Table.Th ta="right">Spent (USD)</Table.Th>
+            <Table.Th ta="right">Limit (USD)</Table.Th>
+            <Table.Th ta="right">Remaining (USD)</Table.Th>
+            <Table.Th w={220}>Of the limit</Table.Th>
+          </Table.Tr>
+        </Table.Thead>
+        <Table.Tbody>
+          {usage.keys.length === 0 && <EmptyTableRow columns={5}>No key paid for anything this month.</EmptyTableRow>}
+          {usage.keys.map((key) => (
+            <Table.Tr key={key.keyId} data-key-id={key.keyId}>
+              <Table.Td>
+                <Text size="sm" ff="monospace">
+                  {key.keyId}
+                </Text>
+                <Text size="xs" c="dimmed">
+                  {key.meters.length === 0
+                    ? 'nothing charged'
+                    : key.meters.map((meter) => `${meter.meter}: ${meter.units} units`).join(' · ')}
+                </Text>
+              </Table.Td>
+              <Table.Td ta="right" data-testid="key-spent">
+                {key.spentUsd}
+              </Table.Td>
+              <Table.Td ta="right" data-testid="key-limit">
+                {key.spendingLimitUsd ?? 'none'}
+              </Table.Td>
+              <Table.Td ta="right" data-testid="key-remaining">
+                {key.remainingUsd ?? 'no limit'}
+              </Table.Td>
+              <Table.Td>
+                <KeyLimit usageKey={key} />
+              </Table.Td>
+            </Table.Tr>
+          ))}
+        </Table.Tbody>
+      </Table>
+    </Table.ScrollContainer>
+  );
+}
+
+/** The month's total, its spend per meter, and per paying key with the key's limit and what is left of it. */
+export function UsageReport({ usage }: { usage: Usage }) {
+  const period = `${formatTimestamp(usage.period.start)} to ${formatTimestamp(usage.period.end)}`;
+  return (
+    <Stack>
+      <SimpleGrid cols={{ base: 1, sm: 3 }}>
+        <Paper withBorder p="md">
+          <Text size="xs" c="dimmed" tt="uppercase" fw={700}>
+            Spent in {usage.month}
+          </Text>
+          <Text size="xl" fw={700} data-testid="usage-total">
+            {`${usage.totalUsd} ${usage.currency}`}
+          </Text>
+        </Paper>
+        <Paper withBorder p="md">
+          <Text size="xs" c="dimmed" tt="uppercase" fw={700}>
+            Month
+          </Text>
+          <Text size="sm" data-testid="usage-status">
+            {usage.status === 'open'
+              ? 'open: still taking charges'
+              : `closed${usage.closedAt ? ` at ${formatTimestamp(usage.closedAt)}` : ''}: frozen`}
+          </Text>
+          <Text size="xs" c="dimmed">
+            {period}; spending limits reset at its end
+          </Text>
+        </Paper>
+        <Paper withBorder p="md">
+          <Text size="xs" c="dimmed" tt="uppercase" fw={700}>
+            Rates
+          </Text>
+          <Text size="sm" ff="monospace">
+            {usage.rateVersion}
+          </Text>
+          <Text size="xs" c="dimmed">
+            {usage.status === 'open' ? 'in force now' : 'in force at the close'}
+          </Text>
+        </Paper>
+      </SimpleGrid>
+      <Paper withBorder p="lg">
+        <Stack gap="xs">
+          <Title order={3}>Per meter</Title>
+          <Text size="sm" c="dimmed">
+            Every meter of the rates, 0 when unused; units priced at an earlier rate version follow on their own rows.
+          </Text>
+          <MetersTable usage={usage} />
+        </Stack>
+      </Paper>
+      <Paper withBorder p="lg">
+        <Stack gap="xs">
+          <Group justify="space-between">
+            <Title order={3}>Per key</Title>
+          </Group>
+          <Text size="sm" c="dimmed">
+            Each secret key pays for what it sends. Keys not revoked are listed, and every key charged this month; a key
+            whose spending limit is used up is refused more paid work until the month ends.
+          </Text>
+          <KeysTable usage={usage} />
+        </Stack>
+      </Paper>
+    </Stack>
+  );
+}
