@@ -9,10 +9,14 @@
  *
  *   delivery        messages through the server and worker processes to loopback receivers (scripts/bench-delivery.ts)
  *                   vs  raw commits and raw undici POSTs measured in the same run
+ *   analytics       GET /v1/analytics over 30 days of a busy team's hourly rollups, and the rollup's folding rate
+ *                   (scripts/bench-analytics.ts)  vs  the same bytes from a bare node:http server, and appending the
+ *                   same facts
  *
  * HTTP load comes from a second process (scripts/bench-load.ts), the same for subject and ceiling.
  * Prints a table and writes .tmp/bench.json. BENCH_SECONDS shortens each measurement; BENCH_ONLY=delivery runs only
- * the delivery part (keeping the other figures already in .tmp/bench.json), BENCH_ONLY=core only the others.
+ * the delivery part (keeping the other figures already in .tmp/bench.json), BENCH_ONLY=analytics only the analytics
+ * part, BENCH_ONLY=core only the others.
  * docs/benchmarks.md describes every figure.
  */
 import { execFile } from 'node:child_process';
@@ -26,6 +30,7 @@ import { minify, parseStrict } from '@svc/json';
 import { openCore, systemClock, testCoreOptions, limitsWith } from '@svc/core';
 import { countRoundTrips, ensureDatabase, runMigrations, startEmbeddedPostgres } from '@svc/db';
 import { buildApp, readServerConfig } from '@svc/server';
+import { runAnalyticsBench, type AnalyticsFigures } from './bench-analytics.js';
 import { runDeliveryBench } from './bench-delivery.js';
 import { ROOT } from './local-runtime.js';
 
@@ -249,23 +254,27 @@ async function runCoreBench(): Promise<{ figures: Figure[]; roundTrips: RoundTri
 
 async function main(): Promise<void> {
   const only = process.env['BENCH_ONLY'];
-  if (only && only !== 'delivery' && only !== 'core') throw new Error('BENCH_ONLY is delivery or core');
+  if (only && only !== 'delivery' && only !== 'core' && only !== 'analytics')
+    throw new Error('BENCH_ONLY is delivery, analytics or core');
   const file = path.join(ROOT, '.tmp/bench.json');
   const previous = existsSync(file) ? (JSON.parse(readFileSync(file, 'utf8')) as Record<string, unknown>) : {};
   const core =
-    only === 'delivery'
+    only === 'delivery' || only === 'analytics'
       ? {
           figures: (previous['figures'] ?? []) as Figure[],
           roundTrips: (previous['round_trips'] ?? null) as RoundTrips | null,
         }
       : await runCoreBench();
-  const delivery = only === 'core' ? (previous['delivery'] ?? null) : (await runDeliveryBench()).delivery;
+  const delivery =
+    only === 'core' || only === 'analytics' ? (previous['delivery'] ?? null) : (await runDeliveryBench()).delivery;
+  const analytics =
+    only === 'core' || only === 'delivery'
+      ? ((previous['analytics'] ?? null) as AnalyticsFigures | null)
+      : (await runAnalyticsBench()).analytics;
   const { figures, roundTrips } = core;
 
   if (only)
-    console.log(
-      `\n(BENCH_ONLY=${only}: the ${only === 'delivery' ? 'figures below' : 'delivery figures'} come from the previous run in .tmp/bench.json)`,
-    );
+    console.log(`\n(BENCH_ONLY=${only}: the figures of the other parts come from the previous run in .tmp/bench.json)`);
   console.log('\nfigure                                      value        ceiling      ratio');
   for (const f of figures)
     console.log(
@@ -275,16 +284,35 @@ async function main(): Promise<void> {
     console.log(
       `\nPostgres round trips per request: GET ${roundTrips.get}, PATCH ${roundTrips.patch}, create ${roundTrips.create}`,
     );
+  if (analytics) printAnalytics(analytics);
   mkdirSync(path.join(ROOT, '.tmp'), { recursive: true });
   writeFileSync(
     file,
     JSON.stringify(
-      { at: new Date().toISOString(), concurrency: CONCURRENCY, figures, round_trips: roundTrips, delivery },
+      { at: new Date().toISOString(), concurrency: CONCURRENCY, figures, round_trips: roundTrips, delivery, analytics },
       null,
       2,
     ),
   );
   console.log('\nJSON: .tmp/bench.json');
+}
+
+function printAnalytics(a: AnalyticsFigures): void {
+  const { read, rollup } = a;
+  const line = (name: string, l: { p50_ms: number; p99_ms: number }) =>
+    console.log(
+      `${name.padEnd(44)}${l.p50_ms.toFixed(2).padStart(9)} ms p50 ${l.p99_ms.toFixed(2).padStart(9)} ms p99`,
+    );
+  console.log(`\nanalytics (${a.rollup_rows} hourly rollups; ${read.response_bytes} bytes for 30 days by hour)`);
+  line('GET /analytics, team, 720 hours', read.team_hour);
+  line('GET /analytics, endpoint, 720 hours', read.endpoint_hour);
+  line('GET /analytics, team, 30 days', read.team_day);
+  line('the service call of the first, no HTTP', read.service);
+  line('ceiling: the same bytes from node:http', read.ceiling);
+  console.log(`${'ratio (ceiling p50 / team hours p50)'.padEnd(44)}${read.ratio.toFixed(3).padStart(9)}`);
+  console.log(
+    `${'rollup: facts folded/s vs appended/s'.padEnd(44)}${String(rollup.facts_per_s).padStart(9)} ${String(rollup.insert_ceiling_per_s).padStart(9)} ${rollup.ratio.toFixed(3).padStart(7)}`,
+  );
 }
 
 main().catch((error: unknown) => {

@@ -111,6 +111,6 @@ export * from './sessions/console-session.service.js';
 export * from './analytics/analytics.inputs.js';
 export * from './analytics/analytics.view.js';
 export { AnalyticsService, type AnalyticsScope } from './analytics/analytics.service.js';
-export { analyticsRollupJob, ROLLUP_INTERVAL_MS } from './analytics/analytics.jobs.js';
+export { analyticsRollupJob, nextRollupRun, ROLLUP_INTERVAL_MS } from './analytics/analytics.jobs.js';
 export { ANALYTICS_RETENTION_DAYS, type RollupReport } from './analytics/analytics-rollup.js';
 export { deliveriesCreatedFactSql, recordDeliveriesCreated } from './analytics/analytics-facts.js';

@@ -3,6 +3,7 @@ import {
   ANALYTICS_BUCKETS,
   AnalyticsQuery,
   parseInput,
+  RawJson,
   type AnalyticsRow,
   type AnalyticsView,
   type Services,
@@ -87,7 +88,9 @@ export function analyticsRoutes(services: Services): RouteSpec[] {
       responses: { 200: AnalyticsShape, 422: ErrorShape },
       async handler({ ctx, query }) {
         const view = await analytics.getAnalytics(ctx, parseInput(AnalyticsQuery, query));
-        return { status: 200, body: renderAnalytics(view) };
+        // Plain data of up to 721 buckets: the native serializer is several times faster than the generic
+        // renderer (which exists for RawJson leaves this body has none of).
+        return { status: 200, body: new RawJson(JSON.stringify(renderAnalytics(view))) };
       },
     }),
   ];
