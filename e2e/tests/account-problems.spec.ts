@@ -7,10 +7,17 @@ test('a suspended team sees a readable explanation on every page, can sign out, 
 }, testInfo) => {
   const { teamId, key } = await newTeamWithKey(stack, `suspended-${unique()}`);
   await signIn(page, key);
-  await expect(page.getByRole('table', { name: 'Tenants' })).toBeVisible();
+  await expect(page.getByRole('heading', { name: 'Dashboard' })).toBeVisible();
 
   await admin(stack, 'team', 'suspend', '--team', teamId);
-  for (const path of ['/tenants', `/tenants/wdt_${'0'.repeat(26)}/endpoints`, '/event-types', '/settings']) {
+  for (const path of [
+    '/dashboard',
+    '/tenants',
+    `/tenants/wdt_${'0'.repeat(26)}/endpoints`,
+    '/event-types',
+    '/usage',
+    '/settings',
+  ]) {
     await page.goto(path);
     const alert = page.getByRole('alert').filter({ hasText: 'Account suspended' });
     await expect(alert, path).toBeVisible();

@@ -95,6 +95,8 @@ test('an external-ID filter that matches nothing says so, and recognises a tenan
   const externalId = `slip-${unique()}`;
   const tenant = await api.createTenant(externalId, 'Slip Co');
 
+  await page.getByRole('navigation', { name: 'Main navigation' }).getByRole('link', { name: 'Tenants' }).click();
+  await expect(page).toHaveURL(/\/tenants$/);
   await page.getByLabel('Find by external ID').fill(externalId.toUpperCase());
   await page.getByRole('button', { name: 'Find' }).click();
   const notice = page.getByRole('alert').filter({ hasText: 'No tenant has this external ID' });

@@ -4,6 +4,8 @@ test('create a tenant with metadata; a second one with the same external ID is r
   signedIn: page,
 }, testInfo) => {
   const externalId = `cust-${unique()}`;
+  await page.getByRole('navigation', { name: 'Main navigation' }).getByRole('link', { name: 'Tenants' }).click();
+  await expect(page).toHaveURL(/\/tenants$/);
   await page.getByRole('button', { name: 'New tenant' }).click();
   const dialog = page.getByRole('dialog', { name: 'New tenant' });
   await dialog.getByLabel('External ID').fill(externalId);

@@ -8,9 +8,9 @@ import { endpointNames, listEndpointOptions } from '../endpoints/endpoint-option
 import { listTenantOptions } from '../tenants/tenant-options';
 import { getAnalytics } from './analytics.api';
 import { parseBucket, parseWindow, totals, windowBounds, type DashboardSearch } from './analytics.types';
-import { DashboardCharts } from './dashboard-charts';
 import { DashboardFilters } from './dashboard-filters';
 import { DashboardSummary } from './dashboard-summary';
+import { LazyDashboardCharts } from './lazy-dashboard-charts';
 
 export const metadata = { title: 'Dashboard · Webhook console' };
 
@@ -94,7 +94,7 @@ export default async function DashboardPage({
             queueDepth={analytics.data.queueDepth}
             oldestDueAgeSeconds={analytics.data.oldestDueAgeSeconds}
           />
-          <DashboardCharts rows={analytics.data.rows} bucket={search.bucket} />
+          <LazyDashboardCharts rows={analytics.data.rows} bucket={search.bucket} />
         </>
       )}
     </Stack>
