@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { AnalyticsQuery, parseInput } from '@svc/core';
 import { post } from '../../../server/src/testing/harness.js';
 import { startDeliveryStack, type DeliveryStack } from './delivery.testing.js';
 
@@ -156,6 +157,24 @@ describe('POST /replays', () => {
       succeeded: 4,
       failed: 0,
     });
+    // Analytics count each replay generation as a delivery when it is created (4 originals + 4 replays).
+    await stack.h.services.analytics.rollUp();
+    const window = {
+      created_after: new Date(stack.h.clock.now().getTime() - 3_600_000).toISOString(),
+      created_before: new Date(stack.h.clock.now().getTime() + 3_600_000).toISOString(),
+    };
+    const analytics = await stack.h.services.analytics.getAnalytics(
+      { actor: stack.h.team },
+      parseInput(AnalyticsQuery, { ...window, endpoint_id: endpointId }),
+    );
+    const totals = analytics.rows.reduce(
+      (sum: { deliveries: number; succeeded: number }, row: { deliveries: number; succeeded: number }) => ({
+        deliveries: sum.deliveries + row.deliveries,
+        succeeded: sum.succeeded + row.succeeded,
+      }),
+      { deliveries: 0, succeeded: 0 },
+    );
+    expect(totals).toEqual({ deliveries: 8, succeeded: 4 });
     // A second replay finds nothing left: the newest generations succeeded.
     const again = await post(stack.h, '/replays', { endpoint_id: endpointId, dry_run: true });
     expect(again.json.matched).toBe(0);

@@ -4,6 +4,7 @@ import { newId } from '../common/ids.js';
 import type { JobQueue } from '../jobs/job-queue.js';
 import { deliveryAttemptJob, DELIVERY_WAKE_CHANNEL } from './delivery.jobs.js';
 import { SETTLEMENT_SHARDS } from './delivery-records.js';
+import { deliveriesCreatedFactSql } from '../analytics/analytics-facts.js';
 
 /** A new delivery generation of a finished delivery (a single replay or one of a bulk replay's batch). */
 export interface NewGeneration {
@@ -21,7 +22,8 @@ export interface NewGeneration {
 }
 
 /**
- * Inserts replay generations in one statement with the queue counters, queues their attempt jobs and wakes the
+ * Inserts replay generations in one statement with the queue counters and their analytics facts (a replay
+ * generation counts as a delivery when it is created), queues their attempt jobs and wakes the
  * workers at commit. They are due now, get a window of their own, and are paid by `payingKeyId` (the caller charges
  * them, last in its transaction). Returns the new delivery IDs, in order.
  */
@@ -49,7 +51,9 @@ export async function insertGenerations(
          FROM unnest($6::text[], $7::text[], $8::text[], $9::text[], $10::text[], $11::int[], $12::text[],
                      $13::bytea[], $14::int[], $15::text[], $16::int[])
               AS x(id, tenant_id, message_id, endpoint_id, event_type, generation, replay_of, body, body_bytes,
-                   content_type, units)),
+                   content_type, units)
+       RETURNING team_id, tenant_id, endpoint_id, message_id, created_at),
+     facts AS (${deliveriesCreatedFactSql('delivery')}),
      endpoint_counts AS (
        INSERT INTO endpoint_queue_counts AS q (endpoint_id, shard, pending)
        SELECT x.endpoint_id, $17, x.n FROM unnest($18::text[], $19::int[]) WITH ORDINALITY AS x(endpoint_id, n, i)
