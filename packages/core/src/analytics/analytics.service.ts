@@ -60,7 +60,7 @@ export class AnalyticsService {
       [teamId, query.tenant_id ?? null, query.endpoint_id ?? null, query.source_id ?? null, scope, scopeId, from, to],
     );
     const record = row!;
-    // Another team's ID is refused like a malformed one: the window names what it is about.
+    // A filter naming another team's resource (or none) is a bad parameter, not a missing resource: 422, named.
     if (!record.endpoint_ok) throw invalidField('endpoint_id', 'endpoint_id is not an endpoint of this team');
     if (!record.source_ok) throw invalidField('source_id', 'source_id is not a source of this team');
     if (!record.tenant_ok) throw invalidField('tenant_id', 'tenant_id is not a tenant of this team');
