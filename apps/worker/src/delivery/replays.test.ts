@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { AnalyticsQuery, parseInput } from '@svc/core';
+import { AnalyticsQuery, parseInput, type ReplayView } from '@svc/core';
 import { post } from '../../../server/src/testing/harness.js';
 import { startDeliveryStack, type DeliveryStack } from './delivery.testing.js';
 
@@ -43,12 +43,12 @@ async function deadLetters(
   return { endpointId, tenantId, messages };
 }
 
-async function replayUntil(id: string, statuses: string[]): Promise<Record<string, any>> {
+async function replayUntil(id: string, statuses: string[]): Promise<ReplayView> {
   return stack.until(
     `replay ${id} to be ${statuses.join(' or ')}`,
     async () => {
       const r = await stack.h.services.replays.getReplay({ actor: stack.h.team }, id);
-      return statuses.includes(r.status) ? (r as unknown as Record<string, any>) : undefined;
+      return statuses.includes(r.status) ? r : undefined;
     },
     30_000,
   );
