@@ -224,17 +224,20 @@ describe('POST /replays', () => {
       expect(r.status, JSON.stringify(body)).toBe(status);
       expect(r.json.error.field, JSON.stringify(body)).toBe(field);
     }
-    // Replays stay active while their generations wait at a paused endpoint.
-    const { endpointId } = await deadLetters('/crowded', 1);
-    const endpoint = await get(`/endpoints/${endpointId}`);
-    await stack.h.request('PATCH', `/endpoints/${endpointId}`, {
-      body: { status: 'paused' },
-      ifMatch: endpoint.headers.get('etag')!,
-    });
+    // A replay stays active while its generations wait at a paused endpoint: one such endpoint per replay.
     let refused: Awaited<ReturnType<typeof post>> | null = null;
-    for (let i = 0; i < 5 && refused === null; i += 1) {
+    const paused: string[] = [];
+    for (let i = 0; i < 4 && refused === null; i += 1) {
+      const { endpointId } = await deadLetters(`/crowded-${i}`, 1);
+      paused.push(endpointId);
+      const endpoint = await get(`/endpoints/${endpointId}`);
+      await stack.h.request('PATCH', `/endpoints/${endpointId}`, {
+        body: { status: 'paused' },
+        ifMatch: endpoint.headers.get('etag')!,
+      });
       const r = await post(stack.h, '/replays', { endpoint_id: endpointId });
       if (r.status !== 202) refused = r;
+      else await replayUntil(r.json.id, ['delivering']);
     }
     expect(refused?.status).toBe(409);
     expect(refused?.json.error.code).toBe('quota_exceeded');
@@ -243,6 +246,22 @@ describe('POST /replays', () => {
       [stack.h.team.teamId],
     );
     expect(active[0].n).toBe(3);
+    // Enabled again, their generations are delivered and the replays complete (the next test starts one).
+    for (const endpointId of paused) {
+      const endpoint = await get(`/endpoints/${endpointId}`);
+      await stack.h.request('PATCH', `/endpoints/${endpointId}`, {
+        body: { status: 'enabled' },
+        ifMatch: endpoint.headers.get('etag')!,
+      });
+    }
+    await stack.advance(31_000);
+    await stack.until('the crowded replays to complete', async () => {
+      const [row] = await stack.h.services.db.query(
+        `SELECT count(*)::int AS n FROM replays WHERE team_id = $1 AND status IN ('running', 'delivering')`,
+        [stack.h.team.teamId],
+      );
+      return row.n === 0 ? true : undefined;
+    });
   });
 });
 
