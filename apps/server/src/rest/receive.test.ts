@@ -1,5 +1,4 @@
 import { createHmac } from 'node:crypto';
-import http from 'node:http';
 import { sign as signCodehost } from '@octokit/webhooks-methods';
 import { Webhook } from 'standardwebhooks';
 import Stripe from 'stripe';
@@ -7,6 +6,7 @@ import twilio from 'twilio';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SECOND } from '@svc/core';
 import { post, startHarness, type ApiResponse, type Harness } from '../testing/harness.js';
+import { rawPost } from '../testing/raw-post.js';
 
 /**
  * POST /receive/{token} through real HTTP for every verifier kind: valid, tampered, stale, duplicated security
@@ -221,28 +221,7 @@ async function send(source: { token: string }, signed: Signed): Promise<ApiRespo
     const seen = headers[name];
     headers[name] = seen === undefined ? value : [...[seen].flat(), value];
   }
-  const url = new URL(`${h.baseUrl}/receive/${source.token}`);
-  return new Promise((resolve, reject) => {
-    const request = http.request(url, { method: 'POST', headers }, (response) => {
-      const chunks: Buffer[] = [];
-      response.on('data', (chunk: Buffer) => chunks.push(chunk));
-      response.on('end', () => {
-        const text = Buffer.concat(chunks).toString('utf8');
-        let parsed: unknown = null;
-        try {
-          parsed = JSON.parse(text);
-        } catch {
-          parsed = null;
-        }
-        const responseHeaders = new Headers();
-        for (const [name, value] of Object.entries(response.headers))
-          if (typeof value === 'string') responseHeaders.set(name, value);
-        resolve({ status: response.statusCode ?? 0, headers: responseHeaders, text, json: parsed });
-      });
-    });
-    request.on('error', reject);
-    request.end(signed.body);
-  });
+  return rawPost(`${h.baseUrl}/receive/${source.token}`, signed.body, headers);
 }
 
 /** The source's webhooks.source.rejected events (the feed shows them once older transactions are done). */

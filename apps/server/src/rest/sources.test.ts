@@ -1,8 +1,8 @@
-import http from 'node:http';
 import Stripe from 'stripe';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SECOND } from '@svc/core';
 import { post, startHarness, uniqueKey, type ApiResponse, type Harness } from '../testing/harness.js';
+import { rawPost } from '../testing/raw-post.js';
 
 /**
  * The source resource through REST: validation, quota, reads that never show secrets, PATCH, rotation rules,
@@ -41,27 +41,7 @@ async function bearerSource(
 }
 
 function receive(token: string, body: string | Buffer, headers: Record<string, string>): Promise<ApiResponse> {
-  return new Promise((resolve, reject) => {
-    const request = http.request(new URL(`${h.baseUrl}/receive/${token}`), { method: 'POST', headers }, (response) => {
-      const chunks: Buffer[] = [];
-      response.on('data', (chunk: Buffer) => chunks.push(chunk));
-      response.on('end', () => {
-        const text = Buffer.concat(chunks).toString('utf8');
-        const responseHeaders = new Headers();
-        for (const [name, value] of Object.entries(response.headers))
-          if (typeof value === 'string') responseHeaders.set(name, value);
-        let json: unknown = null;
-        try {
-          json = JSON.parse(text);
-        } catch {
-          json = null;
-        }
-        resolve({ status: response.statusCode ?? 0, headers: responseHeaders, text, json });
-      });
-    });
-    request.on('error', reject);
-    request.end(body);
-  });
+  return rawPost(`${h.baseUrl}/receive/${token}`, body, headers);
 }
 
 const asBearer = (secret: string, type = 'application/json') => ({

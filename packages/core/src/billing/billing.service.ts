@@ -21,7 +21,8 @@ export function unitsFor(bytes: number, meter: Meter['id']): number {
   return Math.max(1, Math.ceil(bytes / unitBytes));
 }
 
-function unitPrice(meter: Meter['id']): bigint {
+/** The price of one unit of a meter, in micro-USD. */
+export function unitPrice(meter: Meter['id']): bigint {
   return METERS.find((m) => m.id === meter)!.unitPriceMicros;
 }
 

@@ -1,4 +1,5 @@
-import { formatUsd, METERS } from '../catalog/catalog.js';
+import { unitPrice } from '../billing/billing.service.js';
+import { formatUsd } from '../catalog/catalog.js';
 import type { DeliveryStatus } from '../messages/message-status.js';
 import type { AttemptTrigger } from './delivery-policy.js';
 
@@ -99,8 +100,6 @@ export interface AttemptView {
   created_at: string;
 }
 
-const DELIVERY_PRICE_MICROS = METERS.find((m) => m.id === 'webhooks.delivery_16k')!.unitPriceMicros;
-
 export function toDeliveryView(row: DeliveryRecordRow): DeliveryView {
   const finished = row.finished_at !== null;
   return {
@@ -125,7 +124,7 @@ export function toDeliveryView(row: DeliveryRecordRow): DeliveryView {
     transformed: row.transformed,
     price: {
       delivery_units: row.delivery_units,
-      total_usd: formatUsd(BigInt(row.delivery_units) * DELIVERY_PRICE_MICROS),
+      total_usd: formatUsd(BigInt(row.delivery_units) * unitPrice('webhooks.delivery_16k')),
     },
     created_at: row.created_at.toISOString(),
     updated_at: row.updated_at.toISOString(),

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import type { DataSource, EntityManager } from 'typeorm';
-import { billingMonth, type BillingService } from '../billing/billing.service.js';
+import { billingMonth, unitsFor, type BillingService } from '../billing/billing.service.js';
 import { formatUsd, METERS, parseUsd } from '../catalog/catalog.js';
 import type { Limits } from '../catalog/limits.js';
 import { HOUR, SECOND, type Clock } from '../common/clock.js';
@@ -399,7 +399,7 @@ export class ReplayService {
         last = row;
         continue;
       }
-      const units = Math.max(1, Math.ceil(row.body_bytes / DELIVERY_METER.unitBytes));
+      const units = unitsFor(row.body_bytes, 'webhooks.delivery_16k');
       const cost = BigInt(units) * DELIVERY_METER.unitPriceMicros;
       if (costLeft !== null && spend + cost > costLeft) {
         stoppedBy = 'max_cost_reached';
