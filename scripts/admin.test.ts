@@ -115,7 +115,7 @@ describe('admin CLI help and key list', () => {
       'team suspend --team T [--webhooks-only]',
       'team unsuspend --team T',
       'team billing --team T --card on|off',
-      'key create --team T [--publishable] [--no-webhooks] [--spending-limit-usd D]',
+      'key create --team T [--publishable] [--no-webhooks] [--spending-limit-usd D] [--environments ffe_a,ffe_b]',
       'key list --team T',
       'key revoke --key K',
     ])
@@ -155,6 +155,7 @@ describe('admin CLI help and key list', () => {
         spending_limit_usd: '12.5',
         created_at: expect.stringMatching(/^\d{4}-\d\d-\d\dT/),
         revoked_at: expect.stringMatching(/^\d{4}-\d\d-\d\dT/),
+        environment_ids: null,
       },
       {
         key_id: publishable.key_id,
@@ -163,6 +164,7 @@ describe('admin CLI help and key list', () => {
         spending_limit_usd: null,
         created_at: expect.stringMatching(/^\d{4}-\d\d-\d\dT/),
         revoked_at: null,
+        environment_ids: null,
       },
     ]);
     for (const secret of [limited.secret, publishable.secret]) expect(listed.stdout).not.toContain(secret);

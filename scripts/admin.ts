@@ -20,16 +20,17 @@ const COMMANDS: Record<string, { usage: string; does: string }> = {
     does: 'Record whether the team has a payment card on file (without one, charged work answers 402 billing_required).',
   },
   'key create': {
-    usage: 'key create --team T [--publishable] [--no-webhooks] [--spending-limit-usd D]',
+    usage: 'key create --team T [--publishable] [--no-webhooks] [--spending-limit-usd D] [--environments ffe_a,ffe_b]',
     does:
       'Issue a key: secret (svc_sk_) unless --publishable (svc_pk_); --no-webhooks keeps it off the webhook API; ' +
-      '--spending-limit-usd caps its month-to-date spend. Prints {"key_id","secret"}: the secret is shown once.',
+      '--spending-limit-usd caps its month-to-date spend; --environments limits its feature-flag admin access to ' +
+      'those environments of the team (default: all). Prints {"key_id","secret"}: the secret is shown once.',
   },
   'key list': {
     usage: 'key list --team T',
     does:
       'List the team\'s keys, oldest first: [{"key_id","kind","webhooks_allowed","spending_limit_usd","created_at",' +
-      '"revoked_at"}]. Never secrets (only their hashes are stored).',
+      '"revoked_at","environment_ids"}] (environment_ids null: every environment). Never secrets (only their hashes are stored).',
   },
   'key revoke': { usage: 'key revoke --key K', does: 'Revoke a key for good: it answers 401 from now on.' },
   help: { usage: 'help [command]', does: 'This text, or the part about one command (also: <command> --help).' },
@@ -88,6 +89,7 @@ function parseOptions(args: string[]) {
         'no-webhooks': { type: 'boolean' },
         'webhooks-only': { type: 'boolean' },
         'spending-limit-usd': { type: 'string' },
+        environments: { type: 'string' },
       },
       strict: true,
     });
@@ -171,8 +173,14 @@ async function main(): Promise<void> {
           kind: values.publishable ? 'publishable' : 'secret',
           webhooksAllowed: !values['no-webhooks'],
           spendingLimitMicros: limit,
+          environmentIds:
+            values.environments === undefined ? null : values.environments.split(',').map((id) => id.trim()),
         });
-        output = { key_id: issued.keyId, secret: issued.secret };
+        output = {
+          key_id: issued.keyId,
+          secret: issued.secret,
+          ...(issued.environmentIds ? { environment_ids: issued.environmentIds } : {}),
+        };
         break;
       }
       case 'key list':

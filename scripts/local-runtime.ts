@@ -94,6 +94,8 @@ export interface KeyListing {
   spending_limit_usd: string | null;
   created_at: string;
   revoked_at: string | null;
+  /** The feature-flag environments the key administers; null: every environment of its team. */
+  environment_ids: string[] | null;
 }
 
 // TeamService has no listing of keys yet; this reads the same entity, oldest first.
@@ -109,5 +111,6 @@ export async function listTeamKeys(services: Services, teamId: string): Promise<
     spending_limit_usd: key.spendingLimitMicros === null ? null : formatUsd(BigInt(key.spendingLimitMicros)),
     created_at: key.createdAt.toISOString(),
     revoked_at: key.revokedAt?.toISOString() ?? null,
+    environment_ids: key.environmentIds,
   }));
 }

@@ -20,6 +20,7 @@ import { receiveRoute, sourceRoutes } from './rest/routes/sources.routes.js';
 import { analyticsRoutes } from './rest/routes/analytics.routes.js';
 import { usageRoutes } from './rest/routes/usage.routes.js';
 import { replayRoutes } from './rest/routes/replays.routes.js';
+import { platformRoutes } from './rest/routes/platform/platform.routes.js';
 
 export { REST_PREFIX };
 
@@ -37,6 +38,7 @@ export function restRoutes(services: Services, publicBaseUrl: string): RouteSpec
     ...analyticsRoutes(services),
     ...usageRoutes(services),
     ...replayRoutes(services),
+    ...platformRoutes(services),
   ];
 }
 

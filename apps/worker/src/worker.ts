@@ -10,6 +10,7 @@ import { analyticsRollupHandler } from './jobs/analytics-rollup.job.js';
 import { closeBillingMonthsHandler } from './jobs/close-billing-months.job.js';
 import { replayBatchHandler } from './jobs/replay-batch.job.js';
 import { replayCheckHandler } from './jobs/replay-check.job.js';
+import { subscriptionSweepHandler } from './jobs/subscription-sweep.job.js';
 
 /** The shortest time between two fetches of one queue that did not come back full. */
 const MIN_FETCH_GAP_MS = 5;
@@ -20,6 +21,7 @@ export const JOBS: readonly JobHandler<unknown>[] = [
   closeBillingMonthsHandler as JobHandler<unknown>,
   replayBatchHandler as JobHandler<unknown>,
   replayCheckHandler as JobHandler<unknown>,
+  subscriptionSweepHandler as JobHandler<unknown>,
 ];
 
 export interface WorkerOptions {
@@ -126,7 +128,11 @@ export async function startWorker(options: WorkerOptions): Promise<RunningWorker
   if (!options.handlers) {
     engine = createDeliveryEngine(services, { docsUrl: options.docsUrl ?? 'http://localhost:8080/v1' });
   }
-  const handlers = options.handlers ?? [...JOBS, engine!.handler as JobHandler<unknown>];
+  const handlers = options.handlers ?? [
+    ...JOBS,
+    engine!.handler as JobHandler<unknown>,
+    engine!.subscriptionHandler as JobHandler<unknown>,
+  ];
   const batchSize = options.batchSize ?? 50;
   const maxIdleMs = options.maxIdleMs ?? 2000;
   const boss = new PgBoss({
@@ -140,7 +146,11 @@ export async function startWorker(options: WorkerOptions): Promise<RunningWorker
   await boss.start();
   for (const handler of handlers) {
     const { contract } = handler;
-    await boss.createQueue(contract.queue, { name: contract.queue, retryLimit: contract.retryLimit ?? 2 });
+    await boss.createQueue(contract.queue, {
+      name: contract.queue,
+      retryLimit: contract.retryLimit ?? 2,
+      ...(contract.expireInSeconds ? { expireInSeconds: contract.expireInSeconds } : {}),
+    });
     if (contract.cron) await boss.schedule(contract.queue, contract.cron, { v: contract.version }, { tz: 'UTC' });
   }
 

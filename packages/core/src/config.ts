@@ -16,6 +16,8 @@ export interface CoreConfig {
   urlPolicy: UrlPolicy;
   /** The service's own public URL, without a trailing slash; its host is never accepted as a receiver. */
   publicBaseUrl: string;
+  /** The web console's address, for links in chat summaries of platform events (SVC_CONSOLE_URL); null: no links. */
+  consoleUrl: string | null;
   /** Lines the process prints at start, loudly (for example: loopback receivers are allowed). */
   warnings: string[];
 }
@@ -51,6 +53,16 @@ function readPublicBaseUrl(env: NodeJS.ProcessEnv, mode: RunMode): string {
     throw new ConfigError(
       `SVC_PUBLIC_BASE_URL must be an http(s) URL like https://webhooks.example.com, not "${value}"`,
     );
+  return url.toString().replace(/\/+$/, '');
+}
+
+/** SVC_CONSOLE_URL: where people open the console; local mode's default is the console `npm start` runs. */
+function readConsoleUrl(env: NodeJS.ProcessEnv, mode: RunMode): string | null {
+  const value = env['SVC_CONSOLE_URL'];
+  if (!value) return mode === 'local' ? `http://localhost:${env['CONSOLE_PORT'] || 3000}` : null;
+  const url = URL.canParse(value) ? new URL(value) : null;
+  if (!url || (url.protocol !== 'http:' && url.protocol !== 'https:') || url.username)
+    throw new ConfigError(`SVC_CONSOLE_URL must be an http(s) URL like https://console.example.com, not "${value}"`);
   return url.toString().replace(/\/+$/, '');
 }
 
@@ -103,6 +115,7 @@ export function readCoreConfig(env: NodeJS.ProcessEnv, mode: RunMode): CoreConfi
       ],
     },
     publicBaseUrl,
+    consoleUrl: readConsoleUrl(env, mode),
     warnings: allowLoopback
       ? [
           mode === 'local'

@@ -42,7 +42,7 @@ describe('TypeORM entities and the SQL schema', () => {
       expect(tableColumns.length, `table ${metadata.tableName} exists`).toBeGreaterThan(0);
       const mapped = metadata.columns.map((column) => ({
         name: column.databaseName,
-        type: TYPE_ALIASES[String(column.type)] ?? `unknown:${String(column.type)}`,
+        type: column.isArray ? 'ARRAY' : (TYPE_ALIASES[String(column.type)] ?? `unknown:${String(column.type)}`),
         nullable: column.isNullable,
       }));
       const actual = tableColumns.map((r) => ({

@@ -114,3 +114,36 @@ export { AnalyticsService, type AnalyticsScope } from './analytics/analytics.ser
 export { analyticsRollupJob, nextRollupRun, ROLLUP_INTERVAL_MS } from './analytics/analytics.jobs.js';
 export { ANALYTICS_RETENTION_DAYS, type RollupReport } from './analytics/analytics-rollup.js';
 export { deliveriesCreatedFactSql, recordDeliveriesCreated } from './analytics/analytics-facts.js';
+export * from './feature-flags/feature-flag.inputs.js';
+export type {
+  EnvironmentView,
+  FlagView,
+  DeletedFlagView,
+} from './feature-flags/feature-flag.view.js';
+export { FeatureFlagService, type FlagChange } from './feature-flags/feature-flag.service.js';
+export { administers } from './feature-flags/environment-access.js';
+export * from './subscriptions/subscription.inputs.js';
+export type {
+  SubscriptionView,
+  PlatformEventView,
+  SubscriptionDeliveryView,
+  SubscriptionAttemptView,
+  SubscriptionDeliveryStatus,
+} from './subscriptions/subscription.view.js';
+export { SubscriptionService, type SubscriptionWithSecret } from './subscriptions/subscription.service.js';
+export { SubscriptionHistoryService } from './subscriptions/subscription-history.service.js';
+export {
+  SubscriptionDispatchService,
+  renderEventBody,
+  type ClaimedSubscriptionAttempt,
+  type SubscriptionAttemptOutcome,
+  type SubscriptionSweepReport,
+} from './subscriptions/subscription-dispatch.service.js';
+export * from './subscriptions/subscription-delivery-policy.js';
+export { subscriptionDeliveryJob, subscriptionSweepJob } from './subscriptions/subscription.jobs.js';
+export {
+  FLAG_UPDATED,
+  WEBHOOK_TEST,
+  EVENTS_WILDCARD,
+  SUBSCRIBABLE_EVENTS,
+} from './subscriptions/platform-events.js';

@@ -28,6 +28,11 @@ import { SettingsService } from './settings/settings.service.js';
 import { AuthService } from './teams/auth.service.js';
 import { TeamService } from './teams/team.service.js';
 import { TenantService } from './tenants/tenant.service.js';
+import { FeatureFlagService } from './feature-flags/feature-flag.service.js';
+import { PlatformEventWriter } from './subscriptions/platform-events.js';
+import { SubscriptionService } from './subscriptions/subscription.service.js';
+import { SubscriptionHistoryService } from './subscriptions/subscription-history.service.js';
+import { SubscriptionDispatchService } from './subscriptions/subscription-dispatch.service.js';
 
 export interface CoreOptions {
   db: DataSource;
@@ -41,6 +46,8 @@ export interface CoreOptions {
   urlPolicy: UrlPolicy;
   /** Where services send jobs, inside their own transactions. */
   jobs: JobQueue;
+  /** The console's address, for links in chat summaries of platform events (null or absent: no links). */
+  consoleUrl?: string | null;
 }
 
 export interface Services {
@@ -85,6 +92,14 @@ export interface Services {
   readonly metrics: Metrics;
   /** GET /analytics and the rollup job that keeps its hourly rollups. */
   readonly analytics: AnalyticsService;
+  /** The platform API: feature-flag environments and flags (each change writes a platform event). */
+  readonly featureFlags: FeatureFlagService;
+  /** The platform API: event subscriptions, their secrets and test events. */
+  readonly subscriptions: SubscriptionService;
+  /** The platform API: deliveries with attempts, manual retries, and the team's events (30 days). */
+  readonly subscriptionHistory: SubscriptionHistoryService;
+  /** The ordered delivery engine of event subscriptions (the worker drives it). */
+  readonly subscriptionDispatch: SubscriptionDispatchService;
   /** Readiness: the database answers. */
   ready(): Promise<boolean>;
 }
@@ -107,6 +122,7 @@ export function createServices(options: CoreOptions): Services {
     urlPolicy: options.urlPolicy,
     tenants,
   });
+  const platformEvents = new PlatformEventWriter(clock, options.jobs);
   return {
     db,
     clock,
@@ -144,6 +160,16 @@ export function createServices(options: CoreOptions): Services {
     metrics: new Metrics({ db, clock }),
     analytics: new AnalyticsService({ db, clock, jobs: options.jobs }),
     urlPolicy: options.urlPolicy,
+    featureFlags: new FeatureFlagService({ db, clock, events: platformEvents }),
+    subscriptions: new SubscriptionService({ db, clock, sealer, urlPolicy: options.urlPolicy, events: platformEvents }),
+    subscriptionHistory: new SubscriptionHistoryService({ db, clock, jobs: options.jobs }),
+    subscriptionDispatch: new SubscriptionDispatchService({
+      db,
+      clock,
+      sealer,
+      jobs: options.jobs,
+      consoleUrl: options.consoleUrl ?? null,
+    }),
     ready: () =>
       db.query('SELECT 1').then(
         () => true,

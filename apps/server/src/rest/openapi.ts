@@ -249,8 +249,11 @@ export function buildOpenApi(
       parameters.push({
         name: 'If-Match',
         in: 'header',
-        required: true,
-        description: `The ETag header from ${etagSource('', route.path)} (or from the response that last changed the resource)`,
+        required: route.ifMatch === true,
+        description:
+          route.ifMatch === true
+            ? `The ETag header from ${etagSource('', route.path)} (or from the response that last changed the resource)`
+            : `Optional: the ETag header from ${etagSource('', route.path)}; when sent, the request applies only to that version (for PUT of an existing flag it is required)`,
         schema: { type: 'string' },
       });
     parameters.push({

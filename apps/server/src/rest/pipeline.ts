@@ -150,6 +150,11 @@ function registerUnauthenticatedRoute(app: FastifyInstance, route: Unauthenticat
   });
 }
 
+/** Methods whose requests carry a JSON body. */
+export function hasRequestBody(route: { method: string }): boolean {
+  return route.method === 'POST' || route.method === 'PUT' || route.method === 'PATCH';
+}
+
 function registerKeyRoute(app: FastifyInstance, route: RouteSpec, deps: PipelineDeps): void {
   app.route({
     method: route.method,
@@ -157,10 +162,12 @@ function registerKeyRoute(app: FastifyInstance, route: RouteSpec, deps: Pipeline
     handler: async (request, reply) => {
       const actor = await deps.services.auth.authenticate(request.headers.authorization);
       await enforceRateLimit(deps.services, actor, route.rateClass);
-      const body = route.method === 'POST' || route.method === 'PATCH' ? parseBody(request, route.rawFields) : {};
-      const ifMatch = route.ifMatch
-        ? requireIfMatch(request.headers['if-match'], etagSource(REST_PREFIX, route.path))
-        : '';
+      const body = hasRequestBody(route) ? parseBody(request, route.rawFields) : {};
+      const ifMatchHeader = request.headers['if-match'];
+      const ifMatch =
+        route.ifMatch === true || (route.ifMatch === 'optional' && ifMatchHeader !== undefined)
+          ? requireIfMatch(ifMatchHeader, etagSource(REST_PREFIX, route.path))
+          : '';
       const idempotencyKey =
         route.idempotent && !route.storesNothing?.(body)
           ? validateIdempotencyKey(request.headers['idempotency-key'])
@@ -174,7 +181,11 @@ function registerKeyRoute(app: FastifyInstance, route: RouteSpec, deps: Pipeline
         return send(reply, route, result, encodeBody(result), deps.config.validateResponses);
       }
 
-      const fingerprint = requestFingerprint(route.operationId, params, input ?? body);
+      const fingerprint = requestFingerprint(
+        route.operationId,
+        params,
+        route.comparesIfMatch ? { body: input ?? body, if_match: ifMatch } : (input ?? body),
+      );
       const run = await deps.services.idempotency.runOnce(actor, idempotencyKey, fingerprint, async (tx) => {
         const result = await route.handler({ ctx: { actor, tx }, params, query, input, body, ifMatch });
         const encoded = encodeBody(result);

@@ -4,7 +4,7 @@ import type { z } from 'zod';
 /** Where the REST routes are mounted. */
 export const REST_PREFIX = '/v1';
 
-export type HttpMethod = 'GET' | 'POST' | 'PATCH' | 'DELETE';
+export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
 export type RateClass = CoreRateClass | 'none';
 
 /**
@@ -81,8 +81,10 @@ export interface RouteSpec<I = unknown> extends RouteBase {
   idempotent?: boolean;
   /** An idempotent route's requests that store nothing (POST /replays with dry_run): no key needed or used. */
   storesNothing?(body: Record<string, unknown>): boolean;
-  /** Routes that require If-Match. */
-  ifMatch?: boolean;
+  /** Routes that require If-Match (true), or honour it when sent ('optional': the service decides when it is needed). */
+  ifMatch?: boolean | 'optional';
+  /** The If-Match value is part of the request an idempotent retry must repeat (with the body). */
+  comparesIfMatch?: boolean;
   /** Request body schema (also parses and defaults the input before an idempotency key is claimed). */
   input?: z.ZodType<I>;
   /** Top-level body fields kept as their exact JSON text. */

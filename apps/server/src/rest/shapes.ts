@@ -36,10 +36,10 @@ export const ErrorShape = z
   .meta({ id: 'Error', description: 'Every error response has this shape' });
 
 /** A page of a list; `name` names the component (e.g. TenantList). */
-export function listOf<T extends z.ZodType>(item: T, name: string) {
+export function listOf<T extends z.ZodType>(item: T, name: string, order = 'oldest first') {
   return z
     .strictObject({
-      data: z.array(item).describe('The items of this page, oldest first'),
+      data: z.array(item).describe(`The items of this page, ${order}`),
       next_cursor: z.string().nullable().describe('Pass as `cursor` to get the next page; null on the last page'),
     })
     .meta({ id: name });

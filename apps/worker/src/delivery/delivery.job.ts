@@ -1,5 +1,6 @@
 import {
   deliveryAttemptJob,
+  subscriptionDeliveryJob,
   type AttemptOutcome,
   type AttemptResult,
   type ClaimedAttempt,
@@ -7,7 +8,7 @@ import {
   type Services,
 } from '@svc/core';
 import { buildDeliveryHeaders, createEgressClient, type EgressClient, type EgressOutcome } from '@svc/egress';
-import { signPayload } from '@svc/signing';
+import { signPayload, signSvcSignature } from '@svc/signing';
 import { defineJobHandler, type JobHandler } from '../jobs/job.js';
 import { Coalescer } from './coalescer.js';
 
@@ -20,6 +21,8 @@ export interface DeliveryEngineOptions {
 
 export interface DeliveryEngine {
   handler: JobHandler<{ delivery_id: string }>;
+  /** Event subscription deliveries (the platform API): same egress client, signed with Svc-Signature. */
+  subscriptionHandler: JobHandler<{ delivery_id: string }>;
   close(): Promise<void>;
 }
 
@@ -108,5 +111,30 @@ export function createDeliveryEngine(services: Services, options: DeliveryEngine
         metrics.acceptToDeliverySeconds.observe(Math.max(0, (Date.now() - claimed.dueSince.getTime()) / 1000));
     },
   });
-  return { handler, close: () => egress.close() };
+  const subscriptionHandler = defineJobHandler({
+    contract: subscriptionDeliveryJob,
+    concurrency: options.concurrency ?? 500,
+    async run(payload) {
+      const claimed = await services.subscriptionDispatch.claim(payload.delivery_id);
+      if (!claimed) return;
+      const timestamp = Math.floor(Date.now() / 1000);
+      const sent = await egress.post({
+        url: claimed.url,
+        headers: {
+          'content-type': 'application/json',
+          'user-agent': `svc-event-subscriptions/1 (+${options.docsUrl})`,
+          'svc-signature': signSvcSignature({ timestamp, body: claimed.body, secrets: claimed.secrets }),
+          'svc-event-id': claimed.eventId,
+          'svc-delivery-id': claimed.deliveryId,
+        },
+        body: claimed.body,
+        timeoutMs: claimed.timeoutMs,
+      });
+      metrics.attemptSeconds.observe(sent.durationMs / 1000);
+      const verdict = await services.subscriptionDispatch.settle({ claimed, sent });
+      metrics.subscriptionAttempts.inc({ outcome: verdict.kind });
+    },
+  });
+
+  return { handler, subscriptionHandler, close: () => egress.close() };
 }

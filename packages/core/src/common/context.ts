@@ -4,6 +4,8 @@ import type { EntityManager } from 'typeorm';
 export interface Actor {
   readonly teamId: string;
   readonly keyId: string;
+  /** The feature-flag environments the key administers; null or absent: every environment of its team. */
+  readonly environmentIds?: readonly string[] | null;
 }
 
 /**

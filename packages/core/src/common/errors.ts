@@ -5,6 +5,8 @@ export const ERROR_STATUS = {
   billing_required: 402,
   spending_limit: 402,
   account_suspended: 403,
+  /** The key may not administer a feature-flag environment the request names (docs/platform.md). */
+  environment_access_denied: 403,
   not_found: 404,
   method_not_allowed: 405,
   resource_in_use: 409,

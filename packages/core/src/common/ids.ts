@@ -15,6 +15,7 @@ export const ID_PREFIXES = {
   operationalEvent: 'wdv_',
   subscription: 'whe_',
   subscriptionDelivery: 'whd_',
+  subscriptionAttempt: 'wha_',
   platformEvent: 'evt_',
   environment: 'ffe_',
   charge: 'chg_',

@@ -56,7 +56,7 @@ export function decodeCursor(scope: ListScope, raw: unknown): string | null {
   }
   if (typeof decoded !== 'object' || decoded === null) throw invalid();
   const { s, a } = decoded as { s?: unknown; a?: unknown };
-  if (s !== scopeDigest(scope) || typeof a !== 'string' || a.length > 64) throw invalid();
+  if (s !== scopeDigest(scope) || typeof a !== 'string' || a.length > 200) throw invalid();
   return a;
 }
 

@@ -3,6 +3,7 @@ import { analyticsRollupJob } from '../analytics/analytics.jobs.js';
 import { closeBillingMonthsJob } from '../billing/usage.jobs.js';
 import { deliveryAttemptJob } from '../deliveries/delivery.jobs.js';
 import { replayBatchJob, replayCheckJob } from '../deliveries/replay.service.js';
+import { subscriptionDeliveryJob, subscriptionSweepJob } from '../subscriptions/subscription.jobs.js';
 import { defineJobContract, type JobContract } from './job-contract.js';
 
 /**
@@ -24,4 +25,6 @@ export const JOB_CONTRACTS: readonly JobContract<unknown>[] = [
   closeBillingMonthsJob as JobContract<unknown>,
   replayBatchJob as JobContract<unknown>,
   replayCheckJob as JobContract<unknown>,
+  subscriptionDeliveryJob as JobContract<unknown>,
+  subscriptionSweepJob as JobContract<unknown>,
 ];

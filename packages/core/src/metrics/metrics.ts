@@ -32,6 +32,13 @@ export class Metrics {
     registers: [this.registry],
   });
 
+  readonly subscriptionAttempts = new Counter({
+    name: 'svc_subscription_delivery_attempts_total',
+    help: 'Event subscription delivery attempts by verdict (succeeded, retry, failed)',
+    labelNames: ['outcome'] as const,
+    registers: [this.registry],
+  });
+
   readonly attemptSeconds = new Histogram({
     name: 'svc_delivery_attempt_duration_seconds',
     help: 'Time from dialling the receiver to the end of its response (or the failure)',

@@ -11,6 +11,8 @@ export class ApiKeyEntity {
   @Column({ type: 'bytea', name: 'secret_sha256' }) secretSha256!: Buffer;
   @Column({ type: 'boolean', name: 'webhooks_allowed' }) webhooksAllowed!: boolean;
   @Column({ type: 'bigint', name: 'spending_limit_micros', nullable: true }) spendingLimitMicros!: string | null;
+  /** Feature-flag environments the key administers; null: all of its team's. */
+  @Column({ type: 'text', array: true, name: 'environment_ids', nullable: true }) environmentIds!: string[] | null;
   @Column({ type: 'timestamptz', name: 'revoked_at', nullable: true }) revokedAt!: Date | null;
   @Column({ type: 'timestamptz', name: 'created_at' }) createdAt!: Date;
 }

@@ -11,6 +11,7 @@ interface KeyRow {
   revoked: boolean;
   suspended: boolean;
   webhooks_suspended: boolean;
+  environment_ids: string[] | null;
 }
 
 /** How long a process trusts a key lookup: a revoked key or suspended team is refused within this in every process. */
@@ -48,7 +49,7 @@ export class AuthService {
       return cached.outcome.actor;
     }
     const rows: KeyRow[] = await this.db.query(
-      `SELECT k.id AS key_id, k.team_id, k.kind, k.webhooks_allowed, k.revoked_at IS NOT NULL AS revoked,
+      `SELECT k.id AS key_id, k.team_id, k.kind, k.webhooks_allowed, k.revoked_at IS NOT NULL AS revoked, k.environment_ids,
               t.suspended, t.webhooks_suspended
          FROM api_keys k JOIN teams t ON t.id = k.team_id
         WHERE k.secret_sha256 = $1`,
@@ -63,7 +64,7 @@ export class AuthService {
         ? { error: unauthorized() }
         : row.suspended || row.webhooks_suspended
           ? { error: new ServiceError('account_suspended', 'the account or its webhooks use is suspended') }
-          : { actor: { teamId: row.team_id, keyId: row.key_id } };
+          : { actor: { teamId: row.team_id, keyId: row.key_id, environmentIds: row.environment_ids } };
     if (this.cache.size >= AUTH_CACHE_ENTRIES) this.cache.clear();
     this.cache.set(cacheKey, { outcome, until: now + AUTH_CACHE_MS });
     if ('error' in outcome) throw outcome.error;

@@ -12,12 +12,16 @@ export interface CreateKeyOptions {
   spendingLimitMicros?: bigint | null;
   /** Use this value instead of generating one (the local team's configured key). */
   secret?: string;
+  /** Restrict the key's admin access to these feature-flag environments of its team (default: all of them). */
+  environmentIds?: readonly string[] | null;
 }
 
 export interface IssuedKey {
   keyId: string;
   /** Shown once: only its hash is stored. */
   secret: string;
+  /** The environments it administers; null: all of its team's. */
+  environmentIds: string[] | null;
 }
 
 /** Teams and keys: administered by the operator of the installation (admin CLI), not by the public API. */
@@ -67,6 +71,7 @@ export class TeamService {
     const limit = options.spendingLimitMicros;
     if (limit !== undefined && limit !== null && limit < 0n)
       throw new ServiceError('invalid_field', 'spending limit must not be negative', { field: 'spending_limit_usd' });
+    const environmentIds = await this.checkEnvironments(teamId, options.environmentIds ?? null);
     const secret = options.secret ?? generateKey(kind);
     if (
       options.secret !== undefined &&
@@ -82,11 +87,30 @@ export class TeamService {
       secretSha256: hashKey(secret),
       webhooksAllowed: options.webhooksAllowed ?? true,
       spendingLimitMicros: limit === undefined || limit === null ? null : limit.toString(),
+      environmentIds,
       revokedAt: null,
       createdAt: this.clock.now(),
     });
     await this.db.getRepository(ApiKeyEntity).save(key);
-    return { keyId: key.id, secret };
+    return { keyId: key.id, secret, environmentIds };
+  }
+
+  /** A restriction names 1 to 50 distinct environments, each of the team. */
+  private async checkEnvironments(teamId: string, ids: readonly string[] | null): Promise<string[] | null> {
+    if (ids === null) return null;
+    const unique = [...new Set(ids)];
+    if (unique.length === 0 || unique.length > 50)
+      throw new ServiceError('invalid_field', 'environments must name 1 to 50 environments', { field: 'environments' });
+    const rows: { id: string }[] = await this.db.query(
+      `SELECT id FROM feature_flag_environments WHERE team_id = $1 AND id = ANY($2::text[])`,
+      [teamId, unique],
+    );
+    const missing = unique.filter((id) => !rows.some((row) => row.id === id));
+    if (missing.length > 0)
+      throw new ServiceError('invalid_field', `no environment ${missing[0]} in team ${teamId}`, {
+        field: 'environments',
+      });
+    return unique;
   }
 
   /** True when a key with exactly this secret exists and is usable (not revoked). */

@@ -13,7 +13,8 @@ export function documentedPath(path: string): string {
  * `GET /v1/endpoints/{id}`), for the 428 message.
  */
 export function etagSource(prefix: string, path: string): string {
-  const resource = /^\/[a-z_]+(\/:[A-Za-z_]+)?/.exec(path)?.[0] ?? path;
+  // The resource is the path up to its last parameter: actions (/resume, /rotate_secret) act on it.
+  const resource = /^.*\/:[A-Za-z_]+/.exec(path)?.[0] ?? path;
   return `GET ${prefix}${documentedPath(resource)}`;
 }
 
