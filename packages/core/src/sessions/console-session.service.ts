@@ -32,6 +32,7 @@ interface SessionRow {
   key_usable: boolean;
   suspended: boolean;
   webhooks_suspended: boolean;
+  environment_ids: string[] | null;
 }
 
 export function isConsoleSessionToken(value: string): boolean {
@@ -91,7 +92,7 @@ export class ConsoleSessionService {
     const rows: SessionRow[] = await this.db.query(
       `SELECT s.id, s.team_id, s.key_id, s.expires_at, s.revoked_at IS NOT NULL AS revoked, s.last_seen_at,
               (k.revoked_at IS NULL AND k.kind = 'secret' AND k.webhooks_allowed) AS key_usable,
-              t.suspended, t.webhooks_suspended
+              t.suspended, t.webhooks_suspended, k.environment_ids
          FROM console_sessions s
          JOIN api_keys k ON k.id = s.key_id
          JOIN teams t ON t.id = s.team_id
@@ -105,7 +106,7 @@ export class ConsoleSessionService {
       throw new ServiceError('account_suspended', 'the account or its webhooks use is suspended');
     if (now.getTime() - row.last_seen_at.getTime() >= LAST_SEEN_RESOLUTION_MS)
       await this.db.query(`UPDATE console_sessions SET last_seen_at = $2 WHERE id = $1`, [row.id, now]);
-    return { teamId: row.team_id, keyId: row.key_id };
+    return { teamId: row.team_id, keyId: row.key_id, environmentIds: row.environment_ids };
   }
 
   /**
