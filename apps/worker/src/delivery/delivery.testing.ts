@@ -43,6 +43,9 @@ export interface DeliveryStack {
   ): Promise<Record<string, unknown>[]>;
   /** Moves the service clock, and the queue's start times with it (pg-boss compares them with the database's now()). */
   advance(ms: number): Promise<void>;
+  /** Stops the worker (jobs wait in the queue) until startWorker. */
+  stopWorker(): Promise<void>;
+  startWorker(): Promise<void>;
   /** Queues the retention maintenance job now (the worker runs it as it would on its schedule). */
   runMaintenance(): Promise<void>;
   close(): Promise<void>;
@@ -77,12 +80,14 @@ export async function startDeliveryStack(limits: Partial<Record<LimitName, numbe
   });
   await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
   const base = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}`;
-  const worker = await startWorker({
-    databaseUrl: h.databaseUrl,
-    services: h.services,
-    logger: pino({ level: process.env['TEST_LOG_LEVEL'] ?? 'silent' }),
-    maxIdleMs: 100,
-  });
+  const launch = () =>
+    startWorker({
+      databaseUrl: h.databaseUrl,
+      services: h.services,
+      logger: pino({ level: process.env['TEST_LOG_LEVEL'] ?? 'silent' }),
+      maxIdleMs: 100,
+    });
+  let worker: RunningWorker | null = await launch();
   await post(h, '/event_types', { name: 'order.created' });
 
   const until = async <T>(what: string, probe: () => Promise<T | undefined> | T | undefined, ms = 15_000) => {
@@ -97,7 +102,10 @@ export async function startDeliveryStack(limits: Partial<Record<LimitName, numbe
 
   return {
     h,
-    worker,
+    get worker() {
+      if (!worker) throw new Error('the worker is stopped');
+      return worker;
+    },
     base,
     received,
     script,
@@ -140,14 +148,21 @@ export async function startDeliveryStack(limits: Partial<Record<LimitName, numbe
           WHERE state IN ('created', 'retry')`,
         [ms],
       );
-      worker.notify();
+      worker?.notify();
+    },
+    async stopWorker() {
+      await worker?.stop();
+      worker = null;
+    },
+    async startWorker() {
+      worker ??= await launch();
     },
     async runMaintenance() {
       await h.services.db.transaction((tx) => h.services.jobs.send(tx, purgeExpiredJob, [{ payload: {} }]));
-      worker.notify();
+      worker?.notify();
     },
     async close() {
-      await worker.stop();
+      await worker?.stop();
       receiver.close();
       await h.close();
     },

@@ -75,3 +75,18 @@ export async function retryOnConflict<T>(run: () => Promise<T>, attempts = 3): P
     }
   }
 }
+
+/**
+ * Rows of any statement. TypeORM answers UPDATE and DELETE with `[rows, count]` and everything else with the rows;
+ * statements with RETURNING use this so they read the same whatever their command.
+ */
+export async function queryRows<T>(
+  runner: { query(sql: string, parameters?: unknown[]): Promise<unknown> },
+  sql: string,
+  parameters: unknown[],
+): Promise<T[]> {
+  const result = await runner.query(sql, parameters);
+  if (Array.isArray(result) && result.length === 2 && Array.isArray(result[0]) && typeof result[1] === 'number')
+    return result[0] as T[];
+  return result as T[];
+}

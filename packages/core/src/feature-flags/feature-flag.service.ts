@@ -5,7 +5,7 @@ import { assertCurrent } from '../common/etag.js';
 import { notFound, ServiceError } from '../common/errors.js';
 import { newId } from '../common/ids.js';
 import { decodeCursor, encodeCursor, parseLimit, type ListScope, type Page } from '../common/paging.js';
-import { inTransaction, lockTeam, reader } from '../common/transaction.js';
+import { inTransaction, lockTeam, reader, queryRows } from '../common/transaction.js';
 import { FLAG_UPDATED, type PlatformEventWriter } from '../subscriptions/platform-events.js';
 import { assertAdministers, assertAdministersAll } from './environment-access.js';
 import {
@@ -166,7 +166,8 @@ export class FeatureFlagService {
         ];
         if (changed.length === 0) return { flag: current, created: false };
         const revision = await this.raiseRevision(tx, environmentId, now);
-        const rows: FlagRow[] = await tx.query(
+        const rows: FlagRow[] = await queryRows<FlagRow>(
+          tx,
           `UPDATE feature_flags SET enabled = $3, description = $4, value = $5, version = version + 1,
                   revision = $6, updated_by = $7, updated_at = $8
             WHERE environment_id = $1 AND key = $2 RETURNING ${FLAG_COLUMNS}`,
@@ -207,7 +208,13 @@ export class FeatureFlagService {
       const now = this.deps.clock.now();
       const revision = await this.raiseRevision(tx, environmentId, now);
       await tx.query(`DELETE FROM feature_flags WHERE environment_id = $1 AND key = $2`, [environmentId, key]);
-      await this.writeEvent(tx, ctx, { ...current, version: String(Number(current.version) + 1), revision }, 'deleted', []);
+      await this.writeEvent(
+        tx,
+        ctx,
+        { ...current, version: String(Number(current.version) + 1), revision },
+        'deleted',
+        [],
+      );
       return { environmentId, key, deleted: true, revision };
     });
   }
@@ -231,7 +238,8 @@ export class FeatureFlagService {
   }
 
   private async raiseRevision(tx: EntityManager, environmentId: string, now: Date): Promise<string> {
-    const rows: { revision: string }[] = await tx.query(
+    const rows: { revision: string }[] = await queryRows<{ revision: string }>(
+      tx,
       `UPDATE feature_flag_environments SET revision = revision + 1, updated_at = $2 WHERE id = $1 RETURNING revision`,
       [environmentId, now],
     );

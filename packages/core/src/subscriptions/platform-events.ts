@@ -1,4 +1,5 @@
 import type { EntityManager } from 'typeorm';
+import { queryRows } from '../common/transaction.js';
 import type { Clock } from '../common/clock.js';
 import { newId } from '../common/ids.js';
 import type { JobQueue } from '../jobs/job-queue.js';
@@ -37,7 +38,8 @@ export class PlatformEventWriter {
   async write(tx: EntityManager, event: NewPlatformEvent): Promise<{ id: string; createdAt: Date }> {
     const now = this.clock.now();
     const id = newId('platformEvent', this.clock);
-    const rows: { id: string; last_sequence: string }[] = await tx.query(
+    const rows: { id: string; last_sequence: string }[] = await queryRows<{ id: string; last_sequence: string }>(
+      tx,
       `WITH ev AS (
          INSERT INTO platform_events (id, team_id, type, environment_id, revision, data, created_at)
          VALUES ($1, $2, $3, $4, $5, $6, $7)

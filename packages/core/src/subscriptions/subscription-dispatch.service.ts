@@ -1,3 +1,4 @@
+import { queryRows } from '../common/transaction.js';
 import type { DataSource, EntityManager } from 'typeorm';
 import type { EgressOutcome } from '@svc/egress';
 import { addMs, formatTimestamp, type Clock } from '../common/clock.js';
@@ -81,7 +82,12 @@ export interface SubscriptionSweepReport {
 const PURGE_BATCH = 1000;
 
 /** The standard-format body: the event, with the subscription's sequence number so receivers can check order. */
-export function renderEventBody(row: Pick<ClaimRow, 'event_id' | 'type' | 'event_created_at' | 'team_id' | 'environment_id' | 'revision' | 'data' | 'sequence'>): Buffer {
+export function renderEventBody(
+  row: Pick<
+    ClaimRow,
+    'event_id' | 'type' | 'event_created_at' | 'team_id' | 'environment_id' | 'revision' | 'data' | 'sequence'
+  >,
+): Buffer {
   return Buffer.from(
     JSON.stringify({
       id: row.event_id,
@@ -110,7 +116,8 @@ export class SubscriptionDispatchService {
     const now = this.deps.clock.now();
     const row = await this.deps.db.transaction(async (tx) => {
       await this.releaseIfBlockedTooLong(tx, deliveryId, now);
-      const rows: ClaimRow[] = await tx.query(
+      const rows: ClaimRow[] = await queryRows<ClaimRow>(
+        tx,
         `WITH c AS (
            SELECT d.id FROM subscription_deliveries d JOIN event_subscriptions s ON s.id = d.subscription_id
             WHERE d.id = $1 AND d.status = 'pending' AND d.next_attempt_at <= $2
@@ -135,7 +142,9 @@ export class SubscriptionDispatchService {
       return rows[0] ?? null;
     });
     if (!row) return null;
-    const secrets = [this.deps.sealer.open(row.secret_sealed, subscriptionSecretContext(row.subscription_id, row.secret_version))];
+    const secrets = [
+      this.deps.sealer.open(row.secret_sealed, subscriptionSecretContext(row.subscription_id, row.secret_version)),
+    ];
     if (
       row.previous_secret_sealed &&
       row.previous_secret_version !== null &&
@@ -176,7 +185,9 @@ export class SubscriptionDispatchService {
       type: row.type,
       createdAt: row.event_created_at,
       environment:
-        row.environment_id === null ? null : { id: row.environment_id, name: row.environment_name ?? row.environment_id },
+        row.environment_id === null
+          ? null
+          : { id: row.environment_id, name: row.environment_name ?? row.environment_id },
       revision: row.revision === null ? null : String(row.revision),
       flagKey: text(data['flag_key']),
       change: change === 'created' || change === 'updated' || change === 'deleted' ? change : null,
@@ -253,7 +264,12 @@ export class SubscriptionDispatchService {
       if (delayMs === null) {
         await this.finish(tx, claimed.deliveryId, 'failed', verdict.reason, now);
         if (verdict.kind === 'failed' && verdict.disable)
-          await this.disableSubscription(tx, row.subscription_id, claimed.format === 'svc' ? 'endpoint_gone' : 'chat_webhook_gone', now);
+          await this.disableSubscription(
+            tx,
+            row.subscription_id,
+            claimed.format === 'svc' ? 'endpoint_gone' : 'chat_webhook_gone',
+            now,
+          );
         else if (row.ordered) await this.queueHead(tx, row.subscription_id, now);
         return;
       }
@@ -319,7 +335,8 @@ export class SubscriptionDispatchService {
 
   /** A delivery that blocked its subscription for 24 hours steps out of the order; the next one may go. */
   private async releaseIfBlockedTooLong(tx: EntityManager, deliveryId: string, now: Date): Promise<void> {
-    const rows: { subscription_id: string }[] = await tx.query(
+    const rows: { subscription_id: string }[] = await queryRows<{ subscription_id: string }>(
+      tx,
       `UPDATE subscription_deliveries SET ordered = false, released_at = $2, updated_at = $2
         WHERE id = $1 AND status = 'pending' AND ordered AND blocking_since <= $3
         RETURNING subscription_id`,
@@ -335,9 +352,16 @@ export class SubscriptionDispatchService {
    */
   async sweep(): Promise<SubscriptionSweepReport> {
     const now = this.deps.clock.now();
-    const report: SubscriptionSweepReport = { released: 0, requeued: 0, expired: 0, purgedDeliveries: 0, purgedEvents: 0 };
+    const report: SubscriptionSweepReport = {
+      released: 0,
+      requeued: 0,
+      expired: 0,
+      purgedDeliveries: 0,
+      purgedEvents: 0,
+    };
     await this.deps.db.transaction(async (tx) => {
-      const released: { subscription_id: string }[] = await tx.query(
+      const released: { subscription_id: string }[] = await queryRows<{ subscription_id: string }>(
+        tx,
         `UPDATE subscription_deliveries SET ordered = false, released_at = $1, updated_at = $1
           WHERE status = 'pending' AND ordered AND blocking_since <= $2 RETURNING subscription_id`,
         [now, addMs(now, -MAX_BLOCK_MS)],
@@ -360,7 +384,8 @@ export class SubscriptionDispatchService {
         subscriptionDeliveryJob,
         stranded.map((row) => ({ payload: { delivery_id: row.id } })),
       );
-      const expired: unknown[] = await tx.query(
+      const expired: unknown[] = await queryRows<unknown>(
+        tx,
         `UPDATE subscription_deliveries SET status = 'failed', next_attempt_at = NULL, lease_until = NULL,
                 last_error = 'still pending after 30 days (history is kept 30 days)', updated_at = $1
           WHERE status = 'pending' AND created_at <= $2 RETURNING id`,
@@ -369,14 +394,16 @@ export class SubscriptionDispatchService {
       report.expired = expired.length;
     });
     const cutoff = addMs(now, -PLATFORM_HISTORY_MS);
-    const purgedDeliveries: unknown[] = await this.deps.db.query(
+    const purgedDeliveries: unknown[] = await queryRows<unknown>(
+      this.deps.db,
       `DELETE FROM subscription_deliveries WHERE id IN (
          SELECT id FROM subscription_deliveries WHERE created_at <= $1 AND status <> 'pending' LIMIT ${PURGE_BATCH})
        RETURNING id`,
       [cutoff],
     );
     report.purgedDeliveries = purgedDeliveries.length;
-    const purgedEvents: unknown[] = await this.deps.db.query(
+    const purgedEvents: unknown[] = await queryRows<unknown>(
+      this.deps.db,
       `DELETE FROM platform_events WHERE id IN (
          SELECT id FROM platform_events e WHERE e.created_at <= $1
             AND NOT EXISTS (SELECT 1 FROM subscription_deliveries d WHERE d.event_id = e.id AND d.status = 'pending')

@@ -109,7 +109,12 @@ export class SubscriptionHistoryService {
             [page.map((row) => row.id)],
           );
     return {
-      data: page.map((row) => toDeliveryView(row, attempts.filter((a) => a.delivery_id === row.id))),
+      data: page.map((row) =>
+        toDeliveryView(
+          row,
+          attempts.filter((a) => a.delivery_id === row.id),
+        ),
+      ),
       nextCursor: more ? encodeCursor(scope, page[page.length - 1]!.id) : null,
     };
   }
@@ -201,17 +206,15 @@ function toDeliveryView(row: DeliveryRow, attempts: AttemptRow[]): SubscriptionD
     attemptCount: row.attempt_count,
     nextAttemptAt: row.status === 'pending' && !row.waiting ? row.next_attempt_at : null,
     releasedAt: row.released_at,
-    attempts: attempts.map(
-      (a): SubscriptionAttemptView => ({
-        id: a.id,
-        attempt: a.attempt,
-        attemptedAt: a.attempted_at,
-        statusCode: a.status_code,
-        errorKind: a.error_kind,
-        error: a.error,
-        durationMs: a.duration_ms,
-      }),
-    ),
+    attempts: attempts.map((a): SubscriptionAttemptView => ({
+      id: a.id,
+      attempt: a.attempt,
+      attemptedAt: a.attempted_at,
+      statusCode: a.status_code,
+      errorKind: a.error_kind,
+      error: a.error,
+      durationMs: a.duration_ms,
+    })),
     createdAt: row.created_at,
     updatedAt: row.updated_at,
   };

@@ -50,7 +50,10 @@ export type RotateSubscriptionSecretInput = z.output<typeof RotateSubscriptionSe
 
 export const ListSubscriptionDeliveriesQuery = z.strictObject({
   status: z.enum(['pending', 'succeeded', 'failed', 'canceled']).optional(),
-  event_id: z.string().regex(/^evt_[0-9a-z]{26}$/, 'must be an event ID (evt_...)').optional(),
+  event_id: z
+    .string()
+    .regex(/^evt_[0-9a-z]{26}$/, 'must be an event ID (evt_...)')
+    .optional(),
   limit: z.unknown().optional(),
   cursor: z.unknown().optional(),
 });

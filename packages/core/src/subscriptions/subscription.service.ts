@@ -8,7 +8,7 @@ import { notFound, ServiceError } from '../common/errors.js';
 import { newId } from '../common/ids.js';
 import { decodeCursor, encodeCursor, parseLimit, type ListScope, type Page } from '../common/paging.js';
 import type { Sealer } from '../common/sealing.js';
-import { inTransaction, lockTeam, reader } from '../common/transaction.js';
+import { inTransaction, lockTeam, reader, queryRows } from '../common/transaction.js';
 import { assertAdministers } from '../feature-flags/environment-access.js';
 import type { ListPlatformPageQuery } from '../feature-flags/feature-flag.inputs.js';
 import { WEBHOOK_TEST, type PlatformEventWriter } from './platform-events.js';
@@ -172,7 +172,8 @@ export class SubscriptionService {
         format: input.format ?? row.format,
         enabled: input.enabled ?? row.enabled,
       };
-      const same = (a: readonly string[], b: readonly string[]) => a.length === b.length && a.every((x, i) => x === b[i]);
+      const same = (a: readonly string[], b: readonly string[]) =>
+        a.length === b.length && a.every((x, i) => x === b[i]);
       const changed =
         next.url !== row.url ||
         !same(next.events, row.events) ||
@@ -186,7 +187,8 @@ export class SubscriptionService {
         await this.checkQuota(tx, ctx.actor.teamId);
       }
       const now = this.deps.clock.now();
-      const rows: SubscriptionRow[] = await tx.query(
+      const rows: SubscriptionRow[] = await queryRows<SubscriptionRow>(
+        tx,
         `UPDATE event_subscriptions SET url = $2, events = $3, environment_ids = $4, description = $5, format = $6,
                 enabled = $7, disabled_reason = CASE WHEN $7 THEN NULL ELSE $8 END, version = version + 1,
                 updated_at = $9
@@ -251,14 +253,22 @@ export class SubscriptionService {
       const secret = generateSvcSecret();
       const version = row.secret_version + 1;
       const endsAt = input.overlap_seconds > 0 ? addMs(now, input.overlap_seconds * SECOND) : null;
-      const rows: SubscriptionRow[] = await tx.query(
+      const rows: SubscriptionRow[] = await queryRows<SubscriptionRow>(
+        tx,
         `UPDATE event_subscriptions
             SET previous_secret_sealed = CASE WHEN $5::timestamptz IS NULL THEN NULL ELSE secret_sealed END,
                 previous_secret_version = CASE WHEN $5::timestamptz IS NULL THEN NULL ELSE secret_version END,
                 secret_sealed = $2, secret_version = $3, secret_created_by = $4, secret_rotation_ends_at = $5,
                 version = version + 1, updated_at = $6
           WHERE id = $1 RETURNING ${SUBSCRIPTION_COLUMNS}`,
-        [id, this.deps.sealer.seal(secret, subscriptionSecretContext(id, version)), version, ctx.actor.keyId, endsAt, now],
+        [
+          id,
+          this.deps.sealer.seal(secret, subscriptionSecretContext(id, version)),
+          version,
+          ctx.actor.keyId,
+          endsAt,
+          now,
+        ],
       );
       return { subscription: this.view(rows[0]!), secret };
     });
@@ -301,7 +311,8 @@ export class SubscriptionService {
 
 /** Cancels what has not started; returns how many are in flight now (leased) and may still complete. */
 export async function cancelPendingDeliveries(tx: EntityManager, subscriptionId: string, now: Date): Promise<number> {
-  const rows: { in_flight: boolean }[] = await tx.query(
+  const rows: { in_flight: boolean }[] = await queryRows<{ in_flight: boolean }>(
+    tx,
     `UPDATE subscription_deliveries SET status = 'canceled', next_attempt_at = NULL, updated_at = $2
       WHERE subscription_id = $1 AND status = 'pending'
       RETURNING lease_until IS NOT NULL AND lease_until > $2 AS in_flight`,

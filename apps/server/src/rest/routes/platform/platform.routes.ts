@@ -114,7 +114,11 @@ export function platformRoutes(services: Services): RouteSpec[] {
       query: z.object(pageQuery),
       responses: { 200: flagList, 404: ErrorShape, 422: ErrorShape },
       async handler({ ctx, params, query }) {
-        const page = await featureFlags.listFlags(ctx, params['environment_id']!, parseInput(ListPlatformPageQuery, query));
+        const page = await featureFlags.listFlags(
+          ctx,
+          params['environment_id']!,
+          parseInput(ListPlatformPageQuery, query),
+        );
         return { status: 200, body: { data: page.data.map(renderFlag), next_cursor: page.nextCursor } };
       },
     }),
