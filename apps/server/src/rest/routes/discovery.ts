@@ -43,9 +43,10 @@ export const PLATFORM_PREFIX = '/platform';
 
 /**
  * The platform API (spec/event-subscriptions.md, and GET /meta/usage of the webhook spec): its index lists the
- * routes it serves and those still to come, so the printed Platform API URL answers with something useful and true.
+ * routes it serves and any of the spec's routes not served (none now), so the printed Platform API URL answers with
+ * something useful and true.
  */
-const PLATFORM_ROUTES_COMING = [
+const PLATFORM_SPEC_ROUTES = [
   'POST /event_subscriptions',
   'GET /event_subscriptions',
   'GET /event_subscriptions/{endpoint_id}',
@@ -70,7 +71,7 @@ export function platformIndex(publicBaseUrl: string, prefix: string, routes: rea
       operation_id: route.operationId,
       summary: route.summary,
     }));
-  const coming = PLATFORM_ROUTES_COMING.map((route) => {
+  const coming = PLATFORM_SPEC_ROUTES.map((route) => {
     const [method, path] = route.split(' ') as [string, string];
     return { method, path };
   }).filter((route) => !served.some((s) => s.method === route.method && s.path === route.path));
@@ -78,7 +79,7 @@ export function platformIndex(publicBaseUrl: string, prefix: string, routes: rea
     service: `${SERVICE_NAME}: platform API`,
     version: SERVICE_VERSION,
     description:
-      'Event subscriptions: signed events the platform generates (feature flag events such as feature_flags.flag.updated) delivered to your HTTPS receivers, with delivery history and retries. Usage: GET /meta/usage, units and USD per meter and per paying key in a billing month.',
+      'Feature flags (environments and flags) and event subscriptions: signed events the platform generates (feature_flags.flag.updated on every committed flag change) delivered in commit order to your HTTPS receivers or team chats, with a 30-day delivery history and retries. Usage: GET /meta/usage, units and USD per meter and per paying key in a billing month.',
     base_url: `${publicBaseUrl}${prefix}${PLATFORM_PREFIX}`,
     status: coming.length === 0 ? 'available' : served.length === 0 ? 'not_yet_available' : 'partially_available',
     authentication: 'Authorization: Bearer <secret key> on every route below',
