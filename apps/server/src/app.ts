@@ -85,7 +85,8 @@ export async function buildApp(
     genReqId: newRequestId,
     requestIdHeader: false,
     bodyLimit: MAX_BODY_BYTES,
-    routerOptions: { ignoreTrailingSlash: false },
+    // Flag keys are up to 128 characters (and percent-encoding may triple a path parameter's length).
+    routerOptions: { ignoreTrailingSlash: false, maxParamLength: 512 },
   });
   const served: string[] = [];
   app.addHook('onRoute', (route) => {
