@@ -104,6 +104,39 @@ describe('admin CLI', () => {
   }, 60_000);
 });
 
+describe('admin CLI key restrictions', () => {
+  it('key create --environments restricts the key to those feature-flag environments of its team', async () => {
+    const { openCore, systemClock, testCoreOptions } = await import('@svc/core');
+    const teamId = ((await admin('team', 'create', '--name', 'flags')).out as { team_id: string }).team_id;
+    const core = await openCore(testCoreOptions(databaseUrl, systemClock, { poolSize: 1 }));
+    let envA: string;
+    let envB: string;
+    try {
+      const actor = { teamId, keyId: 'key_admin' };
+      envA = (await core.services.featureFlags.createEnvironment({ actor }, { name: 'a' })).id;
+      envB = (await core.services.featureFlags.createEnvironment({ actor }, { name: 'b' })).id;
+    } finally {
+      await core.close();
+    }
+    const restricted = await admin('key', 'create', '--team', teamId, '--environments', `${envA},${envB}`);
+    expect(restricted.out).toEqual({
+      key_id: expect.stringMatching(/^key_/),
+      secret: expect.stringMatching(/^svc_sk_/),
+      environment_ids: [envA, envB],
+    });
+    const listed = (await admin('key', 'list', '--team', teamId)).out as { environment_ids: string[] | null }[];
+    expect(listed.map((key) => key.environment_ids)).toEqual([[envA, envB]]);
+
+    const other = ((await admin('team', 'create', '--name', 'elsewhere')).out as { team_id: string }).team_id;
+    const foreign = await admin('key', 'create', '--team', other, '--environments', envA);
+    expect(foreign.code).toBe(1);
+    expect(JSON.parse(foreign.err).error).toContain(`no environment ${envA}`);
+    const empty = await admin('key', 'create', '--team', teamId, '--environments', '');
+    expect(empty.code).toBe(1);
+    expect(JSON.parse(empty.err).error).toMatch(/environments/);
+  }, 60_000);
+});
+
 describe('admin CLI help and key list', () => {
   it('explains every command with help, --help or help <command>, without needing a database', async () => {
     const noDatabase = { DATABASE_URL: '' };

@@ -174,7 +174,12 @@ async function main(): Promise<void> {
           webhooksAllowed: !values['no-webhooks'],
           spendingLimitMicros: limit,
           environmentIds:
-            values.environments === undefined ? null : values.environments.split(',').map((id) => id.trim()),
+            values.environments === undefined
+              ? null
+              : values.environments
+                  .split(',')
+                  .map((id) => id.trim())
+                  .filter(Boolean),
         });
         output = {
           key_id: issued.keyId,
