@@ -50,9 +50,26 @@ describe('logs', () => {
           'mutation { createEndpoint(input: { tenantId: "x", url: "https://a.example.com/?token=query-secret-7", authorization: "Bearer authorization-secret-8" }) { signingSecret } }',
       }),
     });
+    const environment = await post(h, '/platform/feature_flags/environments', { name: 'logs' });
+    const subscription = await post(h, '/platform/event_subscriptions', {
+      url: 'https://chat.example.com/api/webhooks/1/chat-token-9?wait=true',
+      events: ['feature_flags.*'],
+      environment_ids: [environment.json.id],
+      format: 'chat_c',
+    });
+    expect(subscription.status).toBe(201);
+    const rotatedSubscription = await post(
+      h,
+      `/platform/event_subscriptions/${subscription.json.id}/rotate_secret`,
+      {},
+    );
+    expect(rotatedSubscription.json.secret).toMatch(/^whsec_/);
     const text = h.logs.join('\n');
     expect(h.logs.length).toBeGreaterThan(0);
     for (const secret of [
+      subscription.json.secret,
+      rotatedSubscription.json.secret,
+      'chat-token-9',
       h.team.key,
       'svc_sk_' + 'z'.repeat(43),
       created.json.signing_secret,
