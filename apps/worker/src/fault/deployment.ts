@@ -8,6 +8,7 @@ import {
   systemClock,
   testCoreOptions,
   type OpenedCore,
+  subscriptionDeliveryJob,
 } from '@svc/core';
 import { findFreePort } from '@svc/db';
 import { startServiceProcess, type ServiceProcess } from './processes.js';
@@ -67,7 +68,7 @@ export async function startDeployment(options: DeploymentOptions): Promise<Deplo
     const key = await core.services.teams.createKey(team.id);
     await core.services.teams.setPaymentCard(team.id, true);
     if (options.jobExpirySeconds) {
-      for (const queue of [deliveryAttemptJob.queue, replayBatchJob.queue])
+      for (const queue of [deliveryAttemptJob.queue, replayBatchJob.queue, subscriptionDeliveryJob.queue])
         await core.jobQueue.boss.updateQueue(queue, { name: queue, expireInSeconds: options.jobExpirySeconds });
       // pg-boss runs its maintenance (which hands expired jobs out again) in whichever process gets there first.
       supervisor = new PgBoss({
@@ -94,7 +95,7 @@ export async function startDeployment(options: DeploymentOptions): Promise<Deplo
 
     const api = async (method: string, path: string, body?: unknown, idempotencyKey?: string): Promise<ApiAnswer> => {
       const headers: Record<string, string> = { authorization: `Bearer ${key.secret}` };
-      if (method === 'POST') headers['idempotency-key'] = idempotencyKey ?? randomUUID();
+      if (method === 'POST' || method === 'PUT') headers['idempotency-key'] = idempotencyKey ?? randomUUID();
       if (body !== undefined) headers['content-type'] = 'application/json';
       const response = await fetch(`${apiUrl}${path}`, {
         method,

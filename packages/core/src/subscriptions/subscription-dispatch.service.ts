@@ -1,7 +1,7 @@
 import { queryRows } from '../common/transaction.js';
 import type { DataSource, EntityManager } from 'typeorm';
 import type { EgressOutcome } from '@svc/egress';
-import { addMs, formatTimestamp, type Clock } from '../common/clock.js';
+import { addMs, formatTimestamp, SECOND, type Clock } from '../common/clock.js';
 import { newId } from '../common/ids.js';
 import type { Sealer } from '../common/sealing.js';
 import type { JobQueue } from '../jobs/job-queue.js';
@@ -139,7 +139,9 @@ export class SubscriptionDispatchService {
                    e.revision, e.data, env.name AS environment_name`,
         [deliveryId, now, addMs(now, SUBSCRIPTION_LEASE_MS)],
       );
-      return rows[0] ?? null;
+      if (rows[0]) return rows[0];
+      await this.followLease(tx, deliveryId, now);
+      return null;
     });
     if (!row) return null;
     const secrets = [
@@ -331,6 +333,21 @@ export class SubscriptionDispatchService {
     await this.deps.jobs.send(tx, subscriptionDeliveryJob, [
       { payload: { delivery_id: head.id }, ...(at ? { startAfter: at } : {}) },
     ]);
+  }
+
+  /**
+   * A claim refused because another attempt holds the lease: that attempt settles (and queues what follows), or its
+   * worker died. A job at the lease's end makes sure a crash is retried then, not only when the sweep comes by.
+   */
+  private async followLease(tx: EntityManager, deliveryId: string, now: Date): Promise<void> {
+    const rows: { lease_until: Date }[] = await tx.query(
+      `SELECT lease_until FROM subscription_deliveries WHERE id = $1 AND status = 'pending' AND lease_until > $2`,
+      [deliveryId, now],
+    );
+    if (rows[0])
+      await this.deps.jobs.send(tx, subscriptionDeliveryJob, [
+        { payload: { delivery_id: deliveryId }, startAfter: addMs(rows[0].lease_until, SECOND) },
+      ]);
   }
 
   /** A delivery that blocked its subscription for 24 hours steps out of the order; the next one may go. */
