@@ -146,6 +146,10 @@ describe('signed delivery', () => {
     expect(delivery!.attempts).toEqual([
       expect.objectContaining({ attempt: 1, statusCode: 200, errorKind: null, error: null }),
     ]);
+    // The engine's metrics count it (the worker shares this process's registry in the test stack).
+    const metrics = await (await fetch(`${stack.h.rootUrl}/metrics`)).text();
+    expect(metrics).toMatch(/^svc_subscription_delivery_attempts_total\{outcome="succeeded"\} [1-9]/m);
+    expect(metrics).toMatch(/^svc_subscription_pending_deliveries \d+$/m);
   });
 
   it('sends nothing for an environment or event the subscription does not name', async () => {

@@ -10,6 +10,7 @@ export interface MetricsSources {
 
 interface QueueSnapshot {
   pending: number;
+  subscriptionPending: number;
   oldestDueAgeSeconds: number;
 }
 
@@ -84,6 +85,12 @@ export class Metrics {
       registers: [this.registry],
       collect: async () => pending.set((await this.readQueue()).pending),
     });
+    const subscriptionPending: Gauge = new Gauge({
+      name: 'svc_subscription_pending_deliveries',
+      help: 'Event subscription deliveries pending, all teams (waiting their turn, in flight or between retries)',
+      registers: [this.registry],
+      collect: async () => subscriptionPending.set((await this.readQueue()).subscriptionPending),
+    });
     const oldestDue: Gauge = new Gauge({
       name: 'svc_oldest_due_age_seconds',
       help: 'How long the oldest due delivery (queued or retry_wait, next attempt at or before now) has waited',
@@ -104,20 +111,22 @@ export class Metrics {
     const value = sources.db
       .transaction(async (tx) => {
         await tx.query(`SET LOCAL statement_timeout = ${QUEUE_QUERY_TIMEOUT_MS}`);
-        const rows: { pending: string; oldest_due: Date | null }[] = await tx.query(
+        const rows: { pending: string; oldest_due: Date | null; subscription_pending: string }[] = await tx.query(
           `SELECT (SELECT coalesce(sum(pending), 0) FROM team_queue_counts)::text AS pending,
                   (SELECT min(next_attempt_at) FROM deliveries
-                    WHERE status IN ('queued', 'retry_wait') AND next_attempt_at <= $1) AS oldest_due`,
+                    WHERE status IN ('queued', 'retry_wait') AND next_attempt_at <= $1) AS oldest_due,
+                  (SELECT count(*) FROM subscription_deliveries WHERE status = 'pending')::text AS subscription_pending`,
           [now],
         );
         const row = rows[0];
         const oldest = row?.oldest_due ?? null;
         return {
           pending: Number(row?.pending ?? 0),
+          subscriptionPending: Number(row?.subscription_pending ?? 0),
           oldestDueAgeSeconds: oldest ? Math.max(0, (now.getTime() - oldest.getTime()) / 1000) : 0,
         };
       })
-      .catch(() => ({ pending: Number.NaN, oldestDueAgeSeconds: Number.NaN }));
+      .catch(() => ({ pending: Number.NaN, subscriptionPending: Number.NaN, oldestDueAgeSeconds: Number.NaN }));
     this.queueCache = { at: now.getTime(), value };
     return value;
   }
