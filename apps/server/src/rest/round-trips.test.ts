@@ -61,4 +61,44 @@ describe('round trips per request on the hot configuration paths', () => {
     const trips = await roundTrips(publish, 202);
     expect(trips).toBeLessThanOrEqual(9);
   });
+
+  it('a flag change costs the same round trips whatever the number of subscriptions it fans out to', async () => {
+    const environment = await h.request('POST', '/platform/feature_flags/environments', {
+      idempotencyKey: uniqueKey(),
+      body: { name: 'rt' },
+    });
+    const environmentId = environment.json.id as string;
+    let n = 0;
+    const change = () => {
+      h.clock.advance(1000);
+      n += 1;
+      return h.request('PUT', `/platform/feature_flags/environments/${environmentId}/flags/rt.${n}`, {
+        idempotencyKey: uniqueKey(),
+        body: { enabled: true },
+      });
+    };
+    const subscribe = () =>
+      h.request('POST', '/platform/event_subscriptions', {
+        idempotencyKey: uniqueKey(),
+        body: { url: 'https://example.com/flags', events: ['feature_flags.*'], environment_ids: [environmentId] },
+      });
+    await change();
+    const none = await roundTrips(change, 201);
+    expect((await subscribe()).status).toBe(201);
+    const one = await roundTrips(change, 201);
+    for (let i = 0; i < 9; i += 1) {
+      h.clock.advance(1000);
+      expect((await subscribe()).status).toBe(201);
+    }
+    const ten = await roundTrips(change, 201);
+    const deliveries: { n: string }[] = await h.services.db.query(
+      `SELECT count(*) AS n FROM subscription_deliveries WHERE team_id = $1`,
+      [h.team.teamId],
+    );
+    expect(Number(deliveries[0]!.n)).toBe(1 + 10);
+    // Without subscriptions the deliveries and their jobs are skipped; with any number they are one statement each.
+    expect(one).toBe(ten);
+    expect(none).toBeLessThan(one);
+    expect(ten).toBeLessThanOrEqual(10); // was 13 before the environment lock read the flag and the count
+  });
 });

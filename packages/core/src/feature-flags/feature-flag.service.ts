@@ -29,6 +29,14 @@ import {
 export type FlagChange = 'created' | 'updated' | 'deleted';
 
 const ENVIRONMENT_COLUMNS = 'id, team_id, name, revision, created_at, updated_at';
+/** The CTE of every flag change: raises the revision of environment $1, stamped with the parameter `now`. */
+const raiseRevision = (now: string) =>
+  `UPDATE feature_flag_environments SET revision = revision + 1, updated_at = ${now} WHERE id = $1 RETURNING revision`;
+/** The flag columns of a row aliased `alias`. */
+const prefixed = (alias: string) =>
+  FLAG_COLUMNS.split(',')
+    .map((column) => `${alias}.${column.trim()}`)
+    .join(', ');
 const FLAG_COLUMNS =
   'environment_id, key, enabled, description, value, version, revision, created_by, updated_by, created_at, updated_at';
 
@@ -147,8 +155,7 @@ export class FeatureFlagService {
   ): Promise<{ flag: FlagView; created: boolean }> {
     checkKey(key);
     return inTransaction(this.deps.db, ctx, async (tx) => {
-      await this.lockEnvironment(tx, ctx, environmentId);
-      const existing = await this.lockFlag(tx, environmentId, key);
+      const { flag: existing, flagCount } = await this.lockForChange(tx, ctx, environmentId, key);
       const value = input.value === null ? 'null' : input.value.minified;
       const now = this.deps.clock.now();
       if (existing) {
@@ -165,31 +172,28 @@ export class FeatureFlagService {
           ...(existing.description !== input.description ? ['description'] : []),
         ];
         if (changed.length === 0) return { flag: current, created: false };
-        const revision = await this.raiseRevision(tx, environmentId, now);
-        const rows: FlagRow[] = await queryRows<FlagRow>(
+        const rows = await queryRows<FlagRow>(
           tx,
-          `UPDATE feature_flags SET enabled = $3, description = $4, value = $5, version = version + 1,
-                  revision = $6, updated_by = $7, updated_at = $8
-            WHERE environment_id = $1 AND key = $2 RETURNING ${FLAG_COLUMNS}`,
-          [environmentId, key, input.enabled, input.description, value, revision, ctx.actor.keyId, now],
+          `WITH revised AS (${raiseRevision('$7')})
+           UPDATE feature_flags f SET enabled = $3, description = $4, value = $5, version = f.version + 1,
+                  revision = revised.revision, updated_by = $6, updated_at = $7
+             FROM revised WHERE f.environment_id = $1 AND f.key = $2 RETURNING ${prefixed('f')}`,
+          [environmentId, key, input.enabled, input.description, value, ctx.actor.keyId, now],
         );
         const flag = toFlagView(rows[0]!);
         await this.writeEvent(tx, ctx, flag, 'updated', changed);
         return { flag, created: false };
       }
       if (ifMatch) throw new ServiceError('revision_conflict', 'the flag does not exist (omit If-Match to create it)');
-      const count: { n: string }[] = await tx.query(
-        `SELECT count(*) AS n FROM feature_flags WHERE environment_id = $1`,
-        [environmentId],
-      );
-      if (Number(count[0]?.n ?? 0) >= MAX_FLAGS_PER_ENVIRONMENT)
+      if (flagCount >= MAX_FLAGS_PER_ENVIRONMENT)
         throw new ServiceError('quota_exceeded', `an environment has at most ${MAX_FLAGS_PER_ENVIRONMENT} flags`);
-      const revision = await this.raiseRevision(tx, environmentId, now);
       const rows: FlagRow[] = await tx.query(
-        `INSERT INTO feature_flags (environment_id, key, team_id, enabled, description, value, version, revision,
+        `WITH revised AS (${raiseRevision('$7')})
+         INSERT INTO feature_flags (environment_id, key, team_id, enabled, description, value, version, revision,
            created_by, updated_by, created_at, updated_at)
-         VALUES ($1, $2, $3, $4, $5, $6, 1, $7, $8, $8, $9, $9) RETURNING ${FLAG_COLUMNS}`,
-        [environmentId, key, ctx.actor.teamId, input.enabled, input.description, value, revision, ctx.actor.keyId, now],
+         SELECT $1, $2, $8, $3, $4, $5, 1, revised.revision, $6, $6, $7, $7 FROM revised
+         RETURNING ${FLAG_COLUMNS}`,
+        [environmentId, key, input.enabled, input.description, value, ctx.actor.keyId, now, ctx.actor.teamId],
       );
       const flag = toFlagView(rows[0]!);
       await this.writeEvent(tx, ctx, flag, 'created', ['enabled', 'value', 'description']);
@@ -200,50 +204,49 @@ export class FeatureFlagService {
   async deleteFlag(ctx: CallContext, environmentId: string, key: string, ifMatch: string): Promise<DeletedFlagView> {
     checkKey(key);
     return inTransaction(this.deps.db, ctx, async (tx) => {
-      await this.lockEnvironment(tx, ctx, environmentId);
-      const existing = await this.lockFlag(tx, environmentId, key);
+      const { flag: existing } = await this.lockForChange(tx, ctx, environmentId, key);
       if (!existing) throw notFound('flag');
       const current = toFlagView(existing);
       assertCurrent(ifMatch, current.etag);
-      const now = this.deps.clock.now();
-      const revision = await this.raiseRevision(tx, environmentId, now);
-      await tx.query(`DELETE FROM feature_flags WHERE environment_id = $1 AND key = $2`, [environmentId, key]);
-      await this.writeEvent(
+      const rows = await queryRows<{ revision: string }>(
         tx,
-        ctx,
-        { ...current, version: String(Number(current.version) + 1), revision },
-        'deleted',
-        [],
+        `WITH revised AS (${raiseRevision('$3')})
+         DELETE FROM feature_flags f USING revised WHERE f.environment_id = $1 AND f.key = $2
+         RETURNING revised.revision`,
+        [environmentId, key, this.deps.clock.now()],
       );
+      const revision = String(rows[0]!.revision);
+      const version = String(Number(current.version) + 1);
+      await this.writeEvent(tx, ctx, { ...current, version, revision }, 'deleted', []);
       return { environmentId, key, deleted: true, revision };
     });
   }
 
-  /** Serialises the environment's changes (its revision orders them) and checks the key may administer it. */
-  private async lockEnvironment(tx: EntityManager, ctx: CallContext, environmentId: string): Promise<void> {
-    const rows: { id: string }[] = await tx.query(
-      `SELECT id FROM feature_flag_environments WHERE id = $1 AND team_id = $2 FOR NO KEY UPDATE`,
-      [environmentId, ctx.actor.teamId],
+  /**
+   * One statement: locks the environment (its lock serialises every change of its flags, so the revision orders
+   * them and the flag rows need no lock of their own), checks the key may administer it, and reads the flag and the
+   * environment's flag count.
+   */
+  private async lockForChange(
+    tx: EntityManager,
+    ctx: CallContext,
+    environmentId: string,
+    key: string,
+  ): Promise<{ flag: FlagRow | null; flagCount: number }> {
+    const rows: (FlagRow & { environment_found: string; flag_count: string })[] = await tx.query(
+      `SELECT e.id AS environment_found,
+              (SELECT count(*) FROM feature_flags c WHERE c.environment_id = e.id) AS flag_count,
+              ${prefixed('f')}
+         FROM feature_flag_environments e
+         LEFT JOIN feature_flags f ON f.environment_id = e.id AND f.key = $2
+        WHERE e.id = $1 AND e.team_id = $3
+          FOR NO KEY UPDATE OF e`,
+      [environmentId, key, ctx.actor.teamId],
     );
-    if (!rows[0]) throw notFound('environment');
+    const row = rows[0];
+    if (!row) throw notFound('environment');
     assertAdministers(ctx.actor, [environmentId]);
-  }
-
-  private async lockFlag(tx: EntityManager, environmentId: string, key: string): Promise<FlagRow | null> {
-    const rows: FlagRow[] = await tx.query(
-      `SELECT ${FLAG_COLUMNS} FROM feature_flags WHERE environment_id = $1 AND key = $2 FOR UPDATE`,
-      [environmentId, key],
-    );
-    return rows[0] ?? null;
-  }
-
-  private async raiseRevision(tx: EntityManager, environmentId: string, now: Date): Promise<string> {
-    const rows: { revision: string }[] = await queryRows<{ revision: string }>(
-      tx,
-      `UPDATE feature_flag_environments SET revision = revision + 1, updated_at = $2 WHERE id = $1 RETURNING revision`,
-      [environmentId, now],
-    );
-    return String(rows[0]!.revision);
+    return { flag: row.key === null ? null : row, flagCount: Number(row.flag_count) };
   }
 
   private async writeEvent(
