@@ -21,6 +21,8 @@ describe('console sessions', () => {
     await expect(core.services.consoleSessions.authenticateConsole(`Bearer ${session.token}`)).resolves.toEqual({
       teamId,
       keyId,
+      // The key's feature-flag environment restriction travels with the session (null: none).
+      environmentIds: null,
     });
     // Only the hash is stored.
     const stored: { token_sha256: Buffer }[] = await core.services.db.query(
