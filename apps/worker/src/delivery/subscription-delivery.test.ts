@@ -408,6 +408,130 @@ describe('410, deletion, rotation, manual retries', () => {
   });
 });
 
+describe('chat formats', () => {
+  let chatEnvironment: string;
+  beforeAll(async () => {
+    // A hostile environment name: it must not ping a channel in any chat service.
+    chatEnvironment = (
+      await post(stack.h, '/platform/feature_flags/environments', { name: '@everyone <!channel> @here <at>all</at>' })
+    ).json.id;
+  });
+
+  async function chatSubscription(path: string, format: string) {
+    return subscribe(path, { format, environment_ids: [chatEnvironment] });
+  }
+
+  it('chat_a (Slack): a readable summary, signed like any delivery; Slack answers 200 ok', async () => {
+    answers.set('/slack', () => ({ status: 200, body: 'ok' }));
+    const sub = await chatSubscription('/slack', 'chat_a');
+    const eventId = await change(chatEnvironment, 'checkout.v2');
+    const [hit] = await waitForHits('/slack', 1);
+    expect(hit!.headers['svc-event-id']).toBe(eventId);
+    expect(
+      verifyAsSpecSays(sub.secret, hit!.headers['svc-signature'] as string, hit!.body, Math.floor(Date.now() / 1000)),
+    ).toBe(true);
+    const body = JSON.parse(hit!.body.toString()) as { text: string; blocks: unknown[] };
+    expect(typeof body.text).toBe('string');
+    expect(Array.isArray(body.blocks)).toBe(true);
+    const text = hit!.body.toString();
+    expect(text).toContain('checkout.v2');
+    expect(text).toContain(chatEnvironment);
+    expect(text).not.toMatch(/<!(channel|everyone|here)>/);
+    expect(text).not.toMatch(/@(everyone|here|channel)\b/);
+    expect(text).not.toContain('rollout');
+    await until('the delivery to succeed', async () => {
+      const d = await deliveryOf(sub.id, eventId);
+      return d?.status === 'succeeded' ? d : undefined;
+    });
+  });
+
+  it('chat_c (Discord): posts with wait=true and no mentions; a dead webhook stops and disables (chat_webhook_gone)', async () => {
+    answers.set('/discord/ok', () => ({
+      status: 200,
+      body: '{"id":"1"}',
+      headers: { 'content-type': 'application/json' },
+    }));
+    const ok = await chatSubscription('/discord/ok', 'chat_c');
+    answers.set('/discord/gone', () => ({
+      status: 404,
+      body: '{"message": "Unknown Webhook", "code": 10015}',
+      headers: { 'content-type': 'application/json' },
+    }));
+    const gone = await chatSubscription('/discord/gone', 'chat_c');
+    const eventId = await change(chatEnvironment);
+    const [hit] = await waitForHits('/discord/ok', 1);
+    expect(new URL(hit!.path, 'http://x').searchParams.get('wait')).toBe('true');
+    const body = JSON.parse(hit!.body.toString()) as { allowed_mentions: { parse: unknown[] } };
+    expect(body.allowed_mentions).toEqual({ parse: [] });
+    expect(hit!.body.toString()).not.toMatch(/@(everyone|here)\b/);
+    await waitForHits('/discord/gone', 1);
+    const failed = await until('the dead webhook delivery to fail', async () => {
+      const d = await deliveryOf(gone.id, eventId);
+      return d?.status === 'failed' ? d : undefined;
+    });
+    expect(failed.attemptCount).toBe(1);
+    const read = await stack.h.request('GET', `/platform/event_subscriptions/${gone.id}`);
+    expect(read.json).toMatchObject({ enabled: false, disabled_reason: 'chat_webhook_gone' });
+    await stack.advance(1 * HOUR);
+    await quiet();
+    expect(hitsOf('/discord/gone')).toHaveLength(1);
+    expect(ok.id).not.toBe(gone.id);
+  });
+
+  it('chat_c (Discord) 429: waits at least its retry_after before trying again', async () => {
+    let limited = true;
+    answers.set('/discord/limited', () =>
+      limited
+        ? {
+            status: 429,
+            body: '{"message": "You are being rate limited.", "retry_after": 600.5, "global": false}',
+            headers: { 'content-type': 'application/json' },
+          }
+        : { status: 204, body: '' },
+    );
+    const sub = await chatSubscription('/discord/limited', 'chat_c');
+    const eventId = await change(chatEnvironment);
+    await waitForHits('/discord/limited', 1);
+    const waiting = await until('the retry to be scheduled', async () => {
+      const d = await deliveryOf(sub.id, eventId);
+      return d?.nextAttemptAt && d.attempts.length === 1 ? d : undefined;
+    });
+    expect(waiting.nextAttemptAt!.getTime() - stack.h.clock.now().getTime()).toBeGreaterThanOrEqual(601 * SECOND);
+    await stack.advance(5 * MINUTE);
+    await quiet();
+    expect(hitsOf('/discord/limited')).toHaveLength(1);
+    limited = false;
+    await stack.advance(6 * MINUTE);
+    await waitForHits('/discord/limited', 2);
+    await until('the delivery to succeed', async () => {
+      const d = await deliveryOf(sub.id, eventId);
+      return d?.status === 'succeeded' ? d : undefined;
+    });
+  });
+
+  it('chat_b (Microsoft Teams): an Adaptive Card message; the workflow answers 202', async () => {
+    answers.set('/teams', () => ({ status: 202, body: '' }));
+    const sub = await chatSubscription('/teams', 'chat_b');
+    const eventId = await change(chatEnvironment);
+    const [hit] = await waitForHits('/teams', 1);
+    const body = JSON.parse(hit!.body.toString()) as {
+      type: string;
+      attachments: { contentType: string; content: { type: string } }[];
+    };
+    expect(body.type).toBe('message');
+    expect(body.attachments[0]).toMatchObject({
+      contentType: 'application/vnd.microsoft.card.adaptive',
+      content: { type: 'AdaptiveCard' },
+    });
+    expect(hit!.body.byteLength).toBeLessThan(28 * 1024);
+    expect(hit!.body.toString()).not.toContain('<at>');
+    await until('the delivery to succeed', async () => {
+      const d = await deliveryOf(sub.id, eventId);
+      return d?.status === 'succeeded' ? d : undefined;
+    });
+  });
+});
+
 describe('safety net and history', () => {
   it('a delivery whose job was lost is queued again by the sweep and delivered', async () => {
     const sub = await subscribe('/lost');
