@@ -12,6 +12,7 @@ import { ReplayResolver } from './replay.resolver.js';
 import { ConsoleSessionResolver } from './session.resolver.js';
 import { SourceResolver } from './source.resolver.js';
 import { UsageResolver } from './usage.resolver.js';
+import { PlatformResolver } from './platform-api.resolver.js';
 
 export interface GraphqlSchemaOptions {
   /** SVC_PUBLIC_BASE_URL, for the receive URLs of sources; null builds a schema to print or inspect, not to serve. */
@@ -49,6 +50,7 @@ export function buildGraphqlSchema(options: GraphqlSchemaOptions = { publicBaseU
       OperationalEventResolver,
       SourceResolver,
       UsageResolver,
+      PlatformResolver,
       ConsoleSessionResolver,
     ],
     container: resolverInstances(options),
