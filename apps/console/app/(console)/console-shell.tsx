@@ -16,6 +16,8 @@ const PAGES = [
   { href: '/dead-letters', label: 'Dead letters' },
   { href: '/replays', label: 'Replays' },
   { href: '/events', label: 'Events' },
+  { href: '/feature-flags', label: 'Feature flags' },
+  { href: '/event-subscriptions', label: 'Event subscriptions' },
   { href: '/event-types', label: 'Event types' },
   { href: '/usage', label: 'Usage' },
   { href: '/settings', label: 'Settings' },
