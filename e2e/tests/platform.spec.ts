@@ -48,7 +48,7 @@ test('toggle a flag in the console: the signed event reaches the receiver and th
     await page.getByRole('button', { name: 'New subscription' }).click();
     await page.getByLabel('URL').fill(receiver.url);
     await page.getByLabel('Description').fill(`flags ${run}`);
-    await page.getByLabel('Environments').click();
+    await page.getByRole('textbox', { name: 'Environments' }).click();
     await page.getByRole('option', { name: environment, exact: true }).click();
     await page.getByRole('button', { name: 'Create subscription' }).click();
     const secret = (await page.getByTestId('subscription-secret').textContent())!;
@@ -59,6 +59,7 @@ test('toggle a flag in the console: the signed event reaches the receiver and th
     // Toggle the flag: one event, signed, in the standard format.
     await page.goto(`/feature-flags/${environmentId}`);
     await page.waitForLoadState('networkidle');
+    // Mantine draws the switch over its (hidden) input: the click goes to the input itself.
     await page.getByLabel(`Enabled: ${key}`).check({ force: true });
     await expect(page.getByTestId('environment-revision')).toHaveText('Revision 2');
     await expect.poll(() => receiver.received.length, { timeout: 20_000 }).toBe(1);
@@ -81,6 +82,7 @@ test('toggle a flag in the console: the signed event reaches the receiver and th
     // The delivery history shows it delivered, with its attempt.
     await page.goto('/event-subscriptions');
     await page.getByRole('link', { name: `flags ${run}` }).click();
+    await page.waitForURL(/\/event-subscriptions\/whe_/);
     await expect(async () => {
       await page.reload();
       await expect(page.getByRole('table', { name: 'Deliveries' })).toContainText('succeeded', { timeout: 1000 });

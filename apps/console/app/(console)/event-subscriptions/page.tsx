@@ -1,14 +1,12 @@
-import Link from 'next/link';
-import { Anchor, Badge, Group, Stack, Table, Text, Title } from '@mantine/core';
+import { Group, Stack, Text, Title } from '@mantine/core';
 import { toActionResult } from '@/lib/console-api.server';
 import { listHref, searchParam } from '@/lib/list-href';
-import { EmptyTableRow } from '@/components/empty-table-row';
 import { LoadError } from '@/components/load-error';
 import { Pager } from '@/components/pager';
 import { listAllEnvironments } from '../feature-flags/flag.api';
 import { NewSubscriptionButton } from './new-subscription-button';
+import { SubscriptionsTable } from './subscriptions-table';
 import { listSubscribableEvents, listSubscriptions } from './subscription.api';
-import { FORMAT_LABELS } from './subscription.types';
 
 export const metadata = { title: 'Event subscriptions · Webhook console' };
 
@@ -46,42 +44,7 @@ export default async function EventSubscriptionsPage({
       {!page.ok && <LoadError error={page.error} resetHref="/event-subscriptions" />}
       {page.ok && (
         <>
-          <Table striped aria-label="Event subscriptions">
-            <Table.Thead>
-              <Table.Tr>
-                <Table.Th>URL</Table.Th>
-                <Table.Th>Format</Table.Th>
-                <Table.Th>Events</Table.Th>
-                <Table.Th>Environments</Table.Th>
-                <Table.Th>Status</Table.Th>
-              </Table.Tr>
-            </Table.Thead>
-            <Table.Tbody>
-              {page.data.nodes.length === 0 && <EmptyTableRow columns={5}>No event subscriptions yet.</EmptyTableRow>}
-              {page.data.nodes.map((subscription) => (
-                <Table.Tr key={subscription.id}>
-                  <Table.Td style={{ wordBreak: 'break-all' }}>
-                    <Anchor component={Link} href={`/event-subscriptions/${encodeURIComponent(subscription.id)}`}>
-                      {subscription.description || subscription.url}
-                    </Anchor>
-                    {subscription.description && (
-                      <Text size="xs" c="dimmed">
-                        {subscription.url}
-                      </Text>
-                    )}
-                  </Table.Td>
-                  <Table.Td>{FORMAT_LABELS[subscription.format] ?? subscription.format}</Table.Td>
-                  <Table.Td>{subscription.events.join(', ')}</Table.Td>
-                  <Table.Td>{subscription.environmentIds.map((id) => names.get(id) ?? id).join(', ')}</Table.Td>
-                  <Table.Td>
-                    <Badge color={subscription.enabled ? 'green' : 'gray'}>
-                      {subscription.enabled ? 'enabled' : 'disabled'}
-                    </Badge>
-                  </Table.Td>
-                </Table.Tr>
-              ))}
-            </Table.Tbody>
-          </Table>
+          <SubscriptionsTable subscriptions={page.data.nodes} environmentNames={names} />
           <Pager
             shown={page.data.nodes.length}
             firstHref={after ? '/event-subscriptions' : null}

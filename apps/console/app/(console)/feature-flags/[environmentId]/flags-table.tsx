@@ -1,6 +1,6 @@
 'use client';
 
-import { useState, useTransition } from 'react';
+import { useOptimistic, useState, useTransition } from 'react';
 import { useRouter } from 'next/navigation';
 import { Button, Code, Group, Modal, Stack, Switch, Table, Text } from '@mantine/core';
 import { useDisclosure } from '@mantine/hooks';
@@ -15,8 +15,11 @@ import { FlagForm } from './flag-form';
 function FlagToggle({ flag }: { flag: Flag }) {
   const router = useRouter();
   const [pending, startTransition] = useTransition();
+  // Shows the new position at once; the refreshed list (or the old one, on a refusal) takes over when done.
+  const [checked, setChecked] = useOptimistic(flag.enabled);
   const toggle = (enabled: boolean) =>
     startTransition(async () => {
+      setChecked(enabled);
       const value = flag.value === 'null' ? '' : flag.value;
       const result = await putFlagAction(
         flag.environmentId,
@@ -29,7 +32,7 @@ function FlagToggle({ flag }: { flag: Flag }) {
     });
   return (
     <Switch
-      checked={flag.enabled}
+      checked={checked}
       disabled={pending}
       onChange={(event) => toggle(event.currentTarget.checked)}
       aria-label={`Enabled: ${flag.key}`}
