@@ -115,11 +115,7 @@ export { analyticsRollupJob, nextRollupRun, ROLLUP_INTERVAL_MS } from './analyti
 export { ANALYTICS_RETENTION_DAYS, type RollupReport } from './analytics/analytics-rollup.js';
 export { deliveriesCreatedFactSql, recordDeliveriesCreated } from './analytics/analytics-facts.js';
 export * from './feature-flags/feature-flag.inputs.js';
-export type {
-  EnvironmentView,
-  FlagView,
-  DeletedFlagView,
-} from './feature-flags/feature-flag.view.js';
+export type { EnvironmentView, FlagView, DeletedFlagView } from './feature-flags/feature-flag.view.js';
 export { FeatureFlagService, type FlagChange } from './feature-flags/feature-flag.service.js';
 export { administers } from './feature-flags/environment-access.js';
 export * from './subscriptions/subscription.inputs.js';
@@ -141,9 +137,4 @@ export {
 } from './subscriptions/subscription-dispatch.service.js';
 export * from './subscriptions/subscription-delivery-policy.js';
 export { subscriptionDeliveryJob, subscriptionSweepJob } from './subscriptions/subscription.jobs.js';
-export {
-  FLAG_UPDATED,
-  WEBHOOK_TEST,
-  EVENTS_WILDCARD,
-  SUBSCRIBABLE_EVENTS,
-} from './subscriptions/platform-events.js';
+export { FLAG_UPDATED, WEBHOOK_TEST, EVENTS_WILDCARD, SUBSCRIBABLE_EVENTS } from './subscriptions/platform-events.js';
