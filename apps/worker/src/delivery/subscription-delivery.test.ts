@@ -105,6 +105,18 @@ async function deliveryOf(subscriptionId: string, eventId: string) {
 
 const until = <T>(what: string, probe: () => Promise<T | undefined>) => stack.until(what, probe);
 
+/**
+ * Waits until the delivery's attempt `attempts` is settled (recorded, and its retry scheduled or the delivery done):
+ * the receiver sees a request before its settlement commits, and moving the clock in between would move it past a
+ * retry that is not queued yet.
+ */
+async function settled(subscriptionId: string, eventId: string, attempts: number) {
+  return until(`attempt ${attempts} of ${eventId} to settle`, async () => {
+    const d = await deliveryOf(subscriptionId, eventId);
+    return d && d.attempts.length >= attempts && (d.status !== 'pending' || d.nextAttemptAt !== null) ? d : undefined;
+  });
+}
+
 const quiet = () => new Promise((resolve) => setTimeout(resolve, 400));
 
 describe('signed delivery', () => {
@@ -177,6 +189,7 @@ describe('commit order', () => {
     expect(freeHits.map((hit) => hit.event!.sequence)).toEqual([1, 2, 3]);
 
     await waitForHits('/ordered', 1);
+    await settled(ordered.id, first, 1);
     await quiet();
     expect(hitsOf('/ordered').map((hit) => hit.event!.id)).toEqual([first]);
     const waiting = await deliveryOf(ordered.id, second);
@@ -187,6 +200,7 @@ describe('commit order', () => {
 
     await stack.advance(1 * MINUTE);
     await waitForHits('/ordered', 2);
+    await settled(ordered.id, first, 2);
     await quiet();
     expect(hitsOf('/ordered')).toHaveLength(2);
     const retried = await deliveryOf(ordered.id, first);
@@ -207,6 +221,7 @@ describe('commit order', () => {
     blockedId = await change();
     const later = await change();
     await waitForHits('/blocked', 1);
+    await settled(sub.id, blockedId, 1);
     // Through the schedule: 1 m, 5 m, 15 m, 1 h, 4 h, 12 h — 17 h 21 m after the first failure.
     for (const [step, count] of [
       [1 * MINUTE, 2],
@@ -218,6 +233,7 @@ describe('commit order', () => {
     ] as const) {
       await stack.advance(step);
       await waitForHits('/blocked', count);
+      await settled(sub.id, blockedId, count);
     }
     await quiet();
     expect(hitsOf('/blocked').every((hit) => hit.event!.id === blockedId)).toBe(true);
@@ -256,10 +272,12 @@ describe('commit order', () => {
     const sub = await subscribe('/exhausted');
     failing = await change();
     await waitForHits('/exhausted', 1);
+    await settled(sub.id, failing, 1);
     const delays = [1 * MINUTE, 5 * MINUTE, 15 * MINUTE, 1 * HOUR, 4 * HOUR, 12 * HOUR, 24 * HOUR, 48 * HOUR];
     for (const [index, delay] of delays.entries()) {
       await stack.advance(delay);
       await waitForHits('/exhausted', index + 2);
+      await settled(sub.id, failing, index + 2);
     }
     const failed = await until('the delivery to fail', async () => {
       const d = await deliveryOf(sub.id, failing);

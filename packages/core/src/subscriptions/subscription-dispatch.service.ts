@@ -216,6 +216,10 @@ export class SubscriptionDispatchService {
     const verdict = this.verdict(claimed, sent);
     const now = this.deps.clock.now();
     await this.deps.db.transaction(async (tx) => {
+      // A settlement that disables the subscription locks it first, in the order every other writer of both rows
+      // uses (subscription, then its deliveries), so it cannot deadlock with a PATCH or DELETE of the subscription.
+      if (verdict.kind === 'failed' && verdict.disable)
+        await tx.query(`SELECT 1 FROM event_subscriptions WHERE id = $1 FOR NO KEY UPDATE`, [claimed.subscriptionId]);
       await tx.query(
         `INSERT INTO subscription_attempts (id, delivery_id, attempt, attempted_at, status_code, error_kind, error,
            duration_ms)

@@ -37,11 +37,11 @@ interface DeliveryRow {
   updated_at: Date;
 }
 
-interface AttemptRow {
+/** An attempt as json_agg gives it (timestamps as text). */
+interface JsonAttempt {
   id: string;
-  delivery_id: string;
   attempt: number;
-  attempted_at: Date;
+  attempted_at: string;
   status_code: number | null;
   error_kind: string | null;
   error: string | null;
@@ -85,13 +85,19 @@ export class SubscriptionHistoryService {
       filters: { status: query.status ?? null, event_id: query.event_id ?? null },
     };
     const before = decodeCursor(scope, query.cursor);
-    const db = reader(this.deps.db, ctx);
-    const rows: DeliveryRow[] = await db.query(
+    // One statement, so a delivery and its attempts are read at the same moment (a settlement committing between
+    // two reads would show a new attempt next to the old state).
+    const rows: (DeliveryRow & { attempts: JsonAttempt[] })[] = await reader(this.deps.db, ctx).query(
       `SELECT d.id, d.subscription_id, d.event_id, e.type AS event_type, d.sequence, d.trigger, d.retry_of, d.status,
               d.ordered, d.attempt_count, d.next_attempt_at, d.released_at, d.created_at, d.updated_at,
               d.status = 'pending' AND d.ordered AND EXISTS (
                 SELECT 1 FROM subscription_deliveries p WHERE p.subscription_id = d.subscription_id
-                   AND p.status = 'pending' AND p.ordered AND p.sequence < d.sequence) AS waiting
+                   AND p.status = 'pending' AND p.ordered AND p.sequence < d.sequence) AS waiting,
+              coalesce((SELECT json_agg(json_build_object('id', a.id, 'attempt', a.attempt,
+                                 'attempted_at', a.attempted_at, 'status_code', a.status_code,
+                                 'error_kind', a.error_kind, 'error', a.error, 'duration_ms', a.duration_ms)
+                                 ORDER BY a.attempt)
+                          FROM subscription_attempts a WHERE a.delivery_id = d.id), '[]'::json) AS attempts
          FROM subscription_deliveries d JOIN platform_events e ON e.id = d.event_id
         WHERE d.subscription_id = $1 AND d.created_at > $2 AND ($3::text IS NULL OR d.id < $3)
           AND ($4::text IS NULL OR d.status = $4) AND ($5::text IS NULL OR d.event_id = $5)
@@ -100,21 +106,8 @@ export class SubscriptionHistoryService {
     );
     const more = rows.length > limit;
     const page = rows.slice(0, limit);
-    const attempts: AttemptRow[] =
-      page.length === 0
-        ? []
-        : await db.query(
-            `SELECT id, delivery_id, attempt, attempted_at, status_code, error_kind, error, duration_ms
-               FROM subscription_attempts WHERE delivery_id = ANY($1::text[]) ORDER BY delivery_id, attempt`,
-            [page.map((row) => row.id)],
-          );
     return {
-      data: page.map((row) =>
-        toDeliveryView(
-          row,
-          attempts.filter((a) => a.delivery_id === row.id),
-        ),
-      ),
+      data: page.map((row) => toDeliveryView(row, row.attempts)),
       nextCursor: more ? encodeCursor(scope, page[page.length - 1]!.id) : null,
     };
   }
@@ -192,7 +185,7 @@ export class SubscriptionHistoryService {
   }
 }
 
-function toDeliveryView(row: DeliveryRow, attempts: AttemptRow[]): SubscriptionDeliveryView {
+function toDeliveryView(row: DeliveryRow, attempts: JsonAttempt[]): SubscriptionDeliveryView {
   return {
     id: row.id,
     subscriptionId: row.subscription_id,
@@ -209,7 +202,7 @@ function toDeliveryView(row: DeliveryRow, attempts: AttemptRow[]): SubscriptionD
     attempts: attempts.map((a): SubscriptionAttemptView => ({
       id: a.id,
       attempt: a.attempt,
-      attemptedAt: a.attempted_at,
+      attemptedAt: new Date(a.attempted_at),
       statusCode: a.status_code,
       errorKind: a.error_kind,
       error: a.error,
