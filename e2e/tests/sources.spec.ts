@@ -109,7 +109,7 @@ test('create a payments source in the console; a capture signed with the stripe 
     await expect(row.getByTestId('source-status')).toHaveText('active');
     await expect(row.getByTestId('event-type-mapping')).toHaveText(`from /type prefixed ${typePrefix}`);
     await row.getByRole('link', { name: `Payments ${run}` }).click();
-    await expect(page.getByRole('heading', { name: `Payments ${run}` })).toBeVisible();
+    await expect(page.getByRole('heading', { name: `Payments ${run}`, exact: true })).toBeVisible();
     await expect(field(page, 'Source settings', 'Verifier kind')).toContainText('payments');
     await expect(field(page, 'Secret and receive URL', 'Secret version')).toHaveText('1');
     for (const hidden of [secret, token]) expect(await page.content()).not.toContain(hidden);
@@ -144,7 +144,7 @@ test('create a payments source in the console; a capture signed with the stripe 
     await expect(field(page, 'Message fields', 'Origin')).toHaveText('source');
     await expect(page.getByTestId('message-status')).toHaveText('succeeded');
     await field(page, 'Message fields', 'Source').getByRole('link').click();
-    await expect(page.getByRole('heading', { name: `Payments ${run}` })).toBeVisible();
+    await expect(page.getByRole('heading', { name: `Payments ${run}`, exact: true })).toBeVisible();
   } finally {
     await receiver.close();
   }
@@ -355,7 +355,7 @@ test('a standard webhooks source: its generated secret is shown once, rotated wi
     .getByRole('table', { name: 'Sources' })
     .getByRole('link', { name: `Standard ${run}` })
     .click();
-  await expect(page.getByRole('heading', { name: `Standard ${run}` })).toBeVisible();
+  await expect(page.getByRole('heading', { name: `Standard ${run}`, exact: true })).toBeVisible();
   await page.waitForLoadState('networkidle');
   await page.getByRole('button', { name: 'Rotate secret' }).click();
   const rotate = page.getByRole('dialog', { name: 'Rotate secret' });
@@ -383,7 +383,8 @@ test('a standard webhooks source: its generated secret is shown once, rotated wi
   await edit.getByRole('textbox', { name: 'Event type prefix' }).fill(`${typePrefix}renamed.`);
   await edit.getByRole('button', { name: 'Save' }).click();
   await expect(edit).toBeHidden();
-  await expect(page.getByRole('heading', { name: `Renamed ${run}` })).toBeVisible();
+  // exact: while the edit dialog fades out, its title ("Edit source Renamed ...") is still a heading.
+  await expect(page.getByRole('heading', { name: `Renamed ${run}`, exact: true })).toBeVisible();
   await expect(field(page, 'Source settings', 'Event type')).toHaveText(`from /kind prefixed ${typePrefix}renamed.`);
   await expect(page.getByRole('link', { name: `${tenantName} sources` })).toBeVisible();
   await snap(page, testInfo, '02-renamed');
