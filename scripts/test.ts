@@ -6,6 +6,7 @@
 import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, rmSync } from 'node:fs';
 import path from 'node:path';
+import { stripVTControlCharacters } from 'node:util';
 import { ROOT } from './local-runtime.js';
 
 const CHROMIUM = '/usr/bin/chromium';
@@ -17,6 +18,14 @@ interface StepResult {
   passed: number;
   failed: number;
   seconds: number;
+  /** Why tests failed, repeated beside the summary: a CI log is often read from its end. */
+  failures?: string[];
+}
+
+/** The first lines of a failure message, without terminal colours. */
+function excerpt(title: string, message: string): string {
+  const lines = stripVTControlCharacters(message).split('\n').slice(0, 12);
+  return [title, ...lines.map((line) => `    ${line}`)].join('\n');
 }
 
 function runStep(
@@ -86,29 +95,73 @@ async function vitest(): Promise<StepResult> {
     numPendingTests: number;
     numTodoTests: number;
     numFailedTestSuites: number;
+    testResults: {
+      name: string;
+      message?: string;
+      assertionResults: { fullName: string; status: string; failureMessages: string[] }[];
+    }[];
   };
+  const failures = summary.testResults.flatMap((file) => {
+    const where = path.relative(ROOT, file.name);
+    const tests = file.assertionResults
+      .filter((test) => test.status !== 'passed')
+      .map((test) => excerpt(`${where} › ${test.fullName} (${test.status})`, test.failureMessages.join('\n')));
+    return tests.length === 0 && file.message ? [excerpt(where, file.message)] : tests;
+  });
   // A skipped or pending test hides a result: count it as a failure.
   const failed =
     summary.numFailedTests +
     summary.numPendingTests +
     summary.numTodoTests +
     (code !== 0 && summary.numFailedTests === 0 ? 1 : 0);
-  return { name: 'vitest', passed: summary.numPassedTests, failed, seconds };
+  return { name: 'vitest', passed: summary.numPassedTests, failed, seconds, failures };
+}
+
+interface PlaywrightSuite {
+  suites?: PlaywrightSuite[];
+  specs?: {
+    title: string;
+    file: string;
+    line: number;
+    tests: { results: { status: string; errors: { message?: string }[] }[] }[];
+  }[];
+}
+
+/** Each test of a Playwright JSON report that did not pass, with its error. */
+function playwrightFailures(suite: PlaywrightSuite): string[] {
+  const own = (suite.specs ?? []).flatMap((spec) =>
+    spec.tests.flatMap((test) =>
+      test.results
+        .filter((result) => result.status !== 'passed')
+        .map((result) =>
+          excerpt(
+            `${spec.file}:${spec.line} › ${spec.title} (${result.status})`,
+            result.errors.map((error) => error.message ?? '').join('\n'),
+          ),
+        ),
+    ),
+  );
+  return [...own, ...(suite.suites ?? []).flatMap(playwrightFailures)];
 }
 
 async function playwright(): Promise<StepResult> {
-  const { code, output, seconds } = await runStep('e2e tests (Playwright, Chromium)', bin('playwright'), [
-    'test',
-    '-c',
-    'e2e/playwright.config.ts',
-    '--reporter=list',
-  ]);
+  const report = path.join(TMP, 'playwright.json');
+  rmSync(report, { force: true });
+  const { code, output, seconds } = await runStep(
+    'e2e tests (Playwright, Chromium)',
+    bin('playwright'),
+    ['test', '-c', 'e2e/playwright.config.ts', '--reporter=list,json'],
+    { env: { PLAYWRIGHT_JSON_OUTPUT_NAME: report } },
+  );
   const count = (word: string) => Number(new RegExp(`(\\d+) ${word}`).exec(output)?.[1] ?? 0);
   const passed = count('passed');
   const failed = count('failed') + count('flaky') + count('skipped') + count('did not run') + count('interrupted');
-  if (code !== 0 && failed === 0) return { name: 'e2e', passed, failed: 1, seconds };
+  const failures = existsSync(report)
+    ? playwrightFailures(JSON.parse(readFileSync(report, 'utf8')) as PlaywrightSuite)
+    : [];
+  if (code !== 0 && failed === 0) return { name: 'e2e', passed, failed: 1, seconds, failures };
   if (passed === 0 && failed === 0) return { name: 'e2e (no tests ran)', passed: 0, failed: 1, seconds };
-  return { name: 'e2e', passed, failed, seconds };
+  return { name: 'e2e', passed, failed, seconds, failures };
 }
 
 async function main(): Promise<void> {
@@ -135,6 +188,12 @@ async function main(): Promise<void> {
   else if (build.failed) results.push({ name: 'e2e (console did not build)', passed: 0, failed: 1, seconds: 0 });
   else results.push(await playwright());
 
+  const failures = results.flatMap((r) => r.failures ?? []);
+  if (failures.length > 0) {
+    console.log('\n=== Failures');
+    for (const failure of failures.slice(0, 10)) console.log(failure);
+    if (failures.length > 10) console.log(`(${failures.length - 10} more above)`);
+  }
   console.log('\n=== Summary');
   for (const r of results)
     console.log(

@@ -1,5 +1,12 @@
 import { randomBytes, randomUUID } from 'node:crypto';
-import { test as base, expect, type APIRequestContext, type Page, type TestInfo } from '@playwright/test';
+import {
+  test as base,
+  expect,
+  type APIRequestContext,
+  type Page,
+  type Response,
+  type TestInfo,
+} from '@playwright/test';
 import { readStackInfo, type StackInfo } from './stack';
 
 /** The REST API, used to make data a test needs but does not exercise. */
@@ -83,9 +90,27 @@ export async function snap(page: Page, testInfo: TestInfo, name: string): Promis
   await page.screenshot({ path: testInfo.outputPath(`${name}.png`), fullPage: true });
 }
 
+/** Waits for the console's hydration mark: before it, buttons are server HTML and a click does nothing. */
+async function hydrated(page: Page): Promise<void> {
+  await page.locator('html[data-hydrated]').waitFor({ state: 'attached' });
+}
+
+/** Opens a console page with a full load and waits until it is interactive. */
+export async function open(page: Page, path: string): Promise<Response | null> {
+  const response = await page.goto(path);
+  await hydrated(page);
+  return response;
+}
+
+/** Reloads the page (server-rendered pages show what was there when they loaded) and waits until it is interactive. */
+export async function reload(page: Page): Promise<void> {
+  await page.reload();
+  await hydrated(page);
+}
+
 /** Signs in through the sign-in page the way an operator does. */
 export async function signIn(page: Page, key: string): Promise<void> {
-  await page.goto('/sign-in');
+  await open(page, '/sign-in');
   await page.getByLabel('Secret key').fill(key);
   await page.getByRole('button', { name: 'Sign in' }).click();
   await expect(page).toHaveURL(/\/dashboard$/);

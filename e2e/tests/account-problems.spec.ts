@@ -1,5 +1,5 @@
 import { admin, newTeamWithKey } from '../support/admin';
-import { expect, signIn, snap, test, unique } from '../support/fixtures';
+import { expect, open, reload, signIn, snap, test, unique } from '../support/fixtures';
 
 test('a suspended team sees a readable explanation on every page, can sign out, and gets back in once lifted', async ({
   page,
@@ -18,7 +18,7 @@ test('a suspended team sees a readable explanation on every page, can sign out, 
     '/usage',
     '/settings',
   ]) {
-    await page.goto(path);
+    await open(page, path);
     const alert = page.getByRole('alert').filter({ hasText: 'Account suspended' });
     await expect(alert, path).toBeVisible();
     await expect(alert, path).toContainText('Contact the operator');
@@ -34,7 +34,7 @@ test('a suspended team sees a readable explanation on every page, can sign out, 
   await snap(page, testInfo, '2-lifted');
 
   await admin(stack, 'team', 'suspend', '--team', teamId);
-  await page.reload();
+  await reload(page);
   await page.getByRole('button', { name: 'Sign out' }).click();
   await expect(page).toHaveURL(/\/sign-in$/);
   await page.getByLabel('Secret key').fill(key);

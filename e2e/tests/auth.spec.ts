@@ -1,5 +1,5 @@
 import type { Response } from '@playwright/test';
-import { expect, signIn, snap, test } from '../support/fixtures';
+import { expect, open, signIn, snap, test } from '../support/fixtures';
 
 const SESSION_COOKIE = 'svc_console_session';
 const TWELVE_HOURS_S = 12 * 3600;
@@ -8,7 +8,7 @@ test('a wrong key shows an error next to the key field; the right key opens the 
   page,
   stack,
 }, testInfo) => {
-  await page.goto('/sign-in');
+  await open(page, '/sign-in');
   const keyField = page.getByLabel('Secret key');
   await keyField.fill(`svc_sk_${'x'.repeat(43)}`);
   await page.getByRole('button', { name: 'Sign in' }).click();
@@ -38,7 +38,7 @@ test('signing out returns to the sign-in page and every page then redirects ther
   expect(await context.cookies()).toEqual([]);
 
   for (const path of ['/tenants', '/event-types', '/settings', '/']) {
-    await page.goto(path);
+    await open(page, path);
     await expect(page, `${path} should go to sign-in`).toHaveURL(/\/sign-in$/);
   }
   await snap(page, testInfo, 'signed-out');
@@ -57,7 +57,7 @@ test('after sign-out a copy of the old session cookie no longer opens the consol
   // Someone who copied the cookie before sign-out puts it back.
   await context.addCookies([session!]);
   for (const path of ['/tenants', '/settings']) {
-    await page.goto(path);
+    await open(page, path);
     await expect(page, `${path} with the replayed cookie`).toHaveURL(/\/sign-in\?expired=1$/);
     await expect(page.getByRole('alert', { name: 'Signed out' })).toContainText('session has ended');
     await expect(page.getByRole('table')).toHaveCount(0);
@@ -73,7 +73,7 @@ test('a cookie with an unknown session or a raw key from an old console opens no
   await context.addCookies([
     { name: SESSION_COOKIE, value: `svc_cs_${'r'.repeat(43)}`, url: stack.consoleUrl, httpOnly: true, secure: true },
   ]);
-  await page.goto('/event-types');
+  await open(page, '/event-types');
   await expect(page).toHaveURL(/\/sign-in\?expired=1$/);
   await expect(page.getByRole('alert', { name: 'Signed out' })).toContainText('session has ended');
   await expect(page.getByRole('heading', { name: 'Event types' })).toHaveCount(0);
@@ -82,7 +82,7 @@ test('a cookie with an unknown session or a raw key from an old console opens no
   // The cookie of consoles that kept the key itself is not a session any more.
   await context.clearCookies();
   await context.addCookies([{ name: 'svc_console_key', value: stack.key, url: stack.consoleUrl, httpOnly: true }]);
-  await page.goto('/tenants');
+  await open(page, '/tenants');
   await expect(page).toHaveURL(/\/sign-in$/);
 });
 
@@ -104,7 +104,7 @@ test('the cookie holds an expiring session, not the key: Secure, HttpOnly, SameS
   const signedInAt = Date.now() / 1000;
   await signIn(page, stack.key);
   for (const path of ['/tenants', '/event-types', '/settings']) {
-    await page.goto(path);
+    await open(page, path);
     await expect(page.getByRole('heading', { level: 2 })).toBeVisible();
     expect(await page.content(), `HTML of ${path}`).not.toContain(stack.key);
   }
@@ -137,9 +137,9 @@ test('every page sends a Content-Security-Policy that forbids framing; another s
   stack,
   browserErrors,
 }, testInfo) => {
-  const signInResponse = await page.goto('/sign-in');
+  const signInResponse = await open(page, '/sign-in');
   await signIn(page, stack.key);
-  const tenantsResponse = await page.goto('/tenants');
+  const tenantsResponse = await open(page, '/tenants');
   for (const response of [signInResponse!, tenantsResponse!]) {
     const policy = response.headers()['content-security-policy'] ?? '';
     expect(policy, response.url()).toContain("frame-ancestors 'none'");

@@ -1,5 +1,5 @@
 import type { Locator, Page } from '@playwright/test';
-import { expect, snap, test, unique, type RestApi } from '../support/fixtures';
+import { expect, open, reload, type RestApi, snap, test, unique } from '../support/fixtures';
 
 const TRANSFORM = '{"fields":[{"name":"total","from":"/amount","required":true}]}';
 
@@ -31,7 +31,7 @@ test('create an endpoint with a filter and transform: its signing secret is show
 }, testInfo) => {
   const tenant = await newTenant(api, 'recv');
   const filter = '{"path": "/amount", "op": "gt", "value": 0}';
-  await page.goto(`/tenants?externalId=${tenant.externalId}`);
+  await open(page, `/tenants?externalId=${tenant.externalId}`);
   await page.getByRole('link', { name: `Endpoints of ${tenant.externalId}` }).click();
   await expect(page).toHaveURL(new RegExp(`/tenants/${tenant.id}/endpoints$`));
   await expect(page.getByRole('table', { name: 'Endpoints' })).toContainText('No endpoints yet.');
@@ -85,7 +85,7 @@ test('create an endpoint with a filter and transform: its signing secret is show
     const html = await page.content();
     for (const hidden of [secret, 'whsec_', 'header-value-1', 'authorization-value-1'])
       expect(html, `visit ${visit} must not show ${hidden}`).not.toContain(hidden);
-    await page.reload();
+    await reload(page);
   }
   await snap(page, testInfo, '4-detail-after-reload');
 });
@@ -95,7 +95,7 @@ test('an unsafe URL, an invalid filter and invalid JSON are each shown at their 
   api,
 }, testInfo) => {
   const tenant = await newTenant(api, 'errs');
-  await page.goto(`/tenants/${tenant.id}/endpoints`);
+  await open(page, `/tenants/${tenant.id}/endpoints`);
   await page.getByRole('button', { name: 'New endpoint' }).click();
   const form = page.getByRole('dialog', { name: 'New endpoint' });
   const url = form.getByLabel('URL');
@@ -142,7 +142,7 @@ test('rotate the secret: a new one is shown once; a second rotation during the o
     url: 'https://receiver.example.com/rot',
     name: 'Rotating',
   });
-  await page.goto(`/endpoints/${created.id}`);
+  await open(page, `/endpoints/${created.id}`);
   const rotateDialog = page.getByRole('dialog', { name: 'Rotate signing secret' });
 
   await page.getByRole('button', { name: 'Rotate secret' }).click();
@@ -172,7 +172,7 @@ test('rotate the secret: a new one is shown once; a second rotation during the o
   await expect(second.dialog).toBeHidden();
   await expect(field(page, 'Endpoint health', 'Secret version')).toHaveText('3');
   await expect(field(page, 'Endpoint health', 'Old secret expires')).toHaveText('no old secret');
-  await page.reload();
+  await reload(page);
   const html = await page.content();
   for (const secret of [created.signing_secret, first.secret, second.secret]) expect(html).not.toContain(secret);
   await snap(page, testInfo, '3-overlap-zero');
@@ -189,9 +189,7 @@ test('preview: exact delivered bytes, a transform error and a filter that does n
     { tenant_id: tenant.id, url: 'https://receiver.example.com/preview', name: 'Previewed', events: [eventType] },
     { filter: '{"path": "/test", "op": "exists", "value": false}', transform: TRANSFORM },
   );
-  await page.goto(`/endpoints/${endpoint.id}`);
-  // The preview form is interactive once hydrated; clicking earlier submits it natively and reloads the page.
-  await page.waitForLoadState('networkidle');
+  await open(page, `/endpoints/${endpoint.id}`);
   const payload = page.getByLabel('Sample payload');
   const run = page.getByRole('button', { name: 'Run preview' });
   const result = page.getByTestId('preview-result');
@@ -234,7 +232,7 @@ test('pause then enable an endpoint; deleting it removes it from the tenant list
     url: 'http://127.0.0.1:9/hook',
     name: 'Short lived',
   });
-  await page.goto(`/endpoints/${endpoint.id}`);
+  await open(page, `/endpoints/${endpoint.id}`);
   const status = page.getByTestId('endpoint-status');
   await expect(status).toHaveText('enabled');
 
@@ -242,7 +240,7 @@ test('pause then enable an endpoint; deleting it removes it from the tenant list
   await expect(status).toHaveText('paused');
   await expect(page.getByRole('button', { name: 'Enable' })).toBeVisible();
   await snap(page, testInfo, '1-paused');
-  await page.goto(`/tenants/${tenant.id}/endpoints`);
+  await open(page, `/tenants/${tenant.id}/endpoints`);
   await expect(page.getByRole('row').filter({ hasText: 'Short lived' })).toContainText('paused');
 
   await page.getByRole('link', { name: 'Short lived' }).click();
@@ -260,7 +258,7 @@ test('pause then enable an endpoint; deleting it removes it from the tenant list
   await expect(page.getByRole('link', { name: 'Short lived' })).toHaveCount(0);
   await snap(page, testInfo, '3-deleted');
 
-  await page.goto(`/endpoints/${endpoint.id}`);
+  await open(page, `/endpoints/${endpoint.id}`);
   await expect(page.getByRole('alert', { name: 'Could not load this endpoint' })).toContainText('endpoint not found');
   await page.getByRole('link', { name: 'Start over' }).click();
   await expect(page).toHaveURL(/\/tenants$/);
@@ -281,7 +279,7 @@ test('edit: a new host needs the credentials again; clearing the filter removes 
     },
     { filter: '{"path": "/a", "op": "exists", "value": true}' },
   );
-  await page.goto(`/endpoints/${endpoint.id}`);
+  await open(page, `/endpoints/${endpoint.id}`);
   await expect(field(page, 'Endpoint settings', 'URL')).toHaveText('receiver.example.com/v1?…');
   await page.getByRole('button', { name: 'Edit', exact: true }).click();
   const form = page.getByRole('dialog', { name: 'Edit endpoint Moving' });
@@ -322,7 +320,7 @@ test('paging: more than 20 endpoints of a tenant spread over pages', async ({ si
       url: `https://receiver.example.com/hook/${i}`,
       name: `Paged ${String(i).padStart(2, '0')}`,
     });
-  await page.goto(`/tenants/${tenant.id}/endpoints`);
+  await open(page, `/tenants/${tenant.id}/endpoints`);
   const rows = page.getByRole('table', { name: 'Endpoints' }).locator('tbody tr');
   await expect(rows).toHaveCount(20);
   await expect(rows.first()).toContainText('Paged 00');

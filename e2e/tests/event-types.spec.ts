@@ -1,4 +1,4 @@
-import { expect, snap, test, unique } from '../support/fixtures';
+import { expect, open, snap, test, unique } from '../support/fixtures';
 
 test('create an event type whose example is shown back exactly as typed', async ({ signedIn: page }, testInfo) => {
   const name = `invoice_${unique()}.paid`;
@@ -31,7 +31,7 @@ test('create an event type whose example is shown back exactly as typed', async 
 test('invalid JSON in the example shows an error under the editor while typing and blocks submit', async ({
   signedIn: page,
 }, testInfo) => {
-  await page.goto('/event-types');
+  await open(page, '/event-types');
   await page.getByRole('button', { name: 'New event type' }).click();
   const dialog = page.getByRole('dialog', { name: 'New event type' });
   await dialog.getByLabel('Name').fill(`draft_${unique()}.created`);
@@ -58,7 +58,7 @@ test('invalid JSON in the example shows an error under the editor while typing a
 });
 
 test('a reserved name such as svc.thing is refused next to the name field', async ({ signedIn: page }, testInfo) => {
-  await page.goto('/event-types');
+  await open(page, '/event-types');
   await page.getByRole('button', { name: 'New event type' }).click();
   const dialog = page.getByRole('dialog', { name: 'New event type' });
   await dialog.getByLabel('Name').fill('svc.thing');
@@ -72,7 +72,7 @@ test('a reserved name such as svc.thing is refused next to the name field', asyn
 test('archive an event type, then unarchive it', async ({ signedIn: page, api }, testInfo) => {
   const name = `shipment_${unique()}.sent`;
   await api.createEventType(name, 'A shipment left the warehouse');
-  await page.goto(`/event-types?name=${name}`);
+  await open(page, `/event-types?name=${name}`);
   const row = page.getByRole('row').filter({ hasText: name });
   await expect(row.getByText('archived', { exact: true })).toHaveCount(0);
 

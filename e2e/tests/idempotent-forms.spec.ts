@@ -1,4 +1,4 @@
-import { expect, snap, test, unique } from '../support/fixtures';
+import { expect, open, reload, snap, test, unique } from '../support/fixtures';
 
 test('submitting the endpoint form again after its answer was lost creates one endpoint, not two', async ({
   signedIn: page,
@@ -7,7 +7,7 @@ test('submitting the endpoint form again after its answer was lost creates one e
 }, testInfo) => {
   const externalId = `twice-${unique()}`;
   const tenant = await api.createTenant(externalId, 'Twice Ltd');
-  await page.goto(`/tenants/${tenant.id}/endpoints`);
+  await open(page, `/tenants/${tenant.id}/endpoints`);
   await page.getByRole('button', { name: 'New endpoint' }).click();
   const form = page.getByRole('dialog', { name: 'New endpoint' });
   await form.getByLabel('URL').fill('https://twice.example.com/hook');
@@ -35,7 +35,7 @@ test('submitting the endpoint form again after its answer was lost creates one e
   await secret.getByRole('button', { name: 'I have stored it' }).click();
   expect(lost).toBe(1);
 
-  await page.reload();
+  await reload(page);
   const table = page.getByRole('table', { name: 'Endpoints' });
   await expect(table.getByRole('row').filter({ hasText: 'Submitted twice' })).toHaveCount(1);
   await expect(table.locator('tbody tr')).toHaveCount(1);

@@ -1,4 +1,4 @@
-import { expect, snap, test, unique } from '../support/fixtures';
+import { expect, open, snap, test, unique } from '../support/fixtures';
 
 test('tenants, endpoints and event types show their IDs with a button that copies them', async ({
   signedIn: page,
@@ -18,7 +18,7 @@ test('tenants, endpoints and event types show their IDs with a button that copie
   const eventType = await api.createEventType(eventTypeName);
   const clipboard = () => page.evaluate(() => navigator.clipboard.readText());
 
-  await page.goto(`/tenants?externalId=${externalId}`);
+  await open(page, `/tenants?externalId=${externalId}`);
   const row = page.getByRole('row').filter({ hasText: externalId });
   await expect(row).toContainText(tenant.id);
   await row.getByRole('button', { name: `Copy ID of ${externalId}` }).click();
@@ -38,7 +38,7 @@ test('tenants, endpoints and event types show their IDs with a button that copie
   await page.getByRole('button', { name: 'Copy ID of tenant Copy Corp' }).click();
   expect(await clipboard()).toBe(tenant.id);
 
-  await page.goto(`/event-types?name=${eventTypeName}`);
+  await open(page, `/event-types?name=${eventTypeName}`);
   const typeRow = page.getByRole('row').filter({ hasText: eventTypeName });
   await expect(typeRow).toContainText(eventType.id);
   await typeRow.getByRole('button', { name: `Copy ID of ${eventTypeName}` }).click();

@@ -1,5 +1,5 @@
 import type { Locator, Page } from '@playwright/test';
-import { expect, snap, test, unique, type RestApi } from '../support/fixtures';
+import { expect, open, reload, type RestApi, snap, test, unique } from '../support/fixtures';
 import { startReceiver } from '../support/receiver';
 
 /** Deliveries need the worker's engine: a delivery settles within seconds, this allows for a slow machine. */
@@ -8,12 +8,6 @@ const DELIVERY_TIMEOUT_MS = 20_000;
 /** The value cell of a label/value row in a field table. */
 function field(page: Page, table: string, label: string): Locator {
   return page.getByRole('table', { name: table }).locator(`tr:has(th:text-is("${label}")) td`);
-}
-
-/** Opens a page and waits until its scripts have run: a click before hydration would do nothing or reload. */
-async function open(page: Page, path: string): Promise<void> {
-  await page.goto(path);
-  await page.waitForLoadState('networkidle');
 }
 
 /** A delivery's card on the message page. */
@@ -54,7 +48,7 @@ test('find a failed delivery in the dead letters, inspect its attempts, and repl
     await findByTenant(page, page.getByRole('form', { name: 'Find dead letters' }), tenantName, run);
     const row = page.getByRole('table', { name: 'Dead letters' }).locator(`tr[data-message-id="${message.id}"]`);
     await expect(async () => {
-      await page.reload();
+      await reload(page);
       await expect(row).toBeVisible({ timeout: 1_000 });
     }).toPass({ timeout: DELIVERY_TIMEOUT_MS });
     await expect(row.getByTestId('delivery-status')).toHaveText('failed');
@@ -232,7 +226,7 @@ test('redact a message: its content is gone for good, its fields stay', async ({
     await snap(page, testInfo, '03-content-gone');
 
     // A reload reads the same from the API.
-    await page.reload();
+    await reload(page);
     await expect(page.getByTestId('content-gone')).toBeVisible();
   } finally {
     await receiver.close();
@@ -253,7 +247,7 @@ test('replay a selection of dead letters: the quote names what cannot be replaye
     await findByTenant(page, page.getByRole('form', { name: 'Find dead letters' }), tenantName, run);
     const table = page.getByRole('table', { name: 'Dead letters' });
     await expect(async () => {
-      await page.reload();
+      await reload(page);
       await expect(table.locator('tbody tr[data-delivery-id]')).toHaveCount(2, { timeout: 1_000 });
     }).toPass({ timeout: DELIVERY_TIMEOUT_MS });
     const redactedId = (await table.locator(`tr[data-message-id="${redacted.id}"]`).getAttribute('data-delivery-id'))!;
@@ -414,7 +408,7 @@ test('the events feed folds a burst of one endpoint’s failures into one event,
     await open(page, `/events?tenant=${tenant.id}`);
     const rows = page.getByRole('table', { name: 'Operational events' }).locator('tbody tr[data-event-id]');
     await expect(async () => {
-      await page.reload();
+      await reload(page);
       await expect(rows).toHaveCount(1, { timeout: 1_000 });
     }).toPass({ timeout: DELIVERY_TIMEOUT_MS });
     await expect(rows.first()).toContainText('webhooks.delivery.failed');

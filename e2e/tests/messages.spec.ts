@@ -1,5 +1,5 @@
 import type { Locator, Page } from '@playwright/test';
-import { expect, snap, test, unique, type RestApi } from '../support/fixtures';
+import { expect, open, type RestApi, snap, test, unique } from '../support/fixtures';
 import { startReceiver } from '../support/receiver';
 
 /** Deliveries need the worker's engine: a message settles within seconds, this allows for a slow machine. */
@@ -68,13 +68,13 @@ test('publish a message from the console and watch it reach a loopback receiver'
     expect(delivered!.headers['webhook-signature']).toMatch(/^v1,/);
 
     // Health shows the success on the endpoint page; nothing is left queued.
-    await page.goto(`/endpoints/${endpoint.id}`);
+    await open(page, `/endpoints/${endpoint.id}`);
     await expect(field(page, 'Endpoint health', 'Last success')).toHaveText(/UTC$/);
     await expect(field(page, 'Endpoint health', 'Consecutive failures')).toHaveText('0');
     await expect(field(page, 'Endpoint health', 'Queued deliveries')).toHaveText('0');
 
     // Support opens the same message by its ID.
-    await page.goto('/messages');
+    await open(page, '/messages');
     await page.getByRole('textbox', { name: 'Message ID' }).fill(messageId);
     await page.getByRole('button', { name: 'Open', exact: true }).click();
     await expect(page).toHaveURL(new RegExp(`/messages/${messageId}$`));
@@ -94,7 +94,7 @@ test('publish refusals are shown at their field; a message to a tenant without e
   const eventType = `lonely.event${run.replace(/[^a-z0-9]/g, '')}`;
   await api.createEventType(eventType);
 
-  await page.goto('/messages');
+  await open(page, '/messages');
   const form = page.getByRole('form', { name: 'Publish a message' });
   await form.getByRole('textbox', { name: 'Payload' }).fill('{"a": 1,');
   await expect(form.getByRole('button', { name: 'Publish message' })).toBeDisabled();
@@ -131,7 +131,7 @@ test('send a test message from the endpoint page: svc.test with {"test":true} re
       status: 'paused',
     });
 
-    await page.goto(`/endpoints/${endpoint.id}`);
+    await open(page, `/endpoints/${endpoint.id}`);
     await page.getByRole('button', { name: 'Send test message' }).click();
     const dialog = page.getByRole('dialog', { name: `Send a test message to Orders ${run}` });
     await expect(dialog.getByRole('textbox', { name: 'Test payload' })).toHaveValue('{"test":true}');
@@ -155,12 +155,12 @@ test('send a test message from the endpoint page: svc.test with {"test":true} re
     await expect(field(page, 'Endpoint health', 'Last success')).toHaveText(/UTC$/);
 
     // The test message's own page: origin test.
-    await page.goto(`/messages/${messageId}`);
+    await open(page, `/messages/${messageId}`);
     await expect(field(page, 'Message fields', 'Origin')).toHaveText('test');
     await expect(field(page, 'Message fields', 'Event type')).toHaveText('svc.test');
 
     // A paused endpoint refuses tests: the button says so instead of sending.
-    await page.goto(`/endpoints/${paused.id}`);
+    await open(page, `/endpoints/${paused.id}`);
     const refused = page.getByRole('button', { name: 'Send test message' });
     await expect(refused).toHaveAttribute('data-disabled', 'true');
     await refused.hover();

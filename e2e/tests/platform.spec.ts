@@ -1,5 +1,5 @@
 import { verifyAsSpecSays } from '../../packages/signing/src/testing/spec-verifier';
-import { expect, test, unique } from '../support/fixtures';
+import { expect, open, reload, test, unique } from '../support/fixtures';
 import { startReceiver, type Received } from '../support/receiver';
 
 /**
@@ -27,8 +27,7 @@ test('toggle a flag in the console: the signed event reaches the receiver and th
     const key = `checkout.${run}`;
 
     // An environment and a flag, in the console.
-    await page.goto('/feature-flags');
-    await page.waitForLoadState('networkidle');
+    await open(page, '/feature-flags');
     await page.getByLabel('New environment').fill(environment);
     await page.getByRole('button', { name: 'Create environment' }).click();
     await page.getByRole('link', { name: environment, exact: true }).click();
@@ -43,8 +42,7 @@ test('toggle a flag in the console: the signed event reaches the receiver and th
     const environmentId = new URL(page.url()).pathname.split('/').pop()!;
 
     // A subscription of that environment, in the console: the secret is shown once.
-    await page.goto('/event-subscriptions');
-    await page.waitForLoadState('networkidle');
+    await open(page, '/event-subscriptions');
     await page.getByRole('button', { name: 'New subscription' }).click();
     await page.getByLabel('URL').fill(receiver.url);
     await page.getByLabel('Description').fill(`flags ${run}`);
@@ -57,8 +55,7 @@ test('toggle a flag in the console: the signed event reaches the receiver and th
     await expect(page.getByTestId('subscription-secret')).toHaveCount(0);
 
     // Toggle the flag: one event, signed, in the standard format.
-    await page.goto(`/feature-flags/${environmentId}`);
-    await page.waitForLoadState('networkidle');
+    await open(page, `/feature-flags/${environmentId}`);
     // Mantine draws the switch over its (hidden) input: the click goes to the input itself.
     await page.getByLabel(`Enabled: ${key}`).check({ force: true });
     await expect(page.getByTestId('environment-revision')).toHaveText('Revision 2');
@@ -80,11 +77,11 @@ test('toggle a flag in the console: the signed event reaches the receiver and th
     expect(request!.body).not.toContain('rollout');
 
     // The delivery history shows it delivered, with its attempt.
-    await page.goto('/event-subscriptions');
+    await open(page, '/event-subscriptions');
     await page.getByRole('link', { name: `flags ${run}` }).click();
     await page.waitForURL(/\/event-subscriptions\/whe_/);
     await expect(async () => {
-      await page.reload();
+      await reload(page);
       await expect(page.getByRole('table', { name: 'Deliveries' })).toContainText('succeeded', { timeout: 1000 });
     }).toPass({ timeout: 20_000 });
     const row = page.getByRole('table', { name: 'Deliveries' }).getByRole('row').filter({ hasText: event.id });
@@ -103,7 +100,7 @@ test('toggle a flag in the console: the signed event reaches the receiver and th
     expect(receiver.received[2]!.headers['svc-event-id']).toBe(event.id);
     expect(bodyOf(receiver.received[2]!).sequence).toBe(1);
     await expect(async () => {
-      await page.reload();
+      await reload(page);
       await expect(page.getByRole('table', { name: 'Deliveries' })).toContainText('manual retry', { timeout: 1000 });
     }).toPass({ timeout: 20_000 });
   } finally {

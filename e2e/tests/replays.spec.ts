@@ -1,5 +1,4 @@
-import type { Page } from '@playwright/test';
-import { expect, snap, test, unique, type RestApi } from '../support/fixtures';
+import { expect, open, reload, type RestApi, snap, test, unique } from '../support/fixtures';
 import { startReceiver } from '../support/receiver';
 
 /** Deliveries need the worker's engine: a delivery settles within seconds, this allows for a slow machine. */
@@ -8,12 +7,6 @@ const DELIVERY_TIMEOUT_MS = 20_000;
 const REPLAY_TIMEOUT_MS = 45_000;
 /** Analytics trail the transitions by about 20 s (the rollup job's interval) plus a run. */
 const ANALYTICS_TIMEOUT_MS = 60_000;
-
-/** Opens a page and waits until its scripts have run: a click before hydration would do nothing or reload. */
-async function open(page: Page, path: string): Promise<void> {
-  await page.goto(path);
-  await page.waitForLoadState('networkidle');
-}
 
 async function setup(api: RestApi, receiverUrl: string) {
   const run = `replay-${unique()}`;
@@ -40,7 +33,7 @@ test('after an outage, a replay bounded by its estimate sends each dead letter o
     await open(page, `/dead-letters?endpoint=${endpoint.id}`);
     const table = page.getByRole('table', { name: 'Dead letters' });
     await expect(async () => {
-      await page.reload();
+      await reload(page);
       await expect(table.locator('tbody tr[data-delivery-id]')).toHaveCount(3, { timeout: 1_000 });
     }).toPass({ timeout: DELIVERY_TIMEOUT_MS });
     await page.waitForLoadState('networkidle');
@@ -98,7 +91,7 @@ test('after an outage, a replay bounded by its estimate sends each dead letter o
       new RegExp(`^Showing endpoint ${endpoint.name}, .* per hour\\.$`),
     );
     await expect(async () => {
-      await page.reload();
+      await reload(page);
       await expect(page.getByTestId('total-succeeded')).toHaveText('3', { timeout: 1_000 });
     }).toPass({ timeout: ANALYTICS_TIMEOUT_MS });
     // The 3 originals failed, their 3 replays succeeded.
@@ -126,7 +119,7 @@ test('a replay bounded below its estimate stops at the bound, says why, and cann
       await api.publishMessage({ tenant_id: tenant.id, event_type: eventType }, `{"order":${order}}`);
     await open(page, `/dead-letters?endpoint=${endpoint.id}`);
     await expect(async () => {
-      await page.reload();
+      await reload(page);
       await expect(page.getByRole('table', { name: 'Dead letters' }).locator('tbody tr[data-delivery-id]')).toHaveCount(
         3,
         { timeout: 1_000 },

@@ -1,4 +1,4 @@
-import { expect, snap, test } from '../support/fixtures';
+import { expect, open, reload, snap, test } from '../support/fixtures';
 
 test('changing retention saves it and shows the new configuration version', async ({ signedIn: page }, testInfo) => {
   await page.getByRole('link', { name: 'Settings' }).click();
@@ -16,7 +16,7 @@ test('changing retention saves it and shows the new configuration version', asyn
   await expect(page.getByText(`Configuration version ${before + 1}.`)).toBeVisible();
   await expect(version).toHaveText(`Configuration version ${before + 1}`);
 
-  await page.reload();
+  await reload(page);
   await expect(page.getByLabel('Payload retention (days)')).toHaveValue(next);
   await expect(page.getByLabel('Response body logging')).toBeChecked();
   await snap(page, testInfo, '2-saved');
@@ -25,7 +25,7 @@ test('changing retention saves it and shows the new configuration version', asyn
 test('an out-of-range retention shows the error next to that field and saves nothing', async ({
   signedIn: page,
 }, testInfo) => {
-  await page.goto('/settings');
+  await open(page, '/settings');
   const version = (await page.getByTestId('configuration-version').textContent()) ?? '';
   expect(version).toMatch(/Configuration version \d+/);
   const payloadDays = page.getByLabel('Payload retention (days)');
@@ -34,7 +34,7 @@ test('an out-of-range retention shows the error next to that field and saves not
   await expect(payloadDays).toHaveAccessibleDescription(/from 1 to 30/);
   await expect(payloadDays).toHaveAttribute('aria-invalid', 'true');
   await expect(page.getByLabel('Response retention (days)')).not.toHaveAttribute('aria-invalid', 'true');
-  await page.reload();
+  await reload(page);
   await expect(page.getByTestId('configuration-version')).toHaveText(version);
   await snap(page, testInfo, 'out-of-range');
 });

@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import type { Locator, Page } from '@playwright/test';
 import { Webhook } from 'standardwebhooks';
 import Stripe from 'stripe';
-import { expect, snap, test, unique, type RestApi } from '../support/fixtures';
+import { expect, open, reload, type RestApi, snap, test, unique } from '../support/fixtures';
 import { postToReceiveUrl } from '../support/receive';
 import { startReceiver } from '../support/receiver';
 
@@ -14,16 +14,10 @@ function field(page: Page, table: string, label: string): Locator {
   return page.getByRole('table', { name: table }).locator(`tr:has(th:text-is("${label}")) td`);
 }
 
-/** Opens a page and waits until its scripts have run: a click before hydration would do nothing or reload. */
-async function open(page: Page, path: string): Promise<void> {
-  await page.goto(path);
-  await page.waitForLoadState('networkidle');
-}
-
 /** Reloads until `check` passes: the source page is rendered on the server and shows what was there when it loaded. */
 async function reloadUntil(page: Page, check: () => Promise<void>): Promise<void> {
   await expect(async () => {
-    await page.reload();
+    await reload(page);
     await check();
   }).toPass({ timeout: DELIVERY_TIMEOUT_MS });
 }
@@ -190,7 +184,7 @@ test('rotate the receive URL: the new one is shown once and both answer during t
   await expect(shown).toBeHidden();
   await expect(field(page, 'Secret and receive URL', 'Receive URL version')).toHaveText('2');
   await expect(page.getByTestId('token-overlap')).toHaveText(/^until \d{4}-\d{2}-\d{2} \d{2}:\d{2} UTC$/);
-  await page.reload();
+  await reload(page);
   for (const url of [oldUrl, newUrl]) expect(await page.content()).not.toContain(new URL(url).pathname);
 
   // During the overlap both URLs capture.

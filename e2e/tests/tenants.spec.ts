@@ -1,4 +1,4 @@
-import { expect, snap, test, unique } from '../support/fixtures';
+import { expect, open, reload, snap, test, unique } from '../support/fixtures';
 
 test('create a tenant with metadata; a second one with the same external ID is refused at that field', async ({
   signedIn: page,
@@ -40,7 +40,7 @@ test('create a tenant with metadata; a second one with the same external ID is r
 test('edit a tenant: rename it and change its metadata', async ({ signedIn: page, api }, testInfo) => {
   const externalId = `edit-${unique()}`;
   await api.createTenant(externalId, 'Before Ltd', { plan: 'free', region: 'eu' });
-  await page.goto(`/tenants?externalId=${externalId}`);
+  await open(page, `/tenants?externalId=${externalId}`);
   const row = page.getByRole('row').filter({ hasText: externalId });
   await expect(row).toContainText('plan=free');
 
@@ -61,7 +61,7 @@ test('edit a tenant: rename it and change its metadata', async ({ signedIn: page
   await expect(row).toContainText('plan=enterprise');
   await expect(row).toContainText('owner=ops team');
   await expect(row).not.toContainText('region=eu');
-  await page.reload();
+  await reload(page);
   await expect(page.getByRole('row').filter({ hasText: externalId })).toContainText('After Ltd');
   await snap(page, testInfo, '2-edited');
 });
@@ -73,7 +73,7 @@ test('paging: more than 20 tenants spread over pages; Next page and First page m
   const batch = unique();
   for (let i = 0; i < 23; i++) await api.createTenant(`page-${batch}-${String(i).padStart(2, '0')}`, `Paged ${i}`);
 
-  await page.goto('/tenants');
+  await open(page, '/tenants');
   const rows = page.getByRole('table', { name: 'Tenants' }).locator('tbody tr');
   // The first cell holds the external ID, then the tenant ID with its copy button.
   const firstExternalId = rows.first().locator('td').first().locator('p').first();
@@ -103,7 +103,7 @@ test('delete a tenant after confirming: it shows a deleted badge and no actions'
 }, testInfo) => {
   const externalId = `gone-${unique()}`;
   await api.createTenant(externalId, 'Short Lived Inc');
-  await page.goto(`/tenants?externalId=${externalId}`);
+  await open(page, `/tenants?externalId=${externalId}`);
   const row = page.getByRole('row').filter({ hasText: externalId });
   await row.getByRole('button', { name: `Delete ${externalId}` }).click();
 

@@ -1,17 +1,10 @@
-import type { Page } from '@playwright/test';
-import { expect, snap, test, unique } from '../support/fixtures';
+import { expect, open, reload, snap, test, unique } from '../support/fixtures';
 import { startReceiver } from '../support/receiver';
 
 interface RestUsage {
   month: string;
   total_usd: string;
   keys: { key_id: string; spent_usd: string; spending_limit_usd: string | null; remaining_usd: string | null }[];
-}
-
-/** Opens a page and waits until its scripts have run: a click before hydration would do nothing or reload. */
-async function open(page: Page, path: string): Promise<void> {
-  await page.goto(path);
-  await page.waitForLoadState('networkidle');
 }
 
 test('the usage page shows the month’s spend per meter and per key, equal to the API’s report', async ({
@@ -34,7 +27,7 @@ test('the usage page shows the month’s spend per meter and per key, equal to t
     let report: RestUsage | undefined;
     await expect(async () => {
       report = await api.get<RestUsage>('/platform/meta/usage');
-      await page.reload();
+      await reload(page);
       await expect(page.getByTestId('usage-total')).toHaveText(`${report.total_usd} USD`, { timeout: 1_000 });
     }).toPass({ timeout: 15_000 });
     expect(Number(report!.total_usd)).toBeGreaterThan(0);

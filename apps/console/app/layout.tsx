@@ -6,6 +6,7 @@ import type { ReactNode } from 'react';
 import { headers } from 'next/headers';
 import { ColorSchemeScript, MantineProvider, mantineHtmlProps } from '@mantine/core';
 import { Notifications } from '@mantine/notifications';
+import { HydrationMark } from '@/components/hydration-mark';
 import { theme } from './theme';
 
 export const metadata: Metadata = {
@@ -22,6 +23,7 @@ export default async function RootLayout({ children }: { children: ReactNode }) 
         <ColorSchemeScript defaultColorScheme="light" nonce={nonce} />
       </head>
       <body>
+        <HydrationMark />
         <MantineProvider theme={theme} defaultColorScheme="light">
           <Notifications position="top-right" />
           {children}

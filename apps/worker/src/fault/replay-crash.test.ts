@@ -1,8 +1,6 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestDatabase } from '@svc/db';
-import { startDeployment, type Deployment } from './deployment.js';
-import { killStartedProcesses, until } from './processes.js';
-import { startReceiver, type Receiver } from './receiver.js';
+import { describe, expect, it } from 'vitest';
+import { until } from './processes.js';
+import { useFaultStack } from './fault-stack.js';
 
 /**
  * A worker killed with kill -9 in the middle of a replay batch: the batch's transaction (its generations, their
@@ -10,31 +8,18 @@ import { startReceiver, type Receiver } from './receiver.js';
  * replay without creating or charging any generation twice. The batch is caught mid-way for certain: the test
  * holds the paying key's spend row, so the batch waits in its charge, inside its transaction, when it is killed.
  */
-let database: { url: string; drop(): Promise<void> };
-let d: Deployment;
-let receiver: Receiver;
-
-beforeAll(async () => {
-  database = await createTestDatabase();
-  receiver = await startReceiver();
-  d = await startDeployment({ databaseUrl: database.url, jobExpirySeconds: 2 });
-}, 60_000);
-
-afterAll(async () => {
-  await killStartedProcesses();
-  await d?.close();
-  await receiver?.close();
-  await database?.drop();
-});
+const stack = useFaultStack({ jobExpirySeconds: 2 });
 
 describe('a worker killed mid-replay (kill -9)', () => {
   it('resumes from the cursor: every dead letter replayed once, charged once', async () => {
-    receiver.set('/replayed', { kind: 'answer', status: 400 });
-    const { tenantId, endpointId } = await d.endpoint(`${receiver.baseUrl}/replayed`, { retry_delays_seconds: [] });
-    const first = await d.startWorker('worker-1');
+    stack.receiver.set('/replayed', { kind: 'answer', status: 400 });
+    const { tenantId, endpointId } = await stack.d.endpoint(`${stack.receiver.baseUrl}/replayed`, {
+      retry_delays_seconds: [],
+    });
+    const first = await stack.d.startWorker('worker-1');
     const messages: string[] = [];
-    for (let i = 0; i < 6; i += 1) messages.push((await d.publish(tenantId, { i })).json.id);
-    const db = d.core.services.db;
+    for (let i = 0; i < 6; i += 1) messages.push((await stack.d.publish(tenantId, { i })).json.id);
+    const db = stack.d.core.services.db;
     await until('six dead letters', async () => {
       const [row] = await db.query(
         `SELECT count(*)::int AS n FROM deliveries WHERE endpoint_id = $1 AND status = 'failed'`,
@@ -42,14 +27,14 @@ describe('a worker killed mid-replay (kill -9)', () => {
       );
       return row.n === 6 ? true : undefined;
     });
-    receiver.set('/replayed', { kind: 'answer', status: 204 });
+    stack.receiver.set('/replayed', { kind: 'answer', status: 204 });
 
     const [{ key_id: keyId }] = await db.query(`SELECT key_id FROM charges LIMIT 1`);
     const holder = db.createQueryRunner();
     await holder.connect();
     await holder.query('BEGIN');
     await holder.query('SELECT 1 FROM key_monthly_spend WHERE key_id = $1 FOR UPDATE', [keyId]);
-    const started = await d.api('POST', '/replays', { endpoint_id: endpointId });
+    const started = await stack.d.api('POST', '/replays', { endpoint_id: endpointId });
     expect(started.status, started.text).toBe(202);
     const replayId: string = started.json.id;
     await until('the batch to wait in its charge', async () => {
@@ -65,17 +50,17 @@ describe('a worker killed mid-replay (kill -9)', () => {
     const [kept] = await db.query('SELECT count(*)::int AS n FROM deliveries WHERE replay_id = $1', [replayId]);
     expect(kept.n).toBe(0);
 
-    await d.startWorker('worker-2');
+    await stack.d.startWorker('worker-2');
     await until(
       'the replay to complete',
       async () => {
-        const r = await d.api('GET', `/replays/${replayId}`);
+        const r = await stack.d.api('GET', `/replays/${replayId}`);
         return r.json.status === 'completed' ? r.json : undefined;
       },
       60_000,
       250,
     );
-    const replay = (await d.api('GET', `/replays/${replayId}`)).json;
+    const replay = (await stack.d.api('GET', `/replays/${replayId}`)).json;
     expect(replay.counts).toMatchObject({ matched: 6, created: 6, succeeded: 6, failed: 0, pending: 0 });
     expect(replay.cost_usd).toBe('0.0003');
     const generations: { message_id: string; n: number }[] = await db.query(
@@ -90,6 +75,6 @@ describe('a worker killed mid-replay (kill -9)', () => {
       [replayId],
     );
     expect(charged).toEqual({ n: 6, micros: 300 });
-    for (const id of messages) expect(receiver.received('/replayed', id)).toHaveLength(2);
+    for (const id of messages) expect(stack.receiver.received('/replayed', id)).toHaveLength(2);
   }, 120_000);
 });

@@ -1,29 +1,13 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestDatabase, findFreePort } from '@svc/db';
-import { startDeployment, type Deployment } from './deployment.js';
-import { killStartedProcesses, until } from './processes.js';
-import { startReceiver, type Receiver } from './receiver.js';
+import { describe, expect, it } from 'vitest';
+import { findFreePort } from '@svc/db';
+import { until } from './processes.js';
+import { useFaultStack } from './fault-stack.js';
 
 /**
  * Two worker processes race for the same queue: every delivery is delivered, none twice, and each endpoint's
  * max_concurrency holds across both processes (the receiver counts requests open at once per endpoint path).
  */
-let database: { url: string; drop(): Promise<void> };
-let d: Deployment;
-let receiver: Receiver;
-
-beforeAll(async () => {
-  database = await createTestDatabase();
-  receiver = await startReceiver();
-  d = await startDeployment({ databaseUrl: database.url });
-}, 60_000);
-
-afterAll(async () => {
-  await killStartedProcesses();
-  await d?.close();
-  await receiver?.close();
-  await database?.drop();
-});
+const stack = useFaultStack();
 
 /** Sum of svc_delivery_attempts_total over outcomes, as the worker's /metrics reports it. */
 async function attemptsMade(port: number): Promise<number> {
@@ -41,8 +25,12 @@ describe('two worker processes on one queue', () => {
     for (const limit of limits) {
       const path = `/c${limit}`;
       // Slow enough answers that the workers contend for each endpoint's slots.
-      receiver.set(path, { kind: 'answer', delayMs: 40 });
-      endpoints.push({ path, limit, ...(await d.endpoint(`${receiver.baseUrl}${path}`, { max_concurrency: limit })) });
+      stack.receiver.set(path, { kind: 'answer', delayMs: 40 });
+      endpoints.push({
+        path,
+        limit,
+        ...(await stack.d.endpoint(`${stack.receiver.baseUrl}${path}`, { max_concurrency: limit })),
+      });
     }
     // Two different ports (a port just freed can be handed out again).
     const ports = [await findFreePort()];
@@ -52,7 +40,7 @@ describe('two worker processes on one queue', () => {
     }
     const workers = await Promise.all(
       ports.map((port, i) =>
-        d.startWorker(`worker-${i + 1}`, { METRICS_PORT: String(port), METRICS_HOST: '127.0.0.1' }),
+        stack.d.startWorker(`worker-${i + 1}`, { METRICS_PORT: String(port), METRICS_HOST: '127.0.0.1' }),
       ),
     );
     await Promise.all(workers.map((w) => w.waitFor('metrics served')));
@@ -65,7 +53,7 @@ describe('two worker processes on one queue', () => {
       Array.from({ length: 4 }, async () => {
         for (let next = work.shift(); next; next = work.shift()) {
           const { e, n } = next;
-          const r = await d.publish(e.tenantId, n);
+          const r = await stack.d.publish(e.tenantId, n);
           expect(r.status, r.text).toBe(202);
           published.push({ id: r.json.id as string, path: e.path });
         }
@@ -76,7 +64,7 @@ describe('two worker processes on one queue', () => {
     await until(
       'every delivery to succeed',
       async () => {
-        const [row]: { done: string }[] = await d.core.services.db.query(
+        const [row]: { done: string }[] = await stack.d.core.services.db.query(
           `SELECT count(*) FILTER (WHERE status = 'succeeded') AS done FROM deliveries`,
         );
         return Number(row!.done) === total ? true : undefined;
@@ -86,15 +74,15 @@ describe('two worker processes on one queue', () => {
     );
 
     for (const e of endpoints) {
-      const got = receiver.received(e.path).map((r) => String(r.headers['webhook-id']));
+      const got = stack.receiver.received(e.path).map((r) => String(r.headers['webhook-id']));
       const expected = published.filter((p) => p.path === e.path).map((p) => p.id);
       // Every message once: no loss, no duplicate.
       expect(got.slice().sort()).toEqual(expected.sort());
-      expect(receiver.maxConcurrent(e.path), e.path).toBeLessThanOrEqual(e.limit);
+      expect(stack.receiver.maxConcurrent(e.path), e.path).toBeLessThanOrEqual(e.limit);
     }
     // Contention really happened: the wider endpoints were used in parallel.
-    expect(receiver.maxConcurrent('/c3')).toBeGreaterThan(1);
-    const attempts: { n: string; numbers: number[] }[] = await d.core.services.db.query(
+    expect(stack.receiver.maxConcurrent('/c3')).toBeGreaterThan(1);
+    const attempts: { n: string; numbers: number[] }[] = await stack.d.core.services.db.query(
       'SELECT count(*) AS n, array_agg(DISTINCT number) AS numbers FROM attempts',
     );
     expect({ attempts: Number(attempts[0]!.n), numbers: attempts[0]!.numbers }).toEqual({
