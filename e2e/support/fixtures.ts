@@ -142,7 +142,8 @@ export const test = base.extend<TestFixtures, { stack: StackInfo }>({
       const errors: string[] = [];
       page.on('pageerror', (error) => errors.push(`uncaught: ${error.message}`));
       page.on('console', (message) => {
-        if (message.type() === 'error') errors.push(`console: ${message.text()}`);
+        // The location names the resource of a "Failed to load resource" error, even one the page did not request.
+        if (message.type() === 'error') errors.push(`console: ${message.text()} (at ${message.location().url})`);
       });
       // Names the resource behind a "Failed to load resource" console error in the failure message.
       const failed: string[] = [];
