@@ -51,7 +51,7 @@ export function proxy(request: NextRequest) {
 }
 
 export const config = {
-  // Static files carry no scripts of their own. The app icon is public: redirected to the sign-in page it is
-  // no icon, and Chromium then asks for /favicon.ico, whose 404 shows up as a console error.
+  // Static files carry no scripts of their own. The icons are public: Chromium asks for /favicon.ico now and then
+  // despite the icon link, and a redirect or a 404 there shows up as a console error.
   matcher: ['/((?!_next/static|_next/image|favicon.ico|icon.svg).*)'],
 };

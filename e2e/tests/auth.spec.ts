@@ -4,6 +4,18 @@ import { expect, open, signIn, snap, test } from '../support/fixtures';
 const SESSION_COOKIE = 'svc_console_session';
 const TWELVE_HOURS_S = 12 * 3600;
 
+test('the icons are served without a session (Chromium asks for /favicon.ico on its own)', async ({ request }) => {
+  for (const [path, type] of [
+    ['/favicon.ico', 'image/x-icon'],
+    ['/icon.svg', 'image/svg+xml'],
+  ]) {
+    const response = await request.get(path, { maxRedirects: 0 });
+    expect(response.status(), path).toBe(200);
+    expect(response.headers()['content-type'], path).toBe(type);
+    expect((await response.body()).length, path).toBeGreaterThan(100);
+  }
+});
+
 test('a wrong key shows an error next to the key field; the right key opens the dashboard', async ({
   page,
   stack,
