@@ -59,8 +59,16 @@ async function check(
   args: string[],
   options: { cwd?: string; env?: NodeJS.ProcessEnv } = {},
 ): Promise<StepResult> {
-  const { code, seconds } = await runStep(name, command, args, options);
-  return { name, passed: code === 0 ? 1 : 0, failed: code === 0 ? 0 : 1, seconds };
+  const { code, output, seconds } = await runStep(name, command, args, options);
+  if (code === 0) return { name, passed: 1, failed: 0, seconds };
+  const tail = output.trimEnd().split('\n').slice(-12).join('\n');
+  return {
+    name,
+    passed: 0,
+    failed: 1,
+    seconds,
+    failures: [excerpt(`${name} (exit ${code}), the end of its output:`, tail)],
+  };
 }
 
 function ensureChromium(): boolean {

@@ -5,10 +5,11 @@ const SESSION_COOKIE = 'svc_console_session';
 const TWELVE_HOURS_S = 12 * 3600;
 
 test('the icons are served without a session (Chromium asks for /favicon.ico on its own)', async ({ request }) => {
-  for (const [path, type] of [
+  const icons: [path: string, type: string][] = [
     ['/favicon.ico', 'image/x-icon'],
     ['/icon.svg', 'image/svg+xml'],
-  ]) {
+  ];
+  for (const [path, type] of icons) {
     const response = await request.get(path, { maxRedirects: 0 });
     expect(response.status(), path).toBe(200);
     expect(response.headers()['content-type'], path).toBe(type);

@@ -332,10 +332,17 @@ describe('cancel and redact with the engine running', () => {
     await deliveryUntil(delivery!.id, 'succeeded');
     const r = await post(stack.h, `/messages/${id}/redact`, {});
     expect(r.json.status).toBe('redacting');
-    await stack.runMaintenance();
+    // The sweep completes a redaction only once no transaction that could see the erased bytes is running, in the
+    // whole cluster (other test files' databases included); like its 5-minute schedule, the test runs it again.
+    let lastRun = 0;
     const done = await stack.until('the redaction to complete', async () => {
       const m = await get(`/messages/${id}`);
-      return m.json.redaction_status === 'complete' ? m.json : undefined;
+      if (m.json.redaction_status === 'complete') return m.json;
+      if (Date.now() - lastRun > 1000) {
+        lastRun = Date.now();
+        await stack.runMaintenance();
+      }
+      return undefined;
     });
     expect(done).toMatchObject({ redacted: true, content_available: false });
   });

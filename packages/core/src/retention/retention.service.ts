@@ -191,7 +191,8 @@ export class RetentionService {
    * Redactions whose erasing transaction committed before every snapshot still open was taken (so no reader can
    * see the old row versions: pg_stat_activity's backend_xmin covers read-only snapshots, which the running
    * transaction IDs of pg_current_snapshot do not), after a VACUUM of the tables that held the bytes has removed
-   * those versions: then `complete`.
+   * those versions: then `complete`. Snapshots in other databases of the cluster cannot see these rows and do not
+   * hold back VACUUM here; backends of no database (WAL senders with hot_standby_feedback) do, and count.
    */
   async completeRedactions(): Promise<number> {
     const candidates: { id: string }[] = await this.db.query(
@@ -200,6 +201,7 @@ export class RetentionService {
           AND m.erase_txid < pg_snapshot_xmin(pg_current_snapshot())
           AND NOT EXISTS (SELECT 1 FROM pg_stat_activity a
                            WHERE a.backend_xmin IS NOT NULL AND a.pid <> pg_backend_pid()
+                             AND (a.datid IS NULL OR a.datname = current_database())
                              AND age(a.backend_xmin) >= age(xid(m.erase_txid)))
         LIMIT 1000`,
     );
