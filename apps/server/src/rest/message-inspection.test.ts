@@ -1,3 +1,4 @@
+import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DAY, HOUR } from '@svc/core';
 import { post, startHarness, uniqueKey, type Harness } from '../testing/harness.js';
@@ -306,7 +307,36 @@ describe('POST /messages/{id}/redact', () => {
     const done = await get(`/messages/${id}`);
     expect(done.json).toMatchObject({ redacted: true, redaction_status: 'complete', content_available: false });
   });
+
+  it('is not held back by a snapshot open in another database of the cluster (it cannot see these rows)', async () => {
+    const id = await publish({ payload: { pii: 'elsewhere' } });
+    const elsewhere = new pg.Client({ connectionString: otherDatabaseUrl(h.databaseUrl) });
+    await elsewhere.connect();
+    try {
+      await elsewhere.query('BEGIN ISOLATION LEVEL REPEATABLE READ');
+      await elsewhere.query('SELECT count(*) FROM pg_class');
+      await post(h, `/messages/${id}/redact`, {});
+      // Other test files' write transactions hold it back for moments; the open snapshot here never ends in time.
+      await expect.poll(() => h.services.retention.completeRedactions(), { timeout: 15_000 }).toBeGreaterThanOrEqual(1);
+      expect((await get(`/messages/${id}`)).json.redaction_status).toBe('complete');
+      // The snapshot was open all along.
+      const open: { snapshots: number }[] = await h.services.db.query(
+        `SELECT count(*)::int AS snapshots FROM pg_stat_activity WHERE datname = 'postgres' AND backend_xmin IS NOT NULL`,
+      );
+      expect(open[0]?.snapshots).toBeGreaterThanOrEqual(1);
+    } finally {
+      await elsewhere.query('ROLLBACK');
+      await elsewhere.end();
+    }
+  });
 });
+
+/** The cluster's `postgres` database, next to the test's own. */
+function otherDatabaseUrl(url: string): string {
+  const other = new URL(url);
+  other.pathname = '/postgres';
+  return other.toString();
+}
 
 describe('deliveries', () => {
   it('lists deliveries with filters, reads one, and lists its attempts (none yet)', async () => {
