@@ -35,9 +35,9 @@ async function main(): Promise<void> {
           headers,
           body: job.bodyTemplate?.replaceAll('{i}', unique),
         });
-        await response.arrayBuffer();
+        const answer = await response.text();
         if (response.status !== job.expectStatus)
-          throw new Error(`${job.method} ${job.url} answered ${response.status}`);
+          throw new Error(`${job.method} ${job.url} answered ${response.status}: ${answer.slice(0, 300)}`);
         done += 1;
       }
     }),

@@ -6,6 +6,9 @@
  *   rest.create     POST /v1/tenants from 16 teams at once (auth, idempotency, one transaction)  vs  raw single-row
  *                   INSERT commits on the same Postgres
  *   rest.read       GET /v1/tenants/{id}  vs  a bare node:http server answering the same bytes
+ *   receive         POST /v1/receive/{token}: captures by one busy source (verify, rate bucket, deduplicate, admit
+ *                   with fan-out 1, charge its billing key; one transaction), 4 at once (a team's admission slots)
+ *                   vs  raw single-row INSERT commits, 4 at once
  *
  *   delivery        messages through the server and worker processes to loopback receivers (scripts/bench-delivery.ts)
  *                   vs  raw commits and raw undici POSTs measured in the same run
@@ -27,7 +30,7 @@ import path from 'node:path';
 import pg from 'pg';
 import pino from 'pino';
 import { minify, parseStrict } from '@svc/json';
-import { openCore, systemClock, testCoreOptions, limitsWith } from '@svc/core';
+import { ADMISSION_SLOTS, openCore, systemClock, testCoreOptions, limitsWith } from '@svc/core';
 import { countRoundTrips, ensureDatabase, runMigrations, startEmbeddedPostgres } from '@svc/db';
 import { buildApp, readServerConfig } from '@svc/server';
 import { runAnalyticsBench, type AnalyticsFigures } from './bench-analytics.js';
@@ -77,12 +80,12 @@ function timePerRun(work: () => void): number {
   return runs[Math.floor(runs.length / 2)]!;
 }
 
-async function rate(task: (i: number) => Promise<void>): Promise<number> {
+async function rate(task: (i: number) => Promise<void>, concurrency = CONCURRENCY): Promise<number> {
   let done = 0;
   const deadline = Date.now() + DURATION_MS;
   const started = Date.now();
   await Promise.all(
-    Array.from({ length: CONCURRENCY }, async (_, worker) => {
+    Array.from({ length: concurrency }, async (_, worker) => {
       for (let i = 0; Date.now() < deadline; i += 1) {
         await task(worker * 1_000_000 + i);
         done += 1;
@@ -148,6 +151,49 @@ async function pipelineRoundTrips(
 
 type RoundTrips = { get: number; patch: number; create: number };
 
+/**
+ * Captures per second into one bearer source (no signature over the body, so each request of the load process
+ * can carry a body of its own: every capture is new, none a duplicate) of a tenant with one endpoint, from as many
+ * senders at once as a team may admit messages (ADMISSION_SLOTS; more get 429 and retry). No worker runs: the
+ * deliveries wait in the queue.
+ */
+async function receiveRate(
+  core: Awaited<ReturnType<typeof openCore>>,
+  address: string,
+  headers: Record<string, string>,
+): Promise<number> {
+  const team = await core.services.teams.createTeam('bench-receive');
+  await core.services.teams.setPaymentCard(team.id, true);
+  const { secret } = await core.services.teams.createKey(team.id);
+  const teamHeaders = { ...headers, authorization: `Bearer ${secret}` };
+  const create = async (path: string, body: unknown): Promise<Record<string, string>> => {
+    const response = await fetch(`${address}/v1${path}`, {
+      method: 'POST',
+      headers: { ...teamHeaders, 'idempotency-key': `bench-receive${path}` },
+      body: JSON.stringify(body),
+    });
+    if (response.status !== 201) throw new Error(`POST ${path}: ${response.status} ${await response.text()}`);
+    return (await response.json()) as Record<string, string>;
+  };
+  const tenant = await create('/tenants', { external_id: 'receive', name: 'Receive' });
+  await create('/event_types', { name: 'bench.captured' });
+  await create('/endpoints', { tenant_id: tenant['id'], url: 'https://example.com/captured' });
+  const source = await create('/sources', {
+    tenant_id: tenant['id'],
+    name: 'Busy provider',
+    verification: { kind: 'bearer' },
+    event_type: 'bench.captured',
+  });
+  return remoteRate({
+    url: `${address}${new URL(source['receive_url']!).pathname}`,
+    method: 'POST',
+    headers: { 'content-type': 'application/json', authorization: `Bearer ${source['secret']}` },
+    bodyTemplate: '{"type":"bench.captured","n":"{i}","data":{"amount":1999,"currency":"eur"}}',
+    expectStatus: 200,
+    concurrency: ADMISSION_SLOTS,
+  });
+}
+
 /** The figures before the delivery benchmark: JSON parsing and the REST pipeline. */
 async function runCoreBench(): Promise<{ figures: Figure[]; roundTrips: RoundTrips | null }> {
   const figures: Figure[] = [];
@@ -171,10 +217,20 @@ async function runCoreBench(): Promise<{ figures: Figure[]; roundTrips: RoundTri
     await ensureDatabase(databaseUrl);
     await runMigrations(databaseUrl);
     const core = await openCore(
-      testCoreOptions(databaseUrl, systemClock, { poolSize: 20, limits: limitsWith({ max_tenants: 10_000_000 }) }),
+      testCoreOptions(databaseUrl, systemClock, {
+        poolSize: 20,
+        limits: limitsWith({
+          max_tenants: 10_000_000,
+          // The receive figure keeps its rate bucket (one write per capture) but not the 50/s cap.
+          source_requests_per_second: 1_000_000,
+          max_pending_deliveries: 1_000_000_000,
+          max_content_bytes: 1_000_000_000_000,
+        }),
+      }),
     );
     const config = { ...readServerConfig({ PORT: '0', LOG_LEVEL: 'silent' }, 'local'), limits: core.services.limits };
     // Rate limits would cap the figure at the configured rate; the benchmark measures the pipeline itself.
+    const take = core.services.rateLimits.take.bind(core.services.rateLimits);
     core.services.rateLimits.take = async () => undefined;
     const { app } = await buildApp(core.services, config, pino({ level: 'silent' }));
     const address = await app.listen({ port: 0, host: '127.0.0.1' });
@@ -200,9 +256,13 @@ async function runCoreBench(): Promise<{ figures: Figure[]; roundTrips: RoundTri
     });
     const pool = new pg.Pool({ connectionString: databaseUrl, max: CONCURRENCY });
     await pool.query('CREATE TABLE bench_commits (id bigint PRIMARY KEY, body text)');
-    const commits = await rate(async (i) => {
+    const commit = async (i: number) => {
       await pool.query('INSERT INTO bench_commits VALUES ($1, $2)', [i, 'x']);
-    });
+    };
+    const commits = await rate(commit);
+    // One team admits at most ADMISSION_SLOTS messages at once: the receive figure's ceiling has as many in flight.
+    await pool.query('TRUNCATE bench_commits');
+    const commitsAtSlots = await rate(commit, ADMISSION_SLOTS);
     await pool.end();
     figures.push({
       name: 'rest.create (POST /tenants per second)',
@@ -241,6 +301,16 @@ async function runCoreBench(): Promise<{ figures: Figure[]; roundTrips: RoundTri
       ceiling: bareReads,
       unit: 'req/s',
       ratio: reads / bareReads,
+    });
+
+    core.services.rateLimits.take = take;
+    const captures = await receiveRate(core, address, headers);
+    figures.push({
+      name: 'receive (captures per second, one source)',
+      value: captures,
+      ceiling: commitsAtSlots,
+      unit: 'req/s',
+      ratio: captures / commitsAtSlots,
     });
 
     await app.close();

@@ -1,6 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { countRoundTrips } from '@svc/db';
+import { Webhook } from 'standardwebhooks';
 import { startHarness, uniqueKey, type Harness } from '../testing/harness.js';
+import { rawPost } from '../testing/raw-post.js';
 
 let h: Harness;
 beforeAll(async () => {
@@ -100,5 +102,58 @@ describe('round trips per request on the hot configuration paths', () => {
     expect(one).toBe(ten);
     expect(none).toBeLessThan(one);
     expect(ten).toBeLessThanOrEqual(10); // was 13 before the environment lock read the flag and the count
+  });
+
+  it('a captured webhook costs at most 9 round trips whatever its fan-out, a duplicate 6', async () => {
+    await h.services.teams.setPaymentCard(h.team.teamId, true);
+    const tenant = await h.request('POST', '/tenants', {
+      idempotencyKey: uniqueKey(),
+      body: { external_id: 'rt-capture', name: 'RT' },
+    });
+    await h.request('POST', '/event_types', { idempotencyKey: uniqueKey(), body: { name: 'rt.captured' } });
+    const source = await h.request('POST', '/sources', {
+      idempotencyKey: uniqueKey(),
+      body: {
+        tenant_id: tenant.json.id,
+        name: 'RT capture',
+        verification: { kind: 'standard_webhooks' },
+        event_type: 'rt.captured',
+      },
+    });
+    expect(source.status, source.text).toBe(201);
+    const webhook = new Webhook(source.json.secret as string);
+    const receiveUrl = `${h.baseUrl}${new URL(source.json.receive_url as string).pathname.replace(/^\/v1/, '')}`;
+    let n = 0;
+    /** A new capture, or the last one again (same webhook-id: a duplicate). */
+    const capture = (again = false) => {
+      if (!again) n += 1;
+      const body = JSON.stringify({ n });
+      const at = h.clock.now();
+      return rawPost(receiveUrl, body, {
+        'content-type': 'application/json',
+        'webhook-id': `msg_rt_${n}`,
+        'webhook-timestamp': String(Math.floor(at.getTime() / 1000)),
+        'webhook-signature': webhook.sign(`msg_rt_${n}`, at, body),
+      });
+    };
+    const addEndpoint = (i: number) =>
+      h.request('POST', '/endpoints', {
+        idempotencyKey: uniqueKey(),
+        body: { tenant_id: tenant.json.id, url: `https://example.com/captured/${i}` },
+      });
+    await addEndpoint(0);
+    await capture();
+    const one = await roundTrips(() => capture(), 200);
+    for (let i = 1; i < 10; i += 1) await addEndpoint(i);
+    const ten = await roundTrips(() => capture(), 200);
+    const duplicate = await roundTrips(() => capture(true), 200);
+    const deliveries: { n: string }[] = await h.services.db.query(
+      `SELECT count(*) AS n FROM deliveries d JOIN messages m ON m.id = d.message_id WHERE m.source_id = $1`,
+      [source.json.id],
+    );
+    expect(Number(deliveries[0]!.n)).toBe(1 + 1 + 10);
+    expect(one).toBe(ten);
+    expect(ten).toBeLessThanOrEqual(9); // was 10 before the event-key claim named the message's ID at once
+    expect(duplicate).toBeLessThanOrEqual(6);
   });
 });

@@ -70,6 +70,8 @@ export interface AdmissionOptions {
   payer?: Actor;
   /** Sources: the captured bytes as received (the input then has neither payload nor body_base64). */
   body?: MessageBody;
+  /** Sources: the message's ID, chosen before admission so that the capture's event-key claim names it at once. */
+  messageId?: string;
 }
 
 interface AdmissionContext {
@@ -158,7 +160,7 @@ export class MessageService {
     if (BigInt(context.content_bytes) + BigInt(storedBytes) > BigInt(limits.max_content_bytes.value))
       throw new ServiceError('queue_full', 'the team has reached its limit of stored content', { retryAfter: 5 });
 
-    const messageId = newId('message', clock);
+    const messageId = options.messageId ?? newId('message', clock);
     const retainedUntil = new Date(
       Math.max(addMs(now, (context.retention_days ?? 30) * DAY).getTime(), expiresAt.getTime()),
     );

@@ -4,6 +4,7 @@ import { resolvePointer, toValue } from '@svc/json';
 import { refusalFactSql } from '../analytics/analytics-facts.js';
 import { DAY, HOUR, type Clock } from '../common/clock.js';
 import { ServiceError, isServiceError } from '../common/errors.js';
+import { newId } from '../common/ids.js';
 import type { OperationalEventService } from '../events/operational-event.service.js';
 import { capturedBody, type MessageBody } from '../messages/message-body.js';
 import type { MessageService } from '../messages/message.service.js';
@@ -108,8 +109,8 @@ export class ReceiveService {
   }
 
   /**
-   * One transaction: claim the event key (a concurrent twin waits on the unique index and then sees this one's
-   * message), admit the message with the source's billing key as payer, and record which message the key names.
+   * One transaction: claim the event key for the message's ID, chosen here (a concurrent twin waits on the unique
+   * index and then sees this one's message), and admit the message with the source's billing key as payer.
    */
   private async capture(
     source: ReceivingSource,
@@ -121,12 +122,13 @@ export class ReceiveService {
     const { db, clock, messages } = this.deps;
     return db.transaction(async (tx) => {
       const now = clock.now();
+      const messageId = newId('message', clock);
       const claimed: unknown[] = await tx.query(
-        `INSERT INTO source_event_ids AS e (source_id, event_key, message_id, expires_at) VALUES ($1, $2, '', $3)
-         ON CONFLICT (source_id, event_key) DO UPDATE SET message_id = '', expires_at = EXCLUDED.expires_at
+        `INSERT INTO source_event_ids AS e (source_id, event_key, message_id, expires_at) VALUES ($1, $2, $5, $3)
+         ON CONFLICT (source_id, event_key) DO UPDATE SET message_id = EXCLUDED.message_id, expires_at = EXCLUDED.expires_at
           WHERE e.expires_at <= $4
          RETURNING 1`,
-        [source.id, eventKey, new Date(now.getTime() + keepMs), now],
+        [source.id, eventKey, new Date(now.getTime() + keepMs), now, messageId],
       );
       if (claimed.length === 0) {
         const [first]: { message_id: string }[] = await tx.query(
@@ -137,17 +139,12 @@ export class ReceiveService {
         return { messageId: first!.message_id, duplicate: true };
       }
       const payer = { teamId: source.teamId, keyId: source.billingKeyId };
-      const message = await messages.admitMessage(
+      await messages.admitMessage(
         { actor: payer, tx },
         { tenant_id: source.tenantId, event_type: eventType, metadata: {} },
-        { origin: 'source', sourceId: source.id, payer, body },
+        { origin: 'source', sourceId: source.id, payer, body, messageId },
       );
-      await tx.query(`UPDATE source_event_ids SET message_id = $3 WHERE source_id = $1 AND event_key = $2`, [
-        source.id,
-        eventKey,
-        message.id,
-      ]);
-      return { messageId: message.id, duplicate: false };
+      return { messageId, duplicate: false };
     });
   }
 
