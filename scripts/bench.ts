@@ -157,15 +157,11 @@ type RoundTrips = { get: number; patch: number; create: number };
  * senders at once as a team may admit messages (ADMISSION_SLOTS; more get 429 and retry). No worker runs: the
  * deliveries wait in the queue.
  */
-async function receiveRate(
-  core: Awaited<ReturnType<typeof openCore>>,
-  address: string,
-  headers: Record<string, string>,
-): Promise<number> {
+async function receiveRate(core: Awaited<ReturnType<typeof openCore>>, address: string): Promise<number> {
   const team = await core.services.teams.createTeam('bench-receive');
   await core.services.teams.setPaymentCard(team.id, true);
   const { secret } = await core.services.teams.createKey(team.id);
-  const teamHeaders = { ...headers, authorization: `Bearer ${secret}` };
+  const teamHeaders = { authorization: `Bearer ${secret}`, 'content-type': 'application/json' };
   const create = async (path: string, body: unknown): Promise<Record<string, string>> => {
     const response = await fetch(`${address}/v1${path}`, {
       method: 'POST',
@@ -304,7 +300,7 @@ async function runCoreBench(): Promise<{ figures: Figure[]; roundTrips: RoundTri
     });
 
     core.services.rateLimits.take = take;
-    const captures = await receiveRate(core, address, headers);
+    const captures = await receiveRate(core, address);
     figures.push({
       name: 'receive (captures per second, one source)',
       value: captures,

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { countRoundTrips } from '@svc/db';
 import { Webhook } from 'standardwebhooks';
-import { startHarness, uniqueKey, type Harness } from '../testing/harness.js';
+import { post, startHarness, uniqueKey, type Harness } from '../testing/harness.js';
 import { rawPost } from '../testing/raw-post.js';
 
 let h: Harness;
@@ -18,6 +18,14 @@ async function roundTrips(send: () => Promise<{ status: number }>, status: numbe
   const response = await send();
   expect(response.status).toBe(status);
   return counter.count;
+}
+
+/** A tenant of a team with a payment card, and an event type in the catalog: what admissions need. */
+async function admissible(externalId: string, eventType: string): Promise<string> {
+  await h.services.teams.setPaymentCard(h.team.teamId, true);
+  const tenant = await post(h, '/tenants', { external_id: externalId, name: 'RT' });
+  await post(h, '/event_types', { name: eventType });
+  return tenant.json.id as string;
 }
 
 describe('round trips per request on the hot configuration paths', () => {
@@ -43,22 +51,10 @@ describe('round trips per request on the hot configuration paths', () => {
   });
 
   it('an admitted message costs at most 9 round trips whatever its fan-out', async () => {
-    await h.services.teams.setPaymentCard(h.team.teamId, true);
-    const tenant = await h.request('POST', '/tenants', {
-      idempotencyKey: uniqueKey(),
-      body: { external_id: 'rt-fanout', name: 'RT' },
-    });
-    await h.request('POST', '/event_types', { idempotencyKey: uniqueKey(), body: { name: 'rt.event' } });
+    const tenantId = await admissible('rt-fanout', 'rt.event');
     for (let i = 0; i < 5; i += 1)
-      await h.request('POST', '/endpoints', {
-        idempotencyKey: uniqueKey(),
-        body: { tenant_id: tenant.json.id, url: `https://example.com/${i}` },
-      });
-    const publish = () =>
-      h.request('POST', '/messages', {
-        idempotencyKey: uniqueKey(),
-        body: { tenant_id: tenant.json.id, event_type: 'rt.event', payload: { a: 1 } },
-      });
+      await post(h, '/endpoints', { tenant_id: tenantId, url: `https://example.com/${i}` });
+    const publish = () => post(h, '/messages', { tenant_id: tenantId, event_type: 'rt.event', payload: { a: 1 } });
     await publish();
     const trips = await roundTrips(publish, 202);
     expect(trips).toBeLessThanOrEqual(9);
@@ -105,20 +101,12 @@ describe('round trips per request on the hot configuration paths', () => {
   });
 
   it('a captured webhook costs at most 9 round trips whatever its fan-out, a duplicate 6', async () => {
-    await h.services.teams.setPaymentCard(h.team.teamId, true);
-    const tenant = await h.request('POST', '/tenants', {
-      idempotencyKey: uniqueKey(),
-      body: { external_id: 'rt-capture', name: 'RT' },
-    });
-    await h.request('POST', '/event_types', { idempotencyKey: uniqueKey(), body: { name: 'rt.captured' } });
-    const source = await h.request('POST', '/sources', {
-      idempotencyKey: uniqueKey(),
-      body: {
-        tenant_id: tenant.json.id,
-        name: 'RT capture',
-        verification: { kind: 'standard_webhooks' },
-        event_type: 'rt.captured',
-      },
+    const tenantId = await admissible('rt-capture', 'rt.captured');
+    const source = await post(h, '/sources', {
+      tenant_id: tenantId,
+      name: 'RT capture',
+      verification: { kind: 'standard_webhooks' },
+      event_type: 'rt.captured',
     });
     expect(source.status, source.text).toBe(201);
     const webhook = new Webhook(source.json.secret as string);
@@ -137,10 +125,7 @@ describe('round trips per request on the hot configuration paths', () => {
       });
     };
     const addEndpoint = (i: number) =>
-      h.request('POST', '/endpoints', {
-        idempotencyKey: uniqueKey(),
-        body: { tenant_id: tenant.json.id, url: `https://example.com/captured/${i}` },
-      });
+      post(h, '/endpoints', { tenant_id: tenantId, url: `https://example.com/captured/${i}` });
     await addEndpoint(0);
     await capture();
     const one = await roundTrips(() => capture(), 200);
