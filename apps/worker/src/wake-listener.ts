@@ -7,11 +7,17 @@ export interface WakeListener {
 }
 
 /**
- * LISTENs on a Postgres channel and calls `wake` on each notification, so an idle worker starts on new work at
- * once (admission notifies at commit) instead of at its next poll. Reconnects after a connection loss (a
+ * LISTENs on a Postgres channel and calls `wake` with each notification's payload, so an idle worker starts on new
+ * work at once (admission notifies at commit) instead of at its next poll; `wake()` without a payload after a
+ * (re)connection means "anything may have arrived". Reconnects after a connection loss (a
  * Postgres restart); polling covers the gap.
  */
-export function listenForWake(databaseUrl: string, channel: string, wake: () => void, logger: Logger): WakeListener {
+export function listenForWake(
+  databaseUrl: string,
+  channel: string,
+  wake: (payload?: string) => void,
+  logger: Logger,
+): WakeListener {
   let client: pg.Client | null = null;
   let closed = false;
   let retry: NodeJS.Timeout | null = null;
@@ -19,7 +25,7 @@ export function listenForWake(databaseUrl: string, channel: string, wake: () => 
   const connect = async (): Promise<void> => {
     const { connectionString } = poolConfig(databaseUrl, 1);
     const next = new pg.Client({ connectionString });
-    next.on('notification', () => wake());
+    next.on('notification', (message) => wake(message.payload ?? ''));
     next.on('error', () => reconnect());
     next.on('end', () => reconnect());
     try {

@@ -1,6 +1,7 @@
 import PgBoss from 'pg-boss';
 import type { Logger } from 'pino';
-import { DELIVERY_WAKE_CHANNEL, JOB_SCHEMA, type Services } from '@svc/core';
+import { randomBytes } from 'node:crypto';
+import { DELIVERY_WAKE_CHANNEL, JOB_SCHEMA, parseWakePayload, queueRetryPolicy, type Services } from '@svc/core';
 import { poolConfig } from '@svc/db';
 import { createDeliveryEngine, type DeliveryEngine } from './delivery/delivery.job.js';
 import type { JobHandler } from './jobs/job.js';
@@ -11,6 +12,7 @@ import { closeBillingMonthsHandler } from './jobs/close-billing-months.job.js';
 import { replayBatchHandler } from './jobs/replay-batch.job.js';
 import { replayCheckHandler } from './jobs/replay-check.job.js';
 import { subscriptionSweepHandler } from './jobs/subscription-sweep.job.js';
+import { deliveryReconcileHandler } from './jobs/delivery-reconcile.job.js';
 
 /** The shortest time between two fetches of one queue that did not come back full. */
 const MIN_FETCH_GAP_MS = 5;
@@ -22,6 +24,7 @@ export const JOBS: readonly JobHandler<unknown>[] = [
   replayBatchHandler as JobHandler<unknown>,
   replayCheckHandler as JobHandler<unknown>,
   subscriptionSweepHandler as JobHandler<unknown>,
+  deliveryReconcileHandler as JobHandler<unknown>,
 ];
 
 export interface WorkerOptions {
@@ -38,10 +41,16 @@ export interface WorkerOptions {
   handlers?: readonly JobHandler<unknown>[];
   /** Shown in the User-Agent of deliveries. */
   docsUrl?: string;
+  /** Run the webhook delivery engine (default: when `handlers` is not given). */
+  deliveries?: boolean;
 }
 
 export interface RunningWorker {
   boss: PgBoss;
+  /** This process's ID in dispatch_workers. */
+  workerId: string;
+  /** Webhook delivery attempts running in this process. */
+  readonly inFlight: number;
   /** Wakes every queue's loop at once (work was published in this process). */
   notify(): void;
   stop(): Promise<void>;
@@ -124,15 +133,16 @@ class CompletionBatcher {
  */
 export async function startWorker(options: WorkerOptions): Promise<RunningWorker> {
   const { services, logger } = options;
+  const workerId = `wkr_${randomBytes(10).toString('hex')}`;
   let engine: DeliveryEngine | null = null;
-  if (!options.handlers) {
-    engine = createDeliveryEngine(services, { docsUrl: options.docsUrl ?? 'http://localhost:8080/v1' });
+  if (options.deliveries ?? !options.handlers) {
+    engine = createDeliveryEngine(services, {
+      docsUrl: options.docsUrl ?? 'http://localhost:8080/v1',
+      workerId,
+      logger,
+    });
   }
-  const handlers = options.handlers ?? [
-    ...JOBS,
-    engine!.handler as JobHandler<unknown>,
-    engine!.subscriptionHandler as JobHandler<unknown>,
-  ];
+  const handlers = options.handlers ?? [...JOBS, engine!.subscriptionHandler as JobHandler<unknown>];
   const batchSize = options.batchSize ?? 50;
   const maxIdleMs = options.maxIdleMs ?? 2000;
   const boss = new PgBoss({
@@ -148,7 +158,7 @@ export async function startWorker(options: WorkerOptions): Promise<RunningWorker
     const { contract } = handler;
     await boss.createQueue(contract.queue, {
       name: contract.queue,
-      retryLimit: contract.retryLimit ?? 2,
+      ...queueRetryPolicy(contract),
       ...(contract.expireInSeconds ? { expireInSeconds: contract.expireInSeconds } : {}),
     });
     if (contract.cron) await boss.schedule(contract.queue, contract.cron, { v: contract.version }, { tz: 'UTC' });
@@ -228,15 +238,32 @@ export async function startWorker(options: WorkerOptions): Promise<RunningWorker
   const wakeAll = () => {
     for (const wake of [...wakers]) wake();
   };
-  const listener = listenForWake(options.databaseUrl, DELIVERY_WAKE_CHANNEL, wakeAll, logger);
+  const listener = listenForWake(
+    options.databaseUrl,
+    DELIVERY_WAKE_CHANNEL,
+    (payload) => {
+      wakeAll();
+      engine?.dispatcher.wake(payload === undefined ? null : parseWakePayload(payload));
+    },
+    logger,
+  );
+  await engine?.dispatcher.start();
 
   return {
     boss,
-    notify: wakeAll,
+    workerId,
+    get inFlight() {
+      return engine?.dispatcher.inFlight ?? 0;
+    },
+    notify: () => {
+      wakeAll();
+      engine?.dispatcher.wake(null);
+    },
     async stop() {
       stopping = true;
       await listener.close();
       for (const wake of [...wakers]) wake();
+      await engine?.dispatcher.stop();
       // A loop parked on a full pool wakes when a running job finishes.
       await pool.drained();
       await Promise.all(loops);

@@ -41,13 +41,38 @@ export { ENTITIES } from './entities.js';
 export { createServices, type Services, type CoreOptions } from './services.js';
 export { openCore, openProductionCore, type OpenCoreOptions, type OpenedCore } from './boot.js';
 export { defineJobContract, type JobContract, type JobEnvelope } from './jobs/job-contract.js';
-export { PgBossJobQueue, JOB_SCHEMA, type JobQueue, type NewJob } from './jobs/job-queue.js';
+export { PgBossJobQueue, JOB_SCHEMA, queueRetryPolicy, type JobQueue, type NewJob } from './jobs/job-queue.js';
 export * from './jobs/contracts.js';
-export { deliveryAttemptJob, DELIVERY_WAKE_CHANNEL } from './deliveries/delivery.jobs.js';
+export {
+  deliveryReconcileJob,
+  DELIVERY_WAKE_CHANNEL,
+  parseWakePayload,
+  wakePayload,
+  WAKE_ALL,
+} from './deliveries/delivery.jobs.js';
+export { DISPATCH_PARTITIONS, partitionOf } from './deliveries/dispatch-partitions.js';
+export {
+  DispatchOwnershipService,
+  DEFAULT_OWNERSHIP,
+  type Membership,
+  type OwnershipSettings,
+} from './deliveries/dispatch-ownership.service.js';
 export * from './deliveries/delivery-policy.js';
 export type { EngineEvent, EngineEventSink } from './deliveries/delivery-records.js';
-export { DispatchService, type ClaimedAttempt, type DispatchLimits } from './deliveries/dispatch.service.js';
-export { SettlementService, type AttemptOutcome } from './deliveries/settlement.service.js';
+export {
+  DispatchService,
+  LEASE_MARGIN_MS,
+  type ClaimedAttempt,
+  type ClaimResult,
+  type LaneRequest,
+  type LaneState,
+} from './deliveries/dispatch.service.js';
+export {
+  SettlementService,
+  type AttemptOutcome,
+  type SettledOutcome,
+  type SettlementResult,
+} from './deliveries/settlement.service.js';
 export * from './messages/message.inputs.js';
 export * from './messages/message-status.js';
 export type { MessageView } from './messages/message.view.js';
@@ -106,6 +131,7 @@ export { matchesEventPatterns } from './endpoints/patterns.js';
 export type { UrlPolicy } from '@svc/egress';
 export { readCoreConfig, parseSealingKey, type CoreConfig, type RunMode } from './config.js';
 export { testCoreOptions } from './testing/core-options.js';
+export { EngineSteps, STEP_WORKER_ID } from './testing/engine-steps.js';
 export { ConsoleSessionEntity } from './sessions/console-session.entity.js';
 export * from './sessions/console-session.service.js';
 export * from './analytics/analytics.inputs.js';

@@ -13,6 +13,7 @@ import { IdempotencyService } from './idempotency/idempotency.service.js';
 import type { JobQueue } from './jobs/job-queue.js';
 import { DispatchService } from './deliveries/dispatch.service.js';
 import { SettlementService } from './deliveries/settlement.service.js';
+import { DispatchOwnershipService } from './deliveries/dispatch-ownership.service.js';
 import { MessageService } from './messages/message.service.js';
 import { MessageRepairService } from './messages/message-repair.service.js';
 import { DeliveryService } from './deliveries/delivery.service.js';
@@ -86,6 +87,7 @@ export interface Services {
   /** The delivery engine's claim and settle sides (the worker drives them). */
   readonly dispatch: DispatchService;
   readonly settlement: SettlementService;
+  readonly ownership: DispatchOwnershipService;
   /** Which receiver URLs and destinations are acceptable (the delivery engine's egress applies it too). */
   readonly urlPolicy: UrlPolicy;
   /** This process's Prometheus metrics. */
@@ -148,15 +150,9 @@ export function createServices(options: CoreOptions): Services {
     sources,
     receive: new ReceiveService({ db, clock, sources, messages, rateLimits, events }),
     events,
-    dispatch: new DispatchService({
-      db,
-      clock,
-      jobs: options.jobs,
-      credentials: endpoints.credentials,
-      events,
-      limits: { serviceConcurrency: limits.service_concurrency.value, dispatchRate: limits.dispatch_rate.value },
-    }),
-    settlement: new SettlementService({ db, clock, jobs: options.jobs, events }),
+    dispatch: new DispatchService({ db, clock, credentials: endpoints.credentials, events }),
+    settlement: new SettlementService({ db, clock, events }),
+    ownership: new DispatchOwnershipService({ db, clock, events }),
     metrics: new Metrics({ db, clock }),
     analytics: new AnalyticsService({ db, clock, jobs: options.jobs }),
     urlPolicy: options.urlPolicy,

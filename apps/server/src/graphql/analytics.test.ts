@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { AttemptResult } from '@svc/core';
+import { EngineSteps, type AttemptResult } from '@svc/core';
 import { post, startHarness, type Harness } from '../testing/harness.js';
 import { graphqlClient } from './test-client.js';
 
@@ -71,9 +71,9 @@ const ZEROS = {
 const answer = (status: number): AttemptResult => ({ kind: 'response', status, retryAfterSeconds: null });
 
 async function attempt(deliveryId: string, result: AttemptResult): Promise<void> {
-  const [claimed] = await h.services.dispatch.claim([deliveryId]);
+  const [claimed] = await new EngineSteps(h.services).claim([deliveryId]);
   expect(claimed?.deliveryId).toBe(deliveryId);
-  await h.services.settlement.settle([{ attempt: claimed!, result, durationMs: 9, responseBody: null, jitter: 0 }]);
+  await new EngineSteps(h.services).settle([{ attempt: claimed!, result, durationMs: 9, responseBody: null, jitter: 0 }]);
 }
 
 async function publish(tenant: string, body: Record<string, unknown> = {}): Promise<{ id: string; delivery: string }> {

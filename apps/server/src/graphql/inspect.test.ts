@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { AttemptResult } from '@svc/core';
+import { EngineSteps, type AttemptResult } from '@svc/core';
 import { post, startHarness, uniqueKey, type Harness } from '../testing/harness.js';
 import { graphqlClient } from './test-client.js';
 
@@ -91,9 +91,9 @@ async function onlyDeliveryOf(messageId: string): Promise<string> {
 
 /** One attempt the way the worker makes it: the engine's claim, then its settlement of the given answer. */
 async function attempt(deliveryId: string, result: AttemptResult, responseBody: string | null = null): Promise<void> {
-  const [claimed] = await h.services.dispatch.claim([deliveryId]);
+  const [claimed] = await new EngineSteps(h.services).claim([deliveryId]);
   expect(claimed?.deliveryId).toBe(deliveryId);
-  await h.services.settlement.settle([
+  await new EngineSteps(h.services).settle([
     {
       attempt: claimed!,
       result,

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { AttemptResult } from '@svc/core';
+import { EngineSteps, type AttemptResult } from '@svc/core';
 import { post, startHarness, uniqueKey, type Harness } from '../testing/harness.js';
 import { graphqlClient } from './test-client.js';
 
@@ -55,9 +55,9 @@ const answer = (status: number): AttemptResult => ({ kind: 'response', status, r
 
 /** One attempt the way the worker makes it: the engine's claim, then its settlement of the given answer. */
 async function attempt(deliveryId: string, result: AttemptResult): Promise<void> {
-  const [claimed] = await h.services.dispatch.claim([deliveryId]);
+  const [claimed] = await new EngineSteps(h.services).claim([deliveryId]);
   expect(claimed?.deliveryId).toBe(deliveryId);
-  await h.services.settlement.settle([{ attempt: claimed!, result, durationMs: 9, responseBody: null, jitter: 0 }]);
+  await new EngineSteps(h.services).settle([{ attempt: claimed!, result, durationMs: 9, responseBody: null, jitter: 0 }]);
 }
 
 /** A tenant with an endpoint of its own (so no test's failures open another test's circuit). */

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { AttemptResult } from '@svc/core';
+import { EngineSteps, type AttemptResult } from '@svc/core';
 import { post, startHarness, type Harness } from '../testing/harness.js';
 
 /**
@@ -28,8 +28,8 @@ async function failedDelivery(): Promise<string> {
   const message = await post(h, '/messages', { tenant_id: tenantId, event_type: 'limit.event', payload: { n: 1 } });
   expect(message.status, message.text).toBe(202);
   const [row] = await h.services.db.query('SELECT id FROM deliveries WHERE message_id = $1', [message.json.id]);
-  const [claimed] = await h.services.dispatch.claim([row.id]);
-  await h.services.settlement.settle([
+  const [claimed] = await new EngineSteps(h.services).claim([row.id]);
+  await new EngineSteps(h.services).settle([
     { attempt: claimed!, result: fail, durationMs: 5, responseBody: null, jitter: 0 },
   ]);
   return row.id;

@@ -1,26 +1,29 @@
+import type { Logger } from 'pino';
 import {
-  deliveryAttemptJob,
   subscriptionDeliveryJob,
   type AttemptOutcome,
   type AttemptResult,
   type ClaimedAttempt,
-  type DeliveryDecision,
   type Services,
 } from '@svc/core';
 import { buildDeliveryHeaders, createEgressClient, type EgressClient, type EgressOutcome } from '@svc/egress';
 import { signPayload, signSvcSignature } from '@svc/signing';
 import { defineJobHandler, type JobHandler } from '../jobs/job.js';
-import { Coalescer } from './coalescer.js';
+import { Dispatcher } from './dispatcher.js';
 
 export interface DeliveryEngineOptions {
   /** Shown in the User-Agent of every delivery. */
   docsUrl: string;
-  /** Jobs of the delivery queue running at once in this process (most wait in a claim; HTTP is bounded by the claim). */
+  /** This worker process's ID in dispatch_workers (leases and partition ownership name it). */
+  workerId: string;
+  logger: Logger;
+  /** Event subscription jobs of this process running at once. */
   concurrency?: number;
 }
 
 export interface DeliveryEngine {
-  handler: JobHandler<{ delivery_id: string }>;
+  /** Webhook deliveries: the owned endpoints' lanes, claims and settlements (dispatcher.ts). */
+  dispatcher: Dispatcher;
   /** Event subscription deliveries (the platform API): same egress client, signed with Svc-Signature. */
   subscriptionHandler: JobHandler<{ delivery_id: string }>;
   close(): Promise<void>;
@@ -44,25 +47,13 @@ function outcomeLabel(result: AttemptResult, status: string): string {
 }
 
 /**
- * The delivery job: claim (batched with the other jobs of this tick), POST the exact bytes through the egress
- * client, settle (batched). A worker killed between claim and settle loses nothing: the job expires, the lease
- * lapses, and the delivery is attempted again with the same webhook-id.
+ * The delivery engine of a worker process: webhook deliveries go through the dispatcher (claim what the owned
+ * endpoints may start, POST the exact bytes through the egress client, settle in batches); event subscription
+ * deliveries stay pg-boss jobs. A worker killed between claim and settle loses nothing: its rows become due again
+ * once it misses its heartbeats, and the delivery is attempted again with the same webhook-id.
  */
 export function createDeliveryEngine(services: Services, options: DeliveryEngineOptions): DeliveryEngine {
-  const { dispatch, settlement } = services;
   const egress: EgressClient = createEgressClient({ policy: services.urlPolicy });
-  const claims = new Coalescer<string, ClaimedAttempt | null>(
-    async (ids) => {
-      const claimed = await dispatch.claim(ids);
-      const byId = new Map(claimed.map((a) => [a.deliveryId, a]));
-      return ids.map((id) => byId.get(id) ?? null);
-    },
-    { maxConcurrent: 2, maxBatch: 200 },
-  );
-  const settles = new Coalescer<AttemptOutcome, DeliveryDecision>((outcomes) => settlement.settle(outcomes), {
-    maxConcurrent: 2,
-    maxBatch: 200,
-  });
   const { metrics } = services;
 
   async function attempt(claimed: ClaimedAttempt): Promise<AttemptOutcome> {
@@ -98,17 +89,20 @@ export function createDeliveryEngine(services: Services, options: DeliveryEngine
     };
   }
 
-  const handler = defineJobHandler({
-    contract: deliveryAttemptJob,
-    concurrency: options.concurrency ?? 500,
-    async run(payload) {
-      const claimed = await claims.submit(payload.delivery_id);
-      if (!claimed) return;
-      const outcome = await attempt(claimed);
-      const decision = await settles.submit(outcome);
-      metrics.attempts.inc({ outcome: outcomeLabel(outcome.result, decision.status) });
-      if (decision.status === 'succeeded')
-        metrics.acceptToDeliverySeconds.observe(Math.max(0, (Date.now() - claimed.dueSince.getTime()) / 1000));
+  const dispatcher = new Dispatcher({
+    services,
+    workerId: options.workerId,
+    logger: options.logger,
+    limits: { serviceConcurrency: services.limits.service_concurrency.value, dispatchRate: services.limits.dispatch_rate.value },
+    send: attempt,
+    onSettled(outcome, settled) {
+      metrics.attempts.inc({
+        outcome: outcomeLabel(outcome.result, settled.applied ? settled.decision.status : 'already_settled'),
+      });
+      if (settled.applied && settled.decision.status === 'succeeded')
+        metrics.acceptToDeliverySeconds.observe(
+          Math.max(0, (Date.now() - outcome.attempt.dueSince.getTime()) / 1000),
+        );
     },
   });
   const subscriptionHandler = defineJobHandler({
@@ -136,5 +130,5 @@ export function createDeliveryEngine(services: Services, options: DeliveryEngine
     },
   });
 
-  return { handler, subscriptionHandler, close: () => egress.close() };
+  return { dispatcher, subscriptionHandler, close: () => egress.close() };
 }

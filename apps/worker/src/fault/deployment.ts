@@ -1,7 +1,6 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import PgBoss from 'pg-boss';
 import {
-  deliveryAttemptJob,
   JOB_SCHEMA,
   openCore,
   replayBatchJob,
@@ -68,7 +67,7 @@ export async function startDeployment(options: DeploymentOptions): Promise<Deplo
     const key = await core.services.teams.createKey(team.id);
     await core.services.teams.setPaymentCard(team.id, true);
     if (options.jobExpirySeconds) {
-      for (const queue of [deliveryAttemptJob.queue, replayBatchJob.queue, subscriptionDeliveryJob.queue])
+      for (const queue of [replayBatchJob.queue, subscriptionDeliveryJob.queue])
         await core.jobQueue.boss.updateQueue(queue, { name: queue, expireInSeconds: options.jobExpirySeconds });
       // pg-boss runs its maintenance (which hands expired jobs out again) in whichever process gets there first.
       supervisor = new PgBoss({

@@ -4,7 +4,6 @@ import type net from 'node:net';
 import { gzipSync } from 'node:zlib';
 import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { JOB_SCHEMA, deliveryAttemptJob } from '@svc/core';
 import { post, startHarness, type Harness } from '../../../server/src/testing/harness.js';
 import {
   httpReceiver,
@@ -145,16 +144,10 @@ function inStatus(messageId: string, status: string, ms = 20_000): Promise<Deliv
 }
 
 /**
- * pg-boss counts a job's start_after in real seconds from the manual clock's offset; the test moves the manual
- * clock by hours. This makes every waiting delivery job due now (as if those hours had passed for pg-boss too),
- * so that only the engine's own comparison with the clock decides whether an attempt may start.
+ * The test moves the service clock by hours: the engine compares due times with that clock at least every second,
+ * and a wake-up makes it look at once (only the engine's own comparison decides whether an attempt may start).
  */
 async function releaseWaitingJobs(): Promise<void> {
-  await h.services.db.query(
-    `UPDATE ${JOB_SCHEMA}.job SET start_after = now()
-      WHERE name = $1 AND state IN ('created', 'retry') AND start_after > now()`,
-    [deliveryAttemptJob.queue],
-  );
   worker.notify();
 }
 

@@ -74,27 +74,35 @@ const FOLD = `
  * - queue_depth: pending deliveries (queued, in_flight, retry_wait). Endpoints, tenants and teams from the
  *   endpoints' queue counters (no scan); sources by counting the pending deliveries of captured messages, looked at
  *   only for endpoints of tenants that have sources.
- * - oldest_due_age_seconds: how long the oldest delivery that is due and waiting (queued or retry_wait with
- *   next_attempt_at at or before now) has been due; only due deliveries are read (deliveries_due_idx).
+ * - oldest_due_age_seconds: how long each endpoint's oldest due queue row (its first entry in delivery_queue's
+ *   (endpoint_id, due_at) index, found by a loose index scan: two probes per endpoint with rows) has been due;
+ *   sources and tenants get their endpoints' figures (a source: the oldest due row that is one of its captures).
  */
 const SAMPLE = `
-  WITH endpoint_depth AS (
+  WITH RECURSIVE walk(endpoint_id) AS (
+    SELECT min(endpoint_id) FROM delivery_queue
+    UNION ALL
+    SELECT (SELECT min(q.endpoint_id) FROM delivery_queue q WHERE q.endpoint_id > w.endpoint_id)
+      FROM walk w WHERE w.endpoint_id IS NOT NULL),
+  endpoint_depth AS (
     SELECT e.team_id, e.tenant_id, q.endpoint_id, sum(q.pending) AS pending
       FROM endpoint_queue_counts q JOIN endpoints e ON e.id = q.endpoint_id
      GROUP BY e.team_id, e.tenant_id, q.endpoint_id
     HAVING sum(q.pending) > 0),
   source_depth AS (
     SELECT d.team_id, m.source_id, count(*) AS pending
-      FROM deliveries d JOIN messages m ON m.id = d.message_id
-     WHERE d.status IN ('queued', 'in_flight', 'retry_wait') AND m.source_id IS NOT NULL
-       AND d.endpoint_id IN (SELECT e.id FROM endpoints e WHERE EXISTS (SELECT 1 FROM sources s
+      FROM delivery_queue q JOIN deliveries d ON d.id = q.delivery_id JOIN messages m ON m.id = d.message_id
+     WHERE m.source_id IS NOT NULL
+       AND q.endpoint_id IN (SELECT e.id FROM endpoints e WHERE EXISTS (SELECT 1 FROM sources s
                                                                         WHERE s.tenant_id = e.tenant_id))
      GROUP BY d.team_id, m.source_id),
   due AS (
-    SELECT d.team_id, d.tenant_id, d.endpoint_id, m.source_id, min(d.next_attempt_at) AS oldest
-      FROM deliveries d JOIN messages m ON m.id = d.message_id
-     WHERE d.status IN ('queued', 'retry_wait') AND d.next_attempt_at <= $1
-     GROUP BY d.team_id, d.tenant_id, d.endpoint_id, m.source_id),
+    SELECT d.team_id, d.tenant_id, d.endpoint_id, m.source_id, o.due_at AS oldest
+      FROM walk w
+      CROSS JOIN LATERAL (SELECT q.delivery_id, q.due_at FROM delivery_queue q
+                           WHERE q.endpoint_id = w.endpoint_id ORDER BY q.due_at LIMIT 1) o
+      JOIN deliveries d ON d.id = o.delivery_id JOIN messages m ON m.id = d.message_id
+     WHERE w.endpoint_id IS NOT NULL AND o.due_at <= $1),
   sample AS (
     SELECT team_id, 'endpoint' AS scope, endpoint_id AS scope_id, pending, NULL::timestamptz AS oldest
       FROM endpoint_depth

@@ -1,4 +1,5 @@
-import type { EntityManager } from 'typeorm';
+import type { DataSource, EntityManager } from 'typeorm';
+import { retryOnConflict } from '../common/transaction.js';
 import { finishedFactsSql } from '../analytics/analytics-facts.js';
 import type { EndpointHealthState } from './delivery-policy.js';
 
@@ -90,6 +91,8 @@ export interface FinishedDelivery {
   attempts: number;
   lastStatusCode: number | null;
   reason: string | null;
+  /** The attempt number of the lease the finishing worker holds (claim-time finishes only). */
+  fence?: number;
 }
 
 /** The analytics facts of recordFinished's deliveries, in its placeholders. */
@@ -161,7 +164,8 @@ export async function recordFinished(
 
 /**
  * Cancels the waiting (queued or retry_wait) deliveries of endpoints that go away (deleted by the operator, with
- * their tenant, or disabled by the service). Deliveries already in flight finish; their jobs find them canceled or settle them.
+ * their tenant, or disabled by the service). Their queue rows go first, and only rows no attempt holds: a delivery
+ * in flight finishes its attempt, and the claim of its retry finds the endpoint gone and cancels it.
  */
 export async function cancelWaitingDeliveries(
   tx: EntityManager,
@@ -182,9 +186,15 @@ export async function cancelWaitingDeliveries(
     }[],
     number,
   ] = await tx.query(
-    `UPDATE deliveries SET status = 'canceled', last_error = $2, finished_at = $3, updated_at = $3
-      WHERE ${byEndpoint ? 'endpoint_id = ANY($1::text[])' : 'tenant_id = $1'} AND status IN ('queued', 'retry_wait')
-      RETURNING id, team_id, tenant_id, message_id, endpoint_id, attempt_count, last_status_code`,
+    `WITH gone AS (
+       DELETE FROM delivery_queue q
+        WHERE q.lease_owner IS NULL
+          AND q.endpoint_id IN (${byEndpoint ? 'SELECT unnest($1::text[])' : 'SELECT id FROM endpoints WHERE tenant_id = $1'})
+       RETURNING q.delivery_id)
+     UPDATE deliveries d SET status = 'canceled', last_error = $2, lease_expires_at = NULL, finished_at = $3,
+                             updated_at = $3
+       FROM gone WHERE d.id = gone.delivery_id AND d.status IN ('queued', 'retry_wait', 'in_flight')
+     RETURNING d.id, d.team_id, d.tenant_id, d.message_id, d.endpoint_id, d.attempt_count, d.last_status_code`,
     [byEndpoint ? where.endpointIds : where.tenantId, reason, now],
   );
   await recordFinished(
@@ -203,6 +213,67 @@ export async function cancelWaitingDeliveries(
     NO_EVENTS,
   );
   return rows.length;
+}
+
+/**
+ * Deliveries a claim finished instead of attempting (expired, canceled, credentials unreadable): their rows go
+ * while this worker's lease still holds them (the fence), the deliveries get their final state with the attempt
+ * count the claim raised put back, and their counters, facts and events are written.
+ */
+export async function finishDeliveries(
+  db: DataSource,
+  workerId: string,
+  finished: readonly FinishedDelivery[],
+  now: Date,
+  events: EngineEventSink,
+): Promise<void> {
+  await retryOnConflict(() =>
+    db.transaction(async (tx) => {
+      const [rows]: [{ id: string }[], number] = await tx.query(
+        `WITH x AS (
+           SELECT * FROM unnest($1::text[], $2::int[], $3::text[], $4::text[], $5::int[])
+             AS x(id, fence, status, reason, attempts)),
+         gone AS (
+           DELETE FROM delivery_queue q USING x
+            WHERE q.delivery_id = x.id AND q.lease_owner = $6 AND q.attempt = x.fence
+           RETURNING q.delivery_id)
+         UPDATE deliveries d
+            SET status = x.status, last_error = x.reason, attempt_count = x.attempts, lease_expires_at = NULL,
+                finished_at = $7, updated_at = $7
+           FROM x JOIN gone g ON g.delivery_id = x.id
+          WHERE d.id = x.id
+         RETURNING d.id`,
+        [
+          finished.map((f) => f.id),
+          finished.map((f) => f.fence ?? 0),
+          finished.map((f) => f.status),
+          finished.map((f) => f.reason),
+          finished.map((f) => f.attempts),
+          workerId,
+          now,
+        ],
+      );
+      const done = new Set(rows.map((r) => r.id));
+      await recordFinished(
+        tx,
+        finished.filter((f) => done.has(f.id)),
+        events,
+      );
+    }),
+  );
+}
+
+/** Queue rows whose delivery had finished already: this worker's lease holds them, and they go. */
+export async function dropStaleRows(
+  db: DataSource,
+  workerId: string,
+  rows: readonly { id: string; fence: number }[],
+): Promise<void> {
+  await db.query(
+    `DELETE FROM delivery_queue q USING unnest($1::text[], $2::int[]) AS x(id, fence)
+      WHERE q.delivery_id = x.id AND q.lease_owner = $3 AND q.attempt = x.fence`,
+    [rows.map((r) => r.id), rows.map((r) => r.fence), workerId],
+  );
 }
 
 /** Cancellations emit no operational event (only failures, expiries and endpoint changes do). */

@@ -2,18 +2,38 @@ import { z } from 'zod';
 import { defineJobContract } from '../jobs/job-contract.js';
 
 /**
- * One job per due delivery attempt (see docs/delivery.md for why not one per endpoint run). It carries the
- * delivery ID only: bytes, URL and credentials are read when the attempt runs, so pending deliveries go to the
- * endpoint's current URL with its current credentials, and job rows never hold bodies or secrets.
+ * Webhook deliveries are not pg-boss jobs: each pending delivery has a row in `delivery_queue`, written in the
+ * transaction that makes it pending, and the worker that owns its endpoint claims due rows in batches (see
+ * docs/delivery.md, "The engine"). pg-boss runs the engine's maintenance around that queue: this sweep, every
+ * 15 seconds, expires deliveries whose window ended (whether or not any claim reaches them), frees leases of
+ * workers that died, and puts back pending deliveries that lost their queue row.
  */
-export const deliveryAttemptJob = defineJobContract({
-  queue: 'delivery.attempt',
+export const deliveryReconcileJob = defineJobContract({
+  queue: 'delivery.reconcile',
   version: 1,
-  payload: z.object({ delivery_id: z.string().startsWith('wdd_') }),
-  // A worker that dies mid-attempt: the job comes back after this and the delivery is attempted again.
+  payload: z.object({}),
+  cron: '* * * * *',
   expireInSeconds: 120,
-  retryLimit: 1000,
+  retryLimit: 3,
+  retryDelaySeconds: 10,
 });
 
-/** Postgres NOTIFY channel on which admission wakes idle workers at commit (LISTENed by every worker process). */
+/** Postgres NOTIFY channel on which admission and the API wake the owners of endpoints at commit. */
 export const DELIVERY_WAKE_CHANNEL = 'svc_delivery_wake';
+
+/** A NOTIFY payload is at most 8000 bytes; past this many, the payload says "look everywhere" instead. */
+const MAX_WAKE_PAYLOAD = 7_000;
+/** The payload that wakes every endpoint of every owner (a discovery pass). */
+export const WAKE_ALL = '*';
+
+/** The endpoints a commit made work due for, as a NOTIFY payload: their IDs, comma separated, once each. */
+export function wakePayload(endpointIds: readonly string[]): string {
+  const payload = [...new Set(endpointIds)].join(',');
+  return payload.length > MAX_WAKE_PAYLOAD ? WAKE_ALL : payload;
+}
+
+/** The endpoint IDs of a NOTIFY payload; null for WAKE_ALL (or an empty payload from an old sender). */
+export function parseWakePayload(payload: string | undefined): string[] | null {
+  if (!payload || payload === WAKE_ALL) return null;
+  return payload.split(',').filter((id) => id.length > 0);
+}

@@ -11,7 +11,7 @@ import { inTransaction, reader } from '../common/transaction.js';
 import { decodePosition, encodePosition, parseWindow } from '../common/window.js';
 import { compileRules } from '../endpoints/endpoint-rules.js';
 import type { JobQueue } from '../jobs/job-queue.js';
-import { deliveryAttemptJob, DELIVERY_WAKE_CHANNEL } from './delivery.jobs.js';
+import { DELIVERY_WAKE_CHANNEL } from './delivery.jobs.js';
 import { insertGenerations } from './replay-generations.js';
 import type { ListAttemptsQuery, ListDeliveriesQuery, ReplayDeliveryInput } from './delivery.inputs.js';
 import {
@@ -193,8 +193,11 @@ export class DeliveryService {
   async retryNow(ctx: CallContext, id: string): Promise<DeliveryView> {
     return inTransaction(this.deps.db, ctx, async (tx) => {
       const now = this.deps.clock.now();
+      // Its queue row before the delivery, the order the engine locks them in.
+      await tx.query(`SELECT 1 FROM delivery_queue WHERE delivery_id = $1 FOR UPDATE`, [id]);
       const rows: {
         status: string;
+        endpoint_id: string;
         attempt_count: number;
         next_attempt_at: Date;
         expires_at: Date;
@@ -202,7 +205,7 @@ export class DeliveryService {
         endpoint_deleted: boolean;
         circuit: string | null;
       }[] = await tx.query(
-        `SELECT d.status, d.attempt_count, d.next_attempt_at, d.expires_at, e.status AS endpoint_status,
+        `SELECT d.status, d.endpoint_id, d.attempt_count, d.next_attempt_at, d.expires_at, e.status AS endpoint_status,
                 e.deleted_at IS NOT NULL AS endpoint_deleted, h.circuit
            FROM deliveries d
            JOIN endpoints e ON e.id = d.endpoint_id
@@ -228,12 +231,18 @@ export class DeliveryService {
         );
       if (row.expires_at <= now)
         throw new ServiceError('invalid_state', 'the delivery window is over: no attempt may start');
+      // Due now in the queue; behind an open circuit, the probe may go now too (this attempt is the probe). The
+      // endpoint's owner is woken at commit.
       await tx.query(
-        `UPDATE deliveries SET next_attempt_at = $2, next_trigger = 'retry_now', updated_at = $2 WHERE id = $1`,
-        [id, now],
+        `WITH queue AS (UPDATE delivery_queue SET due_at = $2 WHERE delivery_id = $1 AND lease_owner IS NULL),
+         probe AS (
+           UPDATE endpoint_health SET next_probe_at = $2
+            WHERE endpoint_id = $3 AND circuit = 'open' AND (next_probe_at IS NULL OR next_probe_at > $2)),
+         wake AS (SELECT pg_notify('${DELIVERY_WAKE_CHANNEL}', $3))
+         UPDATE deliveries SET next_attempt_at = $2, next_trigger = 'retry_now', updated_at = $2
+          WHERE id = $1 AND EXISTS (SELECT 1 FROM wake)`,
+        [id, now, row.endpoint_id],
       );
-      await this.deps.jobs.send(tx, deliveryAttemptJob, [{ payload: { delivery_id: id }, startAfter: now }]);
-      await tx.query(`SELECT pg_notify('${DELIVERY_WAKE_CHANNEL}', '')`);
       return toDeliveryView(await this.readDelivery(tx, ctx.actor.teamId, id));
     });
   }

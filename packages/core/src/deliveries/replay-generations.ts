@@ -2,7 +2,7 @@ import type { EntityManager } from 'typeorm';
 import type { Clock } from '../common/clock.js';
 import { newId } from '../common/ids.js';
 import type { JobQueue } from '../jobs/job-queue.js';
-import { deliveryAttemptJob, DELIVERY_WAKE_CHANNEL } from './delivery.jobs.js';
+import { DELIVERY_WAKE_CHANNEL, wakePayload } from './delivery.jobs.js';
 import { SETTLEMENT_SHARDS } from './delivery-records.js';
 import { deliveriesCreatedFactSql } from '../analytics/analytics-facts.js';
 
@@ -23,8 +23,8 @@ export interface NewGeneration {
 
 /**
  * Inserts replay generations in one statement with the queue counters and their analytics facts (a replay
- * generation counts as a delivery when it is created), queues their attempt jobs and wakes the
- * workers at commit. They are due now, get a window of their own, and are paid by `payingKeyId` (the caller charges
+ * generation counts as a delivery when it is created), queues them (delivery_queue) and wakes their
+ * endpoints' owners at commit. They are due now, get a window of their own, and are paid by `payingKeyId` (the caller charges
  * them, last in its transaction). Returns the new delivery IDs, in order.
  */
 export async function insertGenerations(
@@ -53,13 +53,16 @@ export async function insertGenerations(
               AS x(id, tenant_id, message_id, endpoint_id, event_type, generation, replay_of, body, body_bytes,
                    content_type, units)
        RETURNING team_id, tenant_id, endpoint_id, message_id, created_at),
+     queue AS (
+       INSERT INTO delivery_queue (delivery_id, endpoint_id, due_at, expires_at)
+       SELECT x.id, x.endpoint_id, $3, $4 FROM unnest($6::text[], $9::text[]) AS x(id, endpoint_id)),
      facts AS (${deliveriesCreatedFactSql('delivery')}),
      endpoint_counts AS (
        INSERT INTO endpoint_queue_counts AS q (endpoint_id, shard, pending)
        SELECT x.endpoint_id, $17, x.n FROM unnest($18::text[], $19::int[]) WITH ORDINALITY AS x(endpoint_id, n, i)
         ORDER BY x.i
        ON CONFLICT (endpoint_id, shard) DO UPDATE SET pending = q.pending + EXCLUDED.pending),
-     wake AS (SELECT pg_notify('${DELIVERY_WAKE_CHANNEL}', ''))
+     wake AS (SELECT pg_notify('${DELIVERY_WAKE_CHANNEL}', $22))
      INSERT INTO team_queue_counts AS t (team_id, shard, pending, content_bytes)
      SELECT $1, $17, $20, $21 FROM wake
      ON CONFLICT (team_id, shard) DO UPDATE
@@ -86,12 +89,8 @@ export async function insertGenerations(
       endpoints.map((id) => perEndpoint.get(id)!),
       generations.length,
       storedBytes,
+      wakePayload(endpoints),
     ],
-  );
-  await deps.jobs.send(
-    tx,
-    deliveryAttemptJob,
-    ids.map((id) => ({ payload: { delivery_id: id }, startAfter: now })),
   );
   return ids;
 }

@@ -2,11 +2,8 @@ import type { DataSource, EntityManager } from 'typeorm';
 import { attemptFactsSql } from '../analytics/analytics-facts.js';
 import type { Clock } from '../common/clock.js';
 import { retryOnConflict } from '../common/transaction.js';
-import type { JobQueue, NewJob } from '../jobs/job-queue.js';
-import { deliveryAttemptJob } from './delivery.jobs.js';
 import {
   decideAfterAttempt,
-  FIRST_PROBE_WAIT_SECONDS,
   describeResult,
   healthAfterAttempt,
   isSuccess,
@@ -16,23 +13,11 @@ import {
 } from './delivery-policy.js';
 import {
   cancelWaitingDeliveries,
-  healthState,
-  recordFinished,
+  SETTLEMENT_SHARDS,
   type EngineEvent,
   type EngineEventSink,
-  type FinishedDelivery,
-  type HealthRow,
 } from './delivery-records.js';
 import type { ClaimedAttempt } from './dispatch.service.js';
-
-/** The analytics facts of insertAttempts' attempts, in its placeholders. */
-const ATTEMPT_FACTS = attemptFactsSql({
-  teamIds: '$3::text[]',
-  tenantIds: '$14::text[]',
-  endpointIds: '$4::text[]',
-  messageIds: '$15::text[]',
-  startedAt: '$7::timestamptz[]',
-});
 
 /** What one attempt produced, as the worker hands it to settlement. */
 export interface AttemptOutcome {
@@ -45,270 +30,231 @@ export interface AttemptOutcome {
   jitter: number;
 }
 
+/** How one outcome was settled: the decision, and whether it still held its lease (a stale one changes nothing). */
+export interface SettledOutcome {
+  decision: DeliveryDecision;
+  /** False when the lease had passed to another attempt or the delivery had finished: only the attempt was kept. */
+  applied: boolean;
+}
+
+export interface SettlementResult {
+  outcomes: SettledOutcome[];
+  /** Each endpoint's circuit after the batch, as written (the owner keeps it in memory). */
+  health: Map<string, EndpointHealthState>;
+}
+
 export interface SettlementDeps {
   db: DataSource;
   clock: Clock;
-  jobs: JobQueue;
   events: EngineEventSink;
 }
 
-interface DeliveryStateRow {
-  id: string;
-  status: string;
-  cancel_retries: boolean;
-  response_body_logging: boolean;
-}
+/** A health row is rewritten for a success only when its last success is older than this. */
+const SUCCESS_WRITE_INTERVAL_MS = 1000;
+
+/** The analytics facts of the batch's attempts, in SETTLE_SQL's placeholders. */
+const ATTEMPT_FACTS = attemptFactsSql({
+  teamIds: '$3::text[]',
+  tenantIds: '$4::text[]',
+  endpointIds: '$5::text[]',
+  messageIds: '$6::text[]',
+  startedAt: '$10::timestamptz[]',
+});
 
 /**
- * The settle side of the engine: a batch of attempt outcomes is written in one transaction: the attempt rows,
- * the deliveries' new states, the endpoints' health (circuit, failures), retry jobs, queue counters, endpoints
- * the service disables (410, private address) with their waiting deliveries canceled, and operational events.
+ * One statement settles a batch. Only outcomes whose lease still holds (this worker, this attempt number) change
+ * their delivery: a finished one's queue row goes, a retry's row becomes due at its next time; a retry of a
+ * delivery canceled meanwhile is canceled. Every attempt is recorded (it happened), with its analytics fact; the
+ * finished deliveries' facts and queue counters move with them.
+ */
+const SETTLE_SQL = `
+WITH x AS (
+  SELECT u.*, coalesce(d.cancel_retries, false) AS cancel_retries,
+         CASE WHEN u.status = 'retry_wait' AND d.cancel_retries THEN 'canceled' ELSE u.status END AS final
+    FROM unnest($1::text[], $2::int[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[], $8::timestamptz[],
+                $9::text[], $10::timestamptz[], $11::int[], $12::bigint[], $13::int[], $14::text[], $15::bytea[],
+                $16::text[], $17::text[])
+         AS u(id, number, team_id, tenant_id, endpoint_id, message_id, status, next, trigger, started_at, duration_ms,
+              url_revision, code, error_kind, response_body, attempt_id, last_error)
+    LEFT JOIN deliveries d ON d.id = u.id
+), gone AS (
+  DELETE FROM delivery_queue q USING x
+   WHERE q.delivery_id = x.id AND q.lease_owner = $18 AND q.attempt = x.number AND x.final <> 'retry_wait'
+  RETURNING q.delivery_id
+), kept AS (
+  UPDATE delivery_queue q SET due_at = x.next, lease_owner = NULL
+    FROM x WHERE q.delivery_id = x.id AND q.lease_owner = $18 AND q.attempt = x.number AND x.final = 'retry_wait'
+  RETURNING q.delivery_id
+), upd AS (
+  UPDATE deliveries d
+     SET status = x.final, next_attempt_at = coalesce(x.next, d.next_attempt_at),
+         next_trigger = CASE WHEN x.final = 'retry_wait' THEN 'retry' ELSE d.next_trigger END, lease_expires_at = NULL,
+         last_status_code = x.code,
+         last_error = CASE WHEN x.final = 'canceled' THEN 'message_canceled' ELSE x.last_error END,
+         last_attempt_at = $19, updated_at = $19,
+         finished_at = CASE WHEN x.final IN ('succeeded', 'failed', 'expired', 'canceled') THEN $19::timestamptz END
+    FROM x
+   WHERE d.id = x.id
+     AND (EXISTS (SELECT 1 FROM gone WHERE gone.delivery_id = x.id)
+          OR EXISTS (SELECT 1 FROM kept WHERE kept.delivery_id = x.id))
+  RETURNING d.id, d.team_id, d.tenant_id, d.endpoint_id, d.message_id, d.status, d.finished_at
+), ended AS (
+  SELECT * FROM upd WHERE status IN ('succeeded', 'failed', 'expired', 'canceled')
+), attempt_rows AS (
+  INSERT INTO attempts (id, delivery_id, team_id, endpoint_id, number, trigger, started_at, duration_ms, url_revision,
+                        status_code, error_kind, response_body, created_at)
+  SELECT x.attempt_id, x.id, x.team_id, x.endpoint_id, x.number, x.trigger, x.started_at, x.duration_ms,
+         x.url_revision, x.code, x.error_kind,
+         CASE WHEN coalesce(s.response_body_logging, false) THEN x.response_body END, $19
+    FROM x LEFT JOIN team_settings s ON s.team_id = x.team_id
+), attempt_facts AS (${ATTEMPT_FACTS}
+), finished_facts AS (
+  INSERT INTO analytics_facts (team_id, tenant_id, endpoint_id, message_id, at, succeeded, failed, expired, canceled)
+  SELECT team_id, tenant_id, endpoint_id, message_id, finished_at,
+         CASE WHEN status = 'succeeded' THEN 1 END, CASE WHEN status = 'failed' THEN 1 END,
+         CASE WHEN status = 'expired' THEN 1 END, CASE WHEN status = 'canceled' THEN 1 END
+    FROM ended
+), endpoint_counts AS (
+  INSERT INTO endpoint_queue_counts AS c (endpoint_id, shard, pending)
+  SELECT endpoint_id, $20::smallint, -count(*) FROM ended GROUP BY endpoint_id ORDER BY endpoint_id
+  ON CONFLICT (endpoint_id, shard) DO UPDATE SET pending = c.pending + EXCLUDED.pending
+), team_counts AS (
+  INSERT INTO team_queue_counts AS t (team_id, shard, pending)
+  SELECT team_id, $20::smallint, -count(*) FROM ended GROUP BY team_id ORDER BY team_id
+  ON CONFLICT (team_id, shard) DO UPDATE SET pending = t.pending + EXCLUDED.pending
+), health AS (
+  INSERT INTO endpoint_health AS h (endpoint_id, circuit, consecutive_failures, last_success_at, last_failure_at,
+                                    next_probe_at, probe_wait_seconds)
+  SELECT * FROM unnest($21::text[], $22::text[], $23::int[], $24::timestamptz[], $25::timestamptz[],
+                       $26::timestamptz[], $27::int[])
+  ON CONFLICT (endpoint_id) DO UPDATE
+    SET circuit = EXCLUDED.circuit, consecutive_failures = EXCLUDED.consecutive_failures,
+        last_success_at = EXCLUDED.last_success_at, last_failure_at = EXCLUDED.last_failure_at,
+        next_probe_at = EXCLUDED.next_probe_at, probe_wait_seconds = EXCLUDED.probe_wait_seconds
+)
+SELECT id, status FROM upd`;
+
+/**
+ * The settle side of the engine. The owner of the endpoints hands a batch of attempt outcomes with its view of
+ * their circuits; decisions are made here (pure rules in delivery-policy.ts), and one statement writes them. The
+ * rare extras (a circuit that changes, a failure or expiry event, an endpoint the service disables) join it in
+ * one transaction.
  */
 export class SettlementService {
   constructor(private readonly deps: SettlementDeps) {}
 
-  async settle(outcomes: readonly AttemptOutcome[]): Promise<DeliveryDecision[]> {
-    if (outcomes.length === 0) return [];
-    const { db, clock } = this.deps;
-    return retryOnConflict(() =>
-      db.transaction(async (tx) => {
-        const now = clock.now();
-        const ids = outcomes.map((o) => o.attempt.deliveryId);
-        // Health rows first, then deliveries, as the claim takes them (this transaction may also cancel other
-        // deliveries of these endpoints).
-        const endpointIds = [...new Set(outcomes.map((o) => o.attempt.endpointId))].sort();
-        // The common case, every attempt a 2xx and none a probe, needs no locked read of health: a conditional
-        // update at the end closes what needs closing (see markSuccesses). Otherwise the circuit rules run on
-        // locked rows.
-        const onlySuccesses = outcomes.every((o) => isSuccess(o.result) && o.attempt.trigger !== 'probe');
-        const healthRows: HealthRow[] = onlySuccesses
-          ? []
-          : await tx.query(
-              `SELECT endpoint_id, circuit, consecutive_failures, last_success_at, last_failure_at, next_probe_at,
-                probe_wait_seconds, rate_tokens, rate_updated_at, 0 AS in_flight
-           FROM endpoint_health WHERE endpoint_id = ANY($1::text[]) ORDER BY endpoint_id FOR UPDATE`,
-              [endpointIds],
-            );
-        const states: DeliveryStateRow[] = await tx.query(
-          `SELECT d.id, d.status, d.cancel_retries, coalesce(s.response_body_logging, false) AS response_body_logging
-           FROM deliveries d LEFT JOIN team_settings s ON s.team_id = d.team_id
-          WHERE d.id = ANY($1::text[]) ORDER BY d.id FOR UPDATE OF d`,
-          [ids],
-        );
-        const stateOf = new Map(states.map((s) => [s.id, s]));
-        const health = new Map<string, EndpointHealthState>(healthRows.map((r) => [r.endpoint_id, healthState(r)]));
-
-        const decisions: DeliveryDecision[] = [];
-        const updates: {
-          id: string;
-          status: string;
-          next: Date | null;
-          trigger: string | null;
-          code: number | null;
-          error: string | null;
-        }[] = [];
-        const retries: NewJob<{ delivery_id: string }>[] = [];
-        const finished: FinishedDelivery[] = [];
-        const events: EngineEvent[] = [];
-        const disable = new Map<string, { reason: string; teamId: string; tenantId: string }>();
-
-        for (const outcome of outcomes) {
-          const { attempt, result } = outcome;
-          const state = stateOf.get(attempt.deliveryId);
-          // Settled already (a duplicate after a crash window), or finished meanwhile: only the attempt is kept.
-          if (!state || state.status !== 'in_flight') {
-            decisions.push({ status: 'failed', reason: 'already_settled', disableEndpoint: null });
-            continue;
-          }
-          let decision = decideAfterAttempt({
-            result,
-            attemptCount: attempt.attemptNumber,
-            retryDelaysSeconds: attempt.retryDelaysSeconds,
-            expiresAt: attempt.expiresAt,
-            now,
-            jitter: outcome.jitter,
-          });
-          // Canceled while in flight: the attempt finished, its retries are canceled.
-          if (decision.status === 'retry_wait' && state.cancel_retries)
-            decision = { status: 'failed', reason: 'canceled', disableEndpoint: null };
-          decisions.push(decision);
-          const code = result.kind === 'response' ? result.status : null;
-          const current = health.get(attempt.endpointId);
-          if (current) {
-            const change = healthAfterAttempt(current, isSuccess(result), attempt.trigger, now);
-            health.set(attempt.endpointId, change.health);
-            if (change.recovered)
-              events.push({
-                type: 'webhooks.endpoint.recovered',
-                teamId: attempt.teamId,
-                tenantId: attempt.tenantId,
-                resourceId: attempt.endpointId,
-                data: { endpoint_id: attempt.endpointId, failures_before: current.consecutiveFailures },
-              });
-          }
-          const canceled = state.cancel_retries && decision.status === 'failed' && decision.reason === 'canceled';
-          const status = canceled ? 'canceled' : decision.status;
-          updates.push({
-            id: attempt.deliveryId,
-            status,
-            next: decision.status === 'retry_wait' ? decision.nextAttemptAt : null,
-            trigger: decision.status === 'retry_wait' ? 'retry' : null,
-            code,
-            error: decision.status === 'succeeded' ? null : describeResult(result),
-          });
-          if (decision.status === 'retry_wait')
-            retries.push({ payload: { delivery_id: attempt.deliveryId }, startAfter: decision.nextAttemptAt });
-          else
-            finished.push({
-              id: attempt.deliveryId,
-              teamId: attempt.teamId,
-              tenantId: attempt.tenantId,
-              messageId: attempt.messageId,
-              endpointId: attempt.endpointId,
-              status: status as FinishedDelivery['status'],
-              attempts: attempt.attemptNumber,
-              lastStatusCode: code,
-              reason: decision.status === 'succeeded' ? null : 'reason' in decision ? decision.reason : null,
-            });
-          if (decision.status === 'failed' && decision.disableEndpoint)
-            disable.set(attempt.endpointId, {
-              reason: decision.disableEndpoint,
-              teamId: attempt.teamId,
-              tenantId: attempt.tenantId,
-            });
-        }
-
-        await this.insertAttempts(tx, outcomes, stateOf, now);
-        await tx.query(
-          `UPDATE deliveries d
-            SET status = x.status, next_attempt_at = coalesce(x.next, d.next_attempt_at),
-                next_trigger = coalesce(x.trigger, d.next_trigger), lease_expires_at = NULL,
-                last_status_code = x.code, last_error = x.error, last_attempt_at = $7::timestamptz,
-                updated_at = $7::timestamptz,
-                finished_at = CASE WHEN x.status IN ('succeeded', 'failed', 'expired', 'canceled') THEN $7::timestamptz END
-           FROM unnest($1::text[], $2::text[], $3::timestamptz[], $4::text[], $5::int[], $6::text[])
-                AS x(id, status, next, trigger, code, error)
-          WHERE d.id = x.id`,
-          [
-            updates.map((u) => u.id),
-            updates.map((u) => u.status),
-            updates.map((u) => u.next),
-            updates.map((u) => u.trigger),
-            updates.map((u) => u.code),
-            updates.map((u) => u.error),
-            now,
-          ],
-        );
-        await this.writeHealth(tx, health);
-        if (onlySuccesses) await this.markSuccesses(tx, endpointIds, outcomes, events, now);
-        await this.disableEndpoints(tx, disable, events, now);
-        await this.deps.jobs.send(tx, deliveryAttemptJob, retries);
-        await recordFinished(tx, finished, this.deps.events);
-        if (events.length > 0) await this.deps.events.emit(tx, events);
-        return decisions;
+  async settle(
+    workerId: string,
+    outcomes: readonly AttemptOutcome[],
+    healthOf: (endpointId: string) => EndpointHealthState,
+  ): Promise<SettlementResult> {
+    if (outcomes.length === 0) return { outcomes: [], health: new Map() };
+    const now = this.deps.clock.now();
+    const decisions = outcomes.map((o) =>
+      decideAfterAttempt({
+        result: o.result,
+        attemptCount: o.attempt.attemptNumber,
+        retryDelaysSeconds: o.attempt.retryDelaysSeconds,
+        expiresAt: o.attempt.expiresAt,
+        now,
+        jitter: o.jitter,
       }),
     );
-  }
+    const { health, changed, events } = this.circuits(outcomes, healthOf, now);
+    const disable = new Map<string, { reason: string; teamId: string; tenantId: string }>();
+    outcomes.forEach((o, i) => {
+      const d = decisions[i]!;
+      if (d.status === 'failed' && d.disableEndpoint)
+        disable.set(o.attempt.endpointId, {
+          reason: d.disableEndpoint,
+          teamId: o.attempt.teamId,
+          tenantId: o.attempt.tenantId,
+        });
+    });
+    const mayEmit = decisions.some((d) => d.status === 'failed' || d.status === 'expired');
+    const simple = disable.size === 0 && events.length === 0 && !mayEmit;
 
-  private async insertAttempts(
-    tx: EntityManager,
-    outcomes: readonly AttemptOutcome[],
-    stateOf: Map<string, DeliveryStateRow>,
-    now: Date,
-  ): Promise<void> {
-    const keepBody = (o: AttemptOutcome) =>
-      stateOf.get(o.attempt.deliveryId)?.response_body_logging ? o.responseBody : null;
-    await tx.query(
-      `WITH facts AS (${ATTEMPT_FACTS})
-       INSERT INTO attempts (id, delivery_id, team_id, endpoint_id, number, trigger, started_at, duration_ms,
-                             url_revision, status_code, error_kind, response_body, created_at)
-       SELECT * , $12::timestamptz FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::int[], $6::text[],
-                                               $7::timestamptz[], $8::int[], $9::bigint[], $10::int[], $11::text[],
-                                               $13::bytea[])
-                AS x(id, delivery_id, team_id, endpoint_id, number, trigger, started_at, duration_ms, url_revision,
-                     status_code, error_kind, response_body)`,
-      [
-        outcomes.map((o) => o.attempt.attemptId),
-        outcomes.map((o) => o.attempt.deliveryId),
-        outcomes.map((o) => o.attempt.teamId),
-        outcomes.map((o) => o.attempt.endpointId),
-        outcomes.map((o) => o.attempt.attemptNumber),
-        outcomes.map((o) => o.attempt.trigger),
-        outcomes.map((o) => o.attempt.startedAt),
-        outcomes.map((o) => Math.round(o.durationMs)),
-        outcomes.map((o) => o.attempt.urlRevision),
-        outcomes.map((o) => (o.result.kind === 'response' ? o.result.status : null)),
-        outcomes.map((o) => (o.result.kind === 'response' ? null : o.result.kind)),
-        now,
-        outcomes.map(keepBody),
-        outcomes.map((o) => o.attempt.tenantId),
-        outcomes.map((o) => o.attempt.messageId),
-      ],
-    );
+    const write = async (tx: EntityManager | DataSource): Promise<Map<string, string>> => {
+      const rows: { id: string; status: string }[] = await tx.query(
+        SETTLE_SQL,
+        settleParams(workerId, outcomes, decisions, changed, now),
+      );
+      return new Map(rows.map((r) => [r.id, r.status]));
+    };
+    const applied = simple
+      ? await retryOnConflict(() => write(this.deps.db))
+      : await retryOnConflict(() =>
+          this.deps.db.transaction(async (tx) => {
+            const done = await write(tx);
+            const all = [...events];
+            outcomes.forEach((o, i) => {
+              const status = done.get(o.attempt.deliveryId);
+              if (status !== 'failed' && status !== 'expired') return;
+              const d = decisions[i]!;
+              all.push({
+                type: status === 'failed' ? 'webhooks.delivery.failed' : 'webhooks.delivery.expired',
+                teamId: o.attempt.teamId,
+                tenantId: o.attempt.tenantId,
+                resourceId: o.attempt.deliveryId,
+                data: {
+                  delivery_id: o.attempt.deliveryId,
+                  message_id: o.attempt.messageId,
+                  endpoint_id: o.attempt.endpointId,
+                  attempts: o.attempt.attemptNumber,
+                  last_status_code: o.result.kind === 'response' ? o.result.status : null,
+                  reason: 'reason' in d ? d.reason : null,
+                },
+              });
+            });
+            await this.disableEndpoints(tx, disable, all, now);
+            if (all.length > 0) await this.deps.events.emit(tx, all);
+            return done;
+          }),
+        );
+    return {
+      outcomes: decisions.map((decision, i) => ({
+        decision,
+        applied: applied.has(outcomes[i]!.attempt.deliveryId),
+      })),
+      health,
+    };
   }
 
   /**
-   * Successes close the circuit and clear the failure count. The row is written only when that changes something
-   * or its last_success_at is over a second old, so a busy endpoint's health row is not rewritten (and locked) by
-   * every settlement; a circuit that was not closed emits webhooks.endpoint.recovered.
+   * Each endpoint's circuit through the batch's outcomes, in order. A row is written on a transition only: the
+   * circuit or the failure count changes, or a success finds the last one over a second old.
    */
-  private async markSuccesses(
-    tx: EntityManager,
-    endpointIds: string[],
+  private circuits(
     outcomes: readonly AttemptOutcome[],
-    events: EngineEvent[],
+    healthOf: (endpointId: string) => EndpointHealthState,
     now: Date,
-  ): Promise<void> {
-    // Lock only the rows that change, in ID order like the claim (an unordered UPDATE deadlocked with claims).
-    const changed: { endpoint_id: string; old_circuit: string; old_failures: number }[] = await tx.query(
-      `SELECT endpoint_id, circuit AS old_circuit, consecutive_failures AS old_failures FROM endpoint_health
-        WHERE endpoint_id = ANY($1::text[])
-          AND (circuit <> 'closed' OR consecutive_failures <> 0 OR last_success_at IS NULL OR last_success_at < $2)
-        ORDER BY endpoint_id
-          FOR UPDATE`,
-      [endpointIds, new Date(now.getTime() - 1000)],
-    );
-    if (changed.length === 0) return;
-    await tx.query(
-      `UPDATE endpoint_health
-          SET circuit = 'closed', consecutive_failures = 0, last_success_at = $2, next_probe_at = NULL,
-              probe_wait_seconds = $3
-        WHERE endpoint_id = ANY($1::text[])`,
-      [changed.map((row) => row.endpoint_id), now, FIRST_PROBE_WAIT_SECONDS],
-    );
-    for (const row of changed) {
-      if (row.old_circuit === 'closed') continue;
-      const attempt = outcomes.find((o) => o.attempt.endpointId === row.endpoint_id)!.attempt;
-      events.push({
-        type: 'webhooks.endpoint.recovered',
-        teamId: attempt.teamId,
-        tenantId: attempt.tenantId,
-        resourceId: row.endpoint_id,
-        data: { endpoint_id: row.endpoint_id, failures_before: row.old_failures },
-      });
+  ): { health: Map<string, EndpointHealthState>; changed: Map<string, EndpointHealthState>; events: EngineEvent[] } {
+    const health = new Map<string, EndpointHealthState>();
+    const changed = new Map<string, EndpointHealthState>();
+    const events: EngineEvent[] = [];
+    for (const { attempt, result } of outcomes) {
+      const before = health.get(attempt.endpointId) ?? healthOf(attempt.endpointId);
+      const succeeded = isSuccess(result);
+      const change = healthAfterAttempt(before, succeeded, attempt.trigger, now);
+      health.set(attempt.endpointId, change.health);
+      const quietSuccess =
+        succeeded &&
+        before.circuit === 'closed' &&
+        before.consecutiveFailures === 0 &&
+        before.lastSuccessAt !== null &&
+        now.getTime() - before.lastSuccessAt.getTime() < SUCCESS_WRITE_INTERVAL_MS;
+      if (quietSuccess) health.set(attempt.endpointId, before);
+      else changed.set(attempt.endpointId, change.health);
+      if (change.recovered)
+        events.push({
+          type: 'webhooks.endpoint.recovered',
+          teamId: attempt.teamId,
+          tenantId: attempt.tenantId,
+          resourceId: attempt.endpointId,
+          data: { endpoint_id: attempt.endpointId, failures_before: before.consecutiveFailures },
+        });
     }
-  }
-
-  private async writeHealth(tx: EntityManager, health: Map<string, EndpointHealthState>): Promise<void> {
-    const entries = [...health.entries()];
-    if (entries.length === 0) return;
-    await tx.query(
-      `UPDATE endpoint_health h
-          SET circuit = x.circuit, consecutive_failures = x.failures, last_success_at = x.success,
-              last_failure_at = x.failure, next_probe_at = x.probe, probe_wait_seconds = x.wait
-         FROM unnest($1::text[], $2::text[], $3::int[], $4::timestamptz[], $5::timestamptz[], $6::timestamptz[], $7::int[])
-              AS x(endpoint_id, circuit, failures, success, failure, probe, wait)
-        WHERE h.endpoint_id = x.endpoint_id`,
-      [
-        entries.map(([id]) => id),
-        entries.map(([, h]) => h.circuit),
-        entries.map(([, h]) => h.consecutiveFailures),
-        entries.map(([, h]) => h.lastSuccessAt),
-        entries.map(([, h]) => h.lastFailureAt),
-        entries.map(([, h]) => h.nextProbeAt),
-        entries.map(([, h]) => h.probeWaitSeconds),
-      ],
-    );
+    return { health, changed, events };
   }
 
   /**
@@ -322,7 +268,7 @@ export class SettlementService {
     now: Date,
   ): Promise<void> {
     if (disable.size === 0) return;
-    const ids = [...disable.keys()];
+    const ids = [...disable.keys()].sort();
     // TypeORM answers an UPDATE with [rows, count].
     const [changed]: [{ id: string; version: string }[], number] = await tx.query(
       `UPDATE endpoints e SET status = 'disabled', disabled_reason = x.reason, version = e.version + 1, updated_at = $3
@@ -344,4 +290,48 @@ export class SettlementService {
     }
     await cancelWaitingDeliveries(tx, { endpointIds: ids }, 'endpoint_disabled', now);
   }
+}
+
+function settleParams(
+  workerId: string,
+  outcomes: readonly AttemptOutcome[],
+  decisions: readonly DeliveryDecision[],
+  changed: Map<string, EndpointHealthState>,
+  now: Date,
+): unknown[] {
+  const status = (d: DeliveryDecision) => d.status;
+  // Health rows in ID order, like every other writer of them.
+  const health = [...changed.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+  return [
+    outcomes.map((o) => o.attempt.deliveryId),
+    outcomes.map((o) => o.attempt.attemptNumber),
+    outcomes.map((o) => o.attempt.teamId),
+    outcomes.map((o) => o.attempt.tenantId),
+    outcomes.map((o) => o.attempt.endpointId),
+    outcomes.map((o) => o.attempt.messageId),
+    decisions.map(status),
+    decisions.map((d) => (d.status === 'retry_wait' ? d.nextAttemptAt : null)),
+    outcomes.map((o) => o.attempt.trigger),
+    outcomes.map((o) => o.attempt.startedAt),
+    outcomes.map((o) => Math.round(o.durationMs)),
+    outcomes.map((o) => o.attempt.urlRevision),
+    outcomes.map((o) => (o.result.kind === 'response' ? o.result.status : null)),
+    outcomes.map((o) => (o.result.kind === 'response' ? null : o.result.kind)),
+    outcomes.map((o) => o.responseBody),
+    outcomes.map((o) => o.attempt.attemptId),
+    // Why a finished delivery ended (http_500_attempts_exhausted, ...); a retry shows what its attempt got.
+    decisions.map((d, i) =>
+      d.status === 'succeeded' ? null : 'reason' in d ? d.reason : describeResult(outcomes[i]!.result),
+    ),
+    workerId,
+    now,
+    SETTLEMENT_SHARDS[Math.floor(Math.random() * SETTLEMENT_SHARDS.length)]!,
+    health.map(([id]) => id),
+    health.map(([, h]) => h.circuit),
+    health.map(([, h]) => h.consecutiveFailures),
+    health.map(([, h]) => h.lastSuccessAt),
+    health.map(([, h]) => h.lastFailureAt),
+    health.map(([, h]) => h.nextProbeAt),
+    health.map(([, h]) => h.probeWaitSeconds),
+  ];
 }

@@ -12,6 +12,7 @@ import { inTransaction, lockOwned, lockTeam, reader } from '../common/transactio
 import type { Limits } from '../catalog/limits.js';
 import type { TenantService } from '../tenants/tenant.service.js';
 import { cancelWaitingDeliveries } from '../deliveries/delivery-records.js';
+import { DELIVERY_WAKE_CHANNEL } from '../deliveries/delivery.jobs.js';
 import { compileRules } from './endpoint-rules.js';
 import { EndpointCredentialsService } from './endpoint-credentials.service.js';
 import { generateSigningSecret } from './endpoint-secrets.js';
@@ -362,8 +363,8 @@ export class EndpointService {
   }
 
   /**
-   * Writes a change to a row locked by this transaction with one UPDATE (save() would read the row again first)
-   * and moves the version.
+   * Writes a change to a row locked by this transaction with one UPDATE (save() would read the row again first),
+   * moves the version and wakes the endpoint's owner at commit.
    */
   private async applyChange(
     tx: EntityManager,
@@ -376,6 +377,8 @@ export class EndpointService {
       updatedAt: this.deps.clock.now(),
     };
     await tx.getRepository(EndpointEntity).update({ id: endpoint.id }, update);
+    // The endpoint's owner reads its configuration again at once (enable, resume: waiting deliveries go now).
+    await tx.query(`SELECT pg_notify($1, $2)`, [DELIVERY_WAKE_CHANNEL, endpoint.id]);
     return Object.assign(endpoint, update);
   }
 }

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { analyticsRollupJob } from '../analytics/analytics.jobs.js';
 import { closeBillingMonthsJob } from '../billing/usage.jobs.js';
-import { deliveryAttemptJob } from '../deliveries/delivery.jobs.js';
+import { deliveryReconcileJob } from '../deliveries/delivery.jobs.js';
 import { replayBatchJob, replayCheckJob } from '../deliveries/replay.service.js';
 import { subscriptionDeliveryJob, subscriptionSweepJob } from '../subscriptions/subscription.jobs.js';
 import { defineJobContract, type JobContract } from './job-contract.js';
@@ -20,7 +20,7 @@ export const purgeExpiredJob = defineJobContract({
 /** Every job contract; each process creates their queues at start. */
 export const JOB_CONTRACTS: readonly JobContract<unknown>[] = [
   purgeExpiredJob as JobContract<unknown>,
-  deliveryAttemptJob as JobContract<unknown>,
+  deliveryReconcileJob as JobContract<unknown>,
   analyticsRollupJob as JobContract<unknown>,
   closeBillingMonthsJob as JobContract<unknown>,
   replayBatchJob as JobContract<unknown>,

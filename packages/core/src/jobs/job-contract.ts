@@ -15,6 +15,8 @@ export interface JobContract<P> {
   readonly expireInSeconds?: number;
   /** Automatic retries of a job that failed (not the delivery retry schedule, which the engine owns). */
   readonly retryLimit?: number;
+  /** Seconds before the first automatic retry; each later one waits twice as long (pg-boss backoff). */
+  readonly retryDelaySeconds?: number;
 }
 
 export function defineJobContract<P>(contract: JobContract<P>): JobContract<P> {

@@ -57,7 +57,7 @@ export class PgBossJobQueue implements JobQueue {
       await boss.createQueue(contract.queue, {
         name: contract.queue,
         ...(contract.expireInSeconds ? { expireInSeconds: contract.expireInSeconds } : {}),
-        retryLimit: contract.retryLimit ?? 2,
+        ...queueRetryPolicy(contract),
       });
     }
     return new PgBossJobQueue(boss, clock);
@@ -81,4 +81,16 @@ export class PgBossJobQueue implements JobQueue {
   stop(): Promise<void> {
     return this.boss.stop({ graceful: false, wait: true, close: true });
   }
+}
+
+/**
+ * A job that fails is retried a bounded number of times with a growing delay (5 s, 10 s, 20 s, ... by default),
+ * never at once in a loop.
+ */
+export function queueRetryPolicy(contract: JobContract<unknown>): {
+  retryLimit: number;
+  retryDelay: number;
+  retryBackoff: boolean;
+} {
+  return { retryLimit: contract.retryLimit ?? 2, retryDelay: contract.retryDelaySeconds ?? 5, retryBackoff: true };
 }

@@ -36,8 +36,9 @@ interface PendingRow {
 const NO_EVENTS: EngineEventSink = { emit: async () => undefined };
 
 /**
- * Cancel and redact. Both lock the message row first, then its deliveries in ID order (as the claim and
- * settlement do), so they never deadlock with the engine; a delivery an attempt holds (in_flight) is not taken
+ * Cancel and redact. Both lock the message row first, then its deliveries' queue rows and then the deliveries,
+ * each in ID order (the claim and settlement take a queue row before its delivery), so they never deadlock with
+ * the engine; a delivery an attempt holds (in_flight) is not taken
  * from it: its attempt finishes and settlement cancels its retries.
  */
 export class MessageRepairService {
@@ -53,17 +54,18 @@ export class MessageRepairService {
   async cancelMessage(ctx: CallContext, id: string): Promise<CancelResult> {
     return inTransaction(this.db, ctx, async (tx) => {
       await this.lockMessage(tx, ctx.actor.teamId, id);
+      await lockQueueRows(tx, id, 'AND generation = 0');
       const originals: { id: string; status: string }[] = await tx.query(
         `SELECT id, status FROM deliveries WHERE message_id = $1 AND generation = 0 ORDER BY id FOR NO KEY UPDATE`,
         [id],
       );
       const canceled = await this.cancelPending(tx, id, { originalsOnly: true }, 'message_canceled');
-      const inFlight = originals.filter((d) => d.status === 'in_flight').length;
+      const inFlight = originals.filter((d) => d.status === 'in_flight' && !canceled.has(d.id)).length;
       return {
         message_id: id,
-        canceled_count: canceled,
+        canceled_count: canceled.size,
         in_flight_count: inFlight,
-        already_terminal_count: originals.length - canceled - inFlight,
+        already_terminal_count: originals.length - canceled.size - inFlight,
       };
     });
   }
@@ -80,6 +82,7 @@ export class MessageRepairService {
       const message = await this.lockMessage(tx, ctx.actor.teamId, id);
       if (message.redacted_at !== null)
         return { message_id: id, status: message.redaction_status!, redacted_at: message.redacted_at.toISOString() };
+      await lockQueueRows(tx, id, '');
       await tx.query(
         `SELECT 1 FROM deliveries WHERE message_id = $1 AND status IN ('queued', 'retry_wait', 'in_flight')
           ORDER BY id FOR NO KEY UPDATE`,
@@ -107,26 +110,34 @@ export class MessageRepairService {
 
   /**
    * Waiting deliveries (queued, retry_wait) become canceled with the reason; in-flight ones keep their attempt
-   * and get cancel_retries. The caller has locked the rows in ID order. Returns how many were canceled.
+   * and get cancel_retries. The caller has locked the rows in ID order. Returns the IDs of those canceled.
    */
   private async cancelPending(
     tx: EntityManager,
     messageId: string,
     scope: { originalsOnly: boolean },
     reason: 'message_canceled' | 'message_redacted',
-  ): Promise<number> {
+  ): Promise<Set<string>> {
     const now = this.clock.now();
     const generation = scope.originalsOnly ? 'AND generation = 0' : '';
+    // The queue rows no attempt holds go first (the claim locks a row before its delivery, and so does this).
     const [rows]: [PendingRow[], number] = await tx.query(
-      `UPDATE deliveries SET status = 'canceled', last_error = $2, lease_expires_at = NULL, finished_at = $3,
+      `WITH gone AS (
+         DELETE FROM delivery_queue q
+          WHERE q.lease_owner IS NULL
+            AND q.delivery_id IN (SELECT id FROM deliveries WHERE message_id = $1 ${generation}
+                                     AND status IN ('queued', 'retry_wait', 'in_flight'))
+         RETURNING q.delivery_id)
+       UPDATE deliveries d SET status = 'canceled', last_error = $2, lease_expires_at = NULL, finished_at = $3,
               updated_at = $3
-        WHERE message_id = $1 ${generation} AND status IN ('queued', 'retry_wait')
-        RETURNING id, team_id, tenant_id, message_id, endpoint_id, status, attempt_count, last_status_code`,
+         FROM gone WHERE d.id = gone.delivery_id AND d.status IN ('queued', 'retry_wait', 'in_flight')
+        RETURNING d.id, d.team_id, d.tenant_id, d.message_id, d.endpoint_id, d.status, d.attempt_count,
+                  d.last_status_code`,
       [messageId, reason, now],
     );
     await tx.query(
       `UPDATE deliveries SET cancel_retries = true, updated_at = $2
-        WHERE message_id = $1 ${generation} AND status = 'in_flight' AND NOT cancel_retries`,
+        WHERE message_id = $1 ${generation} AND status IN ('queued', 'retry_wait', 'in_flight') AND NOT cancel_retries`,
       [messageId, now],
     );
     await recordFinished(
@@ -144,6 +155,16 @@ export class MessageRepairService {
       })),
       NO_EVENTS,
     );
-    return rows.length;
+    return new Set(rows.map((row) => row.id));
   }
+}
+
+/** Locks the queue rows of a message's pending deliveries (generation filter as SQL), in ID order. */
+async function lockQueueRows(tx: EntityManager, messageId: string, generation: string): Promise<void> {
+  await tx.query(
+    `SELECT q.delivery_id FROM delivery_queue q
+      WHERE q.delivery_id IN (SELECT id FROM deliveries WHERE message_id = $1 ${generation})
+      ORDER BY q.delivery_id FOR UPDATE OF q`,
+    [messageId],
+  );
 }

@@ -11,7 +11,7 @@ import { newId } from '../common/ids.js';
 import { decodeCursor, encodeCursor, MAX_LIMIT, parseLimit, type ListScope, type Page } from '../common/paging.js';
 import { reader } from '../common/transaction.js';
 import { decodePosition, encodePosition, parseWindow } from '../common/window.js';
-import { deliveryAttemptJob, DELIVERY_WAKE_CHANNEL } from '../deliveries/delivery.jobs.js';
+import { DELIVERY_WAKE_CHANNEL, wakePayload } from '../deliveries/delivery.jobs.js';
 import type { JobQueue } from '../jobs/job-queue.js';
 import { acceptBody, type MessageBody } from './message-body.js';
 import type { CreateMessageInput, ListMessagesQuery } from './message.inputs.js';
@@ -195,11 +195,6 @@ export class MessageService {
     };
     const payer = options.payer ?? ctx.actor;
     await this.insertMessage(tx, teamId, record, body, deliveries, ids, context.slot, storedBytes, payer.keyId, now);
-    await this.deps.jobs.send(
-      tx,
-      deliveryAttemptJob,
-      ids.map((id) => ({ payload: { delivery_id: id }, startAfter: deliverAt })),
-    );
     // Last: the spend row stays locked only from here to the commit.
     await this.deps.billing.charge(tx, payer, charges);
     const counts = emptyCounts();
@@ -422,9 +417,12 @@ export class MessageService {
          INSERT INTO team_queue_counts AS t (team_id, shard, pending, content_bytes) VALUES ($2, $27, $28, $29)
          ON CONFLICT (team_id, shard) DO UPDATE
            SET pending = t.pending + EXCLUDED.pending, content_bytes = t.content_bytes + EXCLUDED.content_bytes),
+       queue AS (
+         INSERT INTO delivery_queue (delivery_id, endpoint_id, due_at, expires_at)
+         SELECT x.id, x.endpoint_id, $11, $12 FROM unnest($22::text[], $23::text[]) AS x(id, endpoint_id)),
        facts AS (${ADMISSION_FACT}),
-       -- Wakes idle workers when the transaction commits (identical notifications fold into one).
-       wake AS (SELECT pg_notify('${DELIVERY_WAKE_CHANNEL}', ''))
+       -- Wakes the endpoints' owners when the transaction commits.
+       wake AS (SELECT pg_notify('${DELIVERY_WAKE_CHANNEL}', $31))
        SELECT 1 FROM wake`,
       [
         m.id,
@@ -458,6 +456,7 @@ export class MessageService {
         storedBytes,
         // Counter rows in ID order, like settlement, so the two never deadlock.
         deliveries.map((d) => d.endpointId).sort(),
+        wakePayload(deliveries.map((d) => d.endpointId)),
       ],
     );
   }

@@ -112,9 +112,15 @@ export class Metrics {
       .transaction(async (tx) => {
         await tx.query(`SET LOCAL statement_timeout = ${QUEUE_QUERY_TIMEOUT_MS}`);
         const rows: { pending: string; oldest_due: Date | null; subscription_pending: string }[] = await tx.query(
-          `SELECT (SELECT coalesce(sum(pending), 0) FROM team_queue_counts)::text AS pending,
-                  (SELECT min(next_attempt_at) FROM deliveries
-                    WHERE status IN ('queued', 'retry_wait') AND next_attempt_at <= $1) AS oldest_due,
+          `WITH RECURSIVE walk(endpoint_id) AS (
+             SELECT min(endpoint_id) FROM delivery_queue
+             UNION ALL
+             SELECT (SELECT min(q.endpoint_id) FROM delivery_queue q WHERE q.endpoint_id > w.endpoint_id)
+               FROM walk w WHERE w.endpoint_id IS NOT NULL)
+           SELECT (SELECT coalesce(sum(pending), 0) FROM team_queue_counts)::text AS pending,
+                  (SELECT min(first) FROM (
+                     SELECT (SELECT min(q.due_at) FROM delivery_queue q WHERE q.endpoint_id = w.endpoint_id) AS first
+                       FROM walk w WHERE w.endpoint_id IS NOT NULL) f WHERE first <= $1) AS oldest_due,
                   (SELECT count(*) FROM subscription_deliveries WHERE status = 'pending')::text AS subscription_pending`,
           [now],
         );

@@ -1,0 +1,431 @@
+import type { Logger } from 'pino';
+import {
+  LEASE_MARGIN_MS,
+  partitionOf,
+  type AttemptOutcome,
+  type ClaimedAttempt,
+  type EndpointHealthState,
+  type LaneRequest,
+  type LaneState,
+  type Services,
+  type SettledOutcome,
+} from '@svc/core';
+import { Coalescer } from './coalescer.js';
+
+export interface DispatcherOptions {
+  services: Services;
+  workerId: string;
+  logger: Logger;
+  /** The deployment-wide limits; this worker enforces its share of them (the limit over the live workers). */
+  limits: { serviceConcurrency: number; dispatchRate: number };
+  /** Sends one attempt (signs, POSTs, classifies); never throws. */
+  send(attempt: ClaimedAttempt): Promise<AttemptOutcome>;
+  /** Told about each settled attempt (metrics). */
+  onSettled?(outcome: AttemptOutcome, settled: SettledOutcome): void;
+  heartbeatMs?: number;
+  /** How often owned partitions are searched for endpoints with work (a backstop for lost wake-ups). */
+  discoveryMs?: number;
+  /** How often expiry and the release of dead workers' leases run. */
+  housekeepingMs?: number;
+}
+
+const CLOSED: EndpointHealthState = {
+  circuit: 'closed',
+  consecutiveFailures: 0,
+  lastSuccessAt: null,
+  lastFailureAt: null,
+  nextProbeAt: null,
+  probeWaitSeconds: 60,
+};
+/** Most endpoints in one claim statement. */
+const MAX_CLAIM_ENDPOINTS = 500;
+/** Most attempts asked of one endpoint in one claim when nothing is known of it yet. */
+const UNKNOWN_CONCURRENCY = 1;
+/** A lane whose claim came back short for a reason memory cannot see (a row locked, a foreign lease) looks again. */
+const SHORT_CLAIM_RECHECK_MS = 250;
+/** A parked lane (paused endpoint) is read again this often even without a wake-up. */
+const PARKED_RECHECK_MS = 10_000;
+/** The longest a timer waits: the service clock may move (tests), so due times are compared at least this often. */
+const MAX_SLEEP_MS = 1000;
+
+/** One endpoint this worker owns, with what it knows of it. */
+class Lane {
+  /** The earliest time (service clock, ms) a row of this endpoint may be due; Infinity when none is known. */
+  nextDueAt = 0;
+  inFlight = 0;
+  /** Attempts of other workers still holding rows of this endpoint (a handoff), as the last claim saw them. */
+  foreignInFlight = 0;
+  tokens = 1;
+  refilledAt = 0;
+  ratePerSecond: number | null = null;
+  maxConcurrency: number | null = null;
+  health: EndpointHealthState = CLOSED;
+  /** A paused endpoint: nothing is claimed until a wake-up or a recheck. */
+  parkedUntil = 0;
+  /** Not before this time: a short claim or a failed one. */
+  notBefore = 0;
+  claimFailures = 0;
+  claiming = false;
+  /** Due times learnt while a claim ran (a wake-up, a retry): the claim's older snapshot must not hide them. */
+  dueWhileClaiming = Infinity;
+
+  constructor(readonly id: string) {}
+
+  /** Something of this endpoint is due at `at` (or earlier). */
+  lower(at: number): void {
+    this.nextDueAt = Math.min(this.nextDueAt, at);
+    if (this.claiming) this.dueWhileClaiming = Math.min(this.dueWhileClaiming, at);
+  }
+
+  /** Rate tokens accrue in real time (a rate is per second of the wall clock, whatever the service clock says). */
+  refill(realNow: number): void {
+    const rate = this.ratePerSecond ?? 1;
+    this.tokens = Math.min(rate, this.tokens + (Math.max(0, realNow - this.refilledAt) / 1000) * rate);
+    this.refilledAt = realNow;
+  }
+
+  /** Milliseconds of real time until a rate token is there. */
+  tokenWaitMs(): number {
+    return this.tokens >= 1 ? 0 : Math.ceil(((1 - this.tokens) / (this.ratePerSecond ?? 1)) * 1000);
+  }
+
+  /**
+   * When (service clock) this lane could start an attempt, ignoring capacity and rate tokens (Infinity: only a
+   * wake-up or a settle helps).
+   */
+  eligibleAt(): number {
+    let at = Math.max(this.nextDueAt, this.notBefore, this.parkedUntil);
+    if (this.health.circuit !== 'closed' && this.health.nextProbeAt)
+      at = Math.max(at, this.health.nextProbeAt.getTime());
+    return at;
+  }
+
+  free(): number {
+    const max = this.maxConcurrency ?? UNKNOWN_CONCURRENCY;
+    if (this.health.circuit !== 'closed') return this.inFlight + this.foreignInFlight === 0 ? 1 : 0;
+    return Math.max(0, max - this.inFlight - this.foreignInFlight);
+  }
+}
+
+/**
+ * The delivery engine of one worker process (docs/delivery.md, "The engine"). It owns whole partitions of the
+ * endpoints (a heartbeat renews the leases), keeps each owned endpoint with work as a lane in memory, and claims
+ * due rows for every lane with room in one statement per batch: concurrency, rate and circuit timing are decided
+ * here, so a busy, slow or failing endpoint costs nothing while it waits and never delays another. Attempts settle
+ * in batches (one statement each); a failed batch settles its outcomes one by one.
+ */
+export class Dispatcher {
+  private readonly lanes = new Map<string, Lane>();
+  private partitions = new Set<number>();
+  private liveWorkers = 1;
+  private running = 0;
+  private globalTokens = 0;
+  private globalRefilledAt = 0;
+  private stopping = false;
+  private claimRunning = false;
+  private tickQueued = false;
+  private timer: NodeJS.Timeout | null = null;
+  private heartbeatTimer: NodeJS.Timeout | null = null;
+  private lastDiscovery = 0;
+  private lastHousekeeping = 0;
+  private idleWaiters: (() => void)[] = [];
+  private readonly settles: Coalescer<AttemptOutcome, SettledOutcome>;
+
+  constructor(private readonly options: DispatcherOptions) {
+    this.settles = new Coalescer((outcomes) => this.settleBatch(outcomes), { maxConcurrent: 2, maxBatch: 500 });
+  }
+
+  async start(): Promise<void> {
+    await this.heartbeat();
+    this.heartbeatTimer = setInterval(() => void this.heartbeat(), this.options.heartbeatMs ?? 1000);
+    this.heartbeatTimer.unref();
+  }
+
+  /** Work became due at these endpoints (a NOTIFY); null: anywhere (a discovery pass). */
+  wake(endpointIds: readonly string[] | null): void {
+    if (this.stopping) return;
+    if (endpointIds === null) {
+      this.lastDiscovery = 0;
+      void this.discover([...this.partitions]);
+      return;
+    }
+    const now = this.now();
+    for (const id of endpointIds) {
+      if (!this.partitions.has(partitionOf(id))) continue;
+      const lane = this.lane(id);
+      lane.lower(now);
+      lane.parkedUntil = 0;
+      lane.notBefore = 0;
+      // The probe time may have moved (retry_now, resume): let the next claim read the circuit again.
+      if (lane.health.circuit !== 'closed') lane.health = { ...lane.health, nextProbeAt: null };
+    }
+    this.schedule();
+  }
+
+  /** Attempts running in this process. */
+  get inFlight(): number {
+    return this.running;
+  }
+
+  /** Stops claiming, lets running attempts finish and settle, and gives up the partitions at once. */
+  async stop(): Promise<void> {
+    this.stopping = true;
+    if (this.timer) clearTimeout(this.timer);
+    if (this.heartbeatTimer) clearInterval(this.heartbeatTimer);
+    while (this.claimRunning || this.running > 0) await new Promise<void>((resolve) => this.idleWaiters.push(resolve));
+    await this.options.services.ownership.leave(this.options.workerId).catch((error: unknown) => {
+      this.options.logger.warn({ err: error }, 'leaving the dispatch partitions failed');
+    });
+  }
+
+  private now(): number {
+    return this.options.services.clock.now().getTime();
+  }
+
+  private lane(id: string): Lane {
+    let lane = this.lanes.get(id);
+    if (!lane) {
+      lane = new Lane(id);
+      lane.refilledAt = Date.now();
+      this.lanes.set(id, lane);
+    }
+    return lane;
+  }
+
+  private async heartbeat(): Promise<void> {
+    if (this.stopping) return;
+    const { services, workerId, logger } = this.options;
+    try {
+      const membership = await services.ownership.heartbeat(workerId);
+      const before = this.partitions;
+      this.partitions = new Set(membership.partitions);
+      this.liveWorkers = Math.max(1, membership.liveWorkers);
+      for (const [id, lane] of this.lanes)
+        if (!this.partitions.has(partitionOf(id)) && lane.inFlight === 0 && !lane.claiming) this.lanes.delete(id);
+      const gained = membership.partitions.filter((p) => !before.has(p));
+      const now = Date.now();
+      if (gained.length > 0) await this.discover(gained);
+      else if (now - this.lastDiscovery >= (this.options.discoveryMs ?? 10_000)) {
+        this.lastDiscovery = now;
+        for (const lane of this.lanes.values()) lane.parkedUntil = Math.min(lane.parkedUntil, 0);
+        await this.discover([...this.partitions]);
+      }
+      if (now - this.lastHousekeeping >= (this.options.housekeepingMs ?? 2000)) {
+        this.lastHousekeeping = now;
+        await services.ownership.releaseOrphans();
+        await services.ownership.expireDue();
+      }
+    } catch (error) {
+      if (!this.stopping) logger.error({ err: error }, 'dispatch heartbeat failed');
+    }
+    this.schedule();
+  }
+
+  private async discover(partitions: number[]): Promise<void> {
+    if (partitions.length === 0) return;
+    try {
+      const found = await this.options.services.ownership.discover(partitions);
+      for (const { endpointId, nextDueAt } of found) {
+        this.lane(endpointId).lower(nextDueAt.getTime());
+      }
+    } catch (error) {
+      if (!this.stopping) this.options.logger.error({ err: error }, 'dispatch discovery failed');
+    }
+    this.schedule();
+  }
+
+  /** Runs a tick soon: at once when one is due, else when the earliest lane becomes eligible. */
+  private schedule(): void {
+    if (this.stopping || this.tickQueued) return;
+    this.tickQueued = true;
+    setImmediate(() => {
+      this.tickQueued = false;
+      void this.tick();
+    });
+  }
+
+  /** This worker's share of the deployment-wide limits: attempts running, and a rate bucket in real time. */
+  private globalFree(realNow: number): number {
+    const { serviceConcurrency, dispatchRate } = this.options.limits;
+    const concurrencyShare = Math.max(1, Math.ceil(serviceConcurrency / this.liveWorkers));
+    const rateShare = Math.max(1, dispatchRate / this.liveWorkers);
+    this.globalTokens = Math.min(
+      rateShare,
+      this.globalTokens + (Math.max(0, realNow - this.globalRefilledAt) / 1000) * rateShare,
+    );
+    this.globalRefilledAt = realNow;
+    return Math.max(0, Math.min(concurrencyShare - this.running, Math.floor(this.globalTokens)));
+  }
+
+  private async tick(): Promise<void> {
+    if (this.stopping || this.claimRunning) return;
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = null;
+    const now = this.now();
+    const realNow = Date.now();
+    let budget = this.globalFree(realNow);
+    const requests: LaneRequest[] = [];
+    // Real milliseconds to sleep: until the earliest lane is due (service clock) or has a rate token (real time).
+    let sleepMs = Infinity;
+    for (const lane of this.lanes.values()) {
+      if (lane.claiming) continue;
+      lane.refill(realNow);
+      const at = lane.eligibleAt();
+      const free = lane.free();
+      if (free === 0) continue; // a settle of this lane ticks again
+      if (at > now) {
+        sleepMs = Math.min(sleepMs, at - now);
+        continue;
+      }
+      if (lane.tokens < 1) {
+        sleepMs = Math.min(sleepMs, lane.tokenWaitMs());
+        continue;
+      }
+      if (budget <= 0 || requests.length >= MAX_CLAIM_ENDPOINTS) {
+        sleepMs = Math.min(sleepMs, budget <= 0 ? 5 : 0);
+        continue;
+      }
+      const want = Math.min(free, Math.floor(lane.tokens), budget);
+      if (want <= 0) continue;
+      budget -= want;
+      lane.claiming = true;
+      requests.push({ endpointId: lane.id, want, mine: lane.inFlight });
+    }
+    if (requests.length > 0) {
+      this.claimRunning = true;
+      await this.claim(requests);
+      this.claimRunning = false;
+      this.notifyIdle();
+      this.schedule();
+      return;
+    }
+    if (!this.stopping)
+      this.timer = setTimeout(() => void this.tick(), Math.min(MAX_SLEEP_MS, Math.max(1, sleepMs)));
+  }
+
+  private async claim(requests: LaneRequest[]): Promise<void> {
+    const { services, workerId, logger } = this.options;
+    let result;
+    try {
+      result = await services.dispatch.claim(workerId, requests);
+    } catch (error) {
+      // One bad endpoint must not hold back the others: a failed batch is retried lane by lane, and a lane that
+      // fails alone backs off (its rows stay queued; reconciliation and expiry still reach them).
+      if (requests.length > 1) {
+        for (const request of requests) await this.claim([request]);
+        return;
+      }
+      const lane = this.lanes.get(requests[0]!.endpointId);
+      if (lane) {
+        lane.claiming = false;
+        lane.claimFailures += 1;
+        lane.notBefore = this.now() + Math.min(60_000, 500 * 2 ** Math.min(7, lane.claimFailures));
+      }
+      logger.error({ err: error, endpoint_id: requests[0]!.endpointId }, 'claiming deliveries failed');
+      return;
+    }
+    const now = this.now();
+    this.globalTokens -= result.attempts.length;
+    const claimedPer = new Map<string, number>();
+    for (const attempt of result.attempts)
+      claimedPer.set(attempt.endpointId, (claimedPer.get(attempt.endpointId) ?? 0) + 1);
+    const finishedPer = new Map<string, number>();
+    for (const f of result.finished) finishedPer.set(f.endpointId, (finishedPer.get(f.endpointId) ?? 0) + 1);
+    const states = new Map(result.lanes.map((state) => [state.endpointId, state]));
+    for (const request of requests) {
+      const lane = this.lanes.get(request.endpointId);
+      if (!lane) continue;
+      lane.claiming = false;
+      lane.claimFailures = 0;
+      const state = states.get(request.endpointId);
+      if (!state) {
+        // The endpoint row is gone: nothing of it can be claimed.
+        if (lane.inFlight === 0) this.lanes.delete(lane.id);
+        continue;
+      }
+      this.apply(lane, state, now);
+      const claimed = claimedPer.get(lane.id) ?? 0;
+      lane.inFlight += claimed;
+      lane.tokens -= claimed;
+      const progressed = claimed + (finishedPer.get(lane.id) ?? 0);
+      if (progressed < request.want && lane.nextDueAt <= now && lane.free() > 0 && state.status === 'enabled')
+        lane.notBefore = now + SHORT_CLAIM_RECHECK_MS;
+      if (lane.nextDueAt === Infinity && lane.inFlight === 0) this.lanes.delete(lane.id);
+    }
+    for (const attempt of result.attempts) void this.run(attempt);
+  }
+
+  /** What the claim read of an endpoint replaces what memory had (Postgres is the authority). */
+  private apply(lane: Lane, state: LaneState, now: number): void {
+    lane.maxConcurrency = state.maxConcurrency;
+    if (lane.ratePerSecond !== state.ratePerSecond) {
+      lane.ratePerSecond = state.ratePerSecond;
+      lane.tokens = Math.min(lane.tokens, state.ratePerSecond);
+    }
+    lane.health = state.health;
+    lane.foreignInFlight = state.foreignInFlight;
+    lane.nextDueAt = Math.min(state.nextDueAt ? state.nextDueAt.getTime() : Infinity, lane.dueWhileClaiming);
+    lane.dueWhileClaiming = Infinity;
+    lane.parkedUntil = state.status === 'paused' && !state.deleted ? now + PARKED_RECHECK_MS : 0;
+  }
+
+  private async run(attempt: ClaimedAttempt): Promise<void> {
+    this.running += 1;
+    const { services, logger } = this.options;
+    services.metrics.poolInUse.set(this.running);
+    let outcome: AttemptOutcome | null = null;
+    try {
+      outcome = await this.options.send(attempt);
+      const settled = await this.settles.submit(outcome);
+      this.options.onSettled?.(outcome, settled);
+    } catch (error) {
+      // Its row stays leased to this worker until the lease ends; then it is due again (same webhook-id).
+      logger.error({ err: error, delivery_id: attempt.deliveryId }, 'settling an attempt failed');
+      this.lanes.get(attempt.endpointId)?.lower(attempt.startedAt.getTime() + attempt.timeoutMs + LEASE_MARGIN_MS);
+    } finally {
+      this.running -= 1;
+      services.metrics.poolInUse.set(this.running);
+      const lane = this.lanes.get(attempt.endpointId);
+      if (lane) {
+        lane.inFlight -= 1;
+        const idle = lane.inFlight === 0 && !lane.claiming;
+        if (idle && (lane.nextDueAt === Infinity || !this.partitions.has(partitionOf(lane.id))))
+          this.lanes.delete(lane.id);
+      }
+      this.notifyIdle();
+      this.schedule();
+    }
+  }
+
+  private async settleBatch(outcomes: AttemptOutcome[]): Promise<SettledOutcome[]> {
+    const { services, workerId } = this.options;
+    const healthOf = (id: string) => this.lanes.get(id)?.health ?? CLOSED;
+    let result;
+    try {
+      result = await services.settlement.settle(workerId, outcomes, healthOf);
+    } catch (error) {
+      if (outcomes.length === 1) throw error;
+      // Each outcome is independent of its neighbours: settle them one by one, so one bad row costs one retry.
+      const settled: SettledOutcome[] = [];
+      for (const outcome of outcomes) settled.push(...(await this.settleBatch([outcome])));
+      return settled;
+    }
+    for (const [id, health] of result.health) {
+      const lane = this.lanes.get(id);
+      if (lane) lane.health = health;
+    }
+    outcomes.forEach((outcome, i) => {
+      const decision = result.outcomes[i]!.decision;
+      const lane = this.lanes.get(outcome.attempt.endpointId);
+      if (lane && decision.status === 'retry_wait') lane.lower(decision.nextAttemptAt.getTime());
+    });
+    return result.outcomes;
+  }
+
+  private notifyIdle(): void {
+    if (this.claimRunning || this.running > 0) return;
+    const waiters = this.idleWaiters;
+    this.idleWaiters = [];
+    for (const wake of waiters) wake();
+  }
+}

@@ -1,0 +1,211 @@
+import type { DataSource } from 'typeorm';
+import type { Clock } from '../common/clock.js';
+import { retryOnConflict } from '../common/transaction.js';
+import { DELIVERY_WAKE_CHANNEL, wakePayload } from './delivery.jobs.js';
+import { recordFinished, type EngineEventSink } from './delivery-records.js';
+import { DISPATCH_PARTITIONS } from './dispatch-partitions.js';
+
+export interface OwnershipSettings {
+  /** How long a partition lease lasts; the owner renews it with every heartbeat. */
+  leaseSeconds: number;
+  /** A worker whose heartbeat is older than this is dead: its partitions and its leases move. */
+  deadAfterSeconds: number;
+}
+
+export const DEFAULT_OWNERSHIP: OwnershipSettings = { leaseSeconds: 5, deadAfterSeconds: 5 };
+
+export interface Membership {
+  /** The partitions this worker owns until its next heartbeat. */
+  partitions: number[];
+  /** Live workers, this one included: the deployment-wide limits are shared among them. */
+  liveWorkers: number;
+}
+
+/**
+ * Endpoint ownership (docs/delivery.md). Every worker beats once a second; the beat renews its partition leases and
+ * takes free or lapsed partitions up to its fair share (all partitions over the live workers), releasing the rest,
+ * so partitions spread evenly and a dead worker's move within its lease. Membership times are the database's
+ * clock (they are about processes, not about deliveries); due times stay on the service clock.
+ */
+export class DispatchOwnershipService {
+  constructor(
+    private readonly deps: { db: DataSource; clock: Clock; events: EngineEventSink },
+    private readonly settings: OwnershipSettings = DEFAULT_OWNERSHIP,
+  ) {}
+
+  async heartbeat(workerId: string): Promise<Membership> {
+    const rows: { partitions: number[] | null; live: number }[] = await retryOnConflict(() =>
+      this.deps.db.query(
+        `WITH beat AS (
+           INSERT INTO dispatch_workers (id, started_at, heartbeat_at) VALUES ($1, now(), now())
+           ON CONFLICT (id) DO UPDATE SET heartbeat_at = now()),
+         live AS (
+           SELECT 1 + count(*) FILTER (WHERE id <> $1)::int AS n FROM dispatch_workers
+            WHERE heartbeat_at > now() - make_interval(secs => $2::float8)),
+         candidates AS (
+           SELECT partition, coalesce(owner = $1, false) AS mine FROM dispatch_partitions
+            WHERE owner = $1 OR owner IS NULL OR lease_until < now()
+            ORDER BY partition FOR UPDATE SKIP LOCKED),
+         pick AS (
+           SELECT partition FROM candidates ORDER BY mine DESC, partition
+            LIMIT (SELECT ceil($3::float8 / n)::int FROM live)),
+         take AS (
+           UPDATE dispatch_partitions p SET owner = $1, lease_until = now() + make_interval(secs => $4::float8)
+             FROM pick WHERE p.partition = pick.partition
+           RETURNING p.partition),
+         give AS (
+           UPDATE dispatch_partitions p SET owner = NULL, lease_until = NULL
+            WHERE p.owner = $1 AND NOT EXISTS (SELECT 1 FROM pick WHERE pick.partition = p.partition)
+           RETURNING p.partition)
+         SELECT (SELECT array_agg(partition ORDER BY partition) FROM take) AS partitions,
+                (SELECT n FROM live) AS live, (SELECT count(*) FROM give) AS released`,
+        [workerId, this.settings.deadAfterSeconds, DISPATCH_PARTITIONS, this.settings.leaseSeconds],
+      ),
+    );
+    const row = rows[0]!;
+    return { partitions: row.partitions ?? [], liveWorkers: row.live };
+  }
+
+  /** A worker that stops: its partitions are free at once and its row goes (its leases, if any, become orphans). */
+  async leave(workerId: string): Promise<void> {
+    await this.deps.db.query(
+      `WITH free AS (UPDATE dispatch_partitions SET owner = NULL, lease_until = NULL WHERE owner = $1)
+       DELETE FROM dispatch_workers WHERE id = $1`,
+      [workerId],
+    );
+  }
+
+  /**
+   * Rows held by workers that are gone (killed, or stopped with attempts unsettled) become due now, so a crash
+   * delays its deliveries by a heartbeat or two instead of a whole lease; their owners are woken. Workers gone for
+   * an hour are forgotten.
+   */
+  async releaseOrphans(): Promise<string[]> {
+    const now = this.deps.clock.now();
+    const rows: { endpoint_id: string }[] = await this.deps.db.query(
+      `WITH alive AS (
+         SELECT id FROM dispatch_workers WHERE heartbeat_at > now() - make_interval(secs => $2::float8)),
+       freed AS (
+         UPDATE delivery_queue q SET due_at = $1, lease_owner = NULL
+          WHERE q.lease_owner IS NOT NULL AND q.lease_owner NOT IN (SELECT id FROM alive)
+         RETURNING q.endpoint_id),
+       forgotten AS (DELETE FROM dispatch_workers WHERE heartbeat_at < now() - interval '1 hour')
+       SELECT DISTINCT endpoint_id FROM freed`,
+      [now, this.settings.deadAfterSeconds],
+    );
+    const endpoints = rows.map((r) => r.endpoint_id);
+    if (endpoints.length > 0)
+      await this.deps.db.query(`SELECT pg_notify($1, $2)`, [DELIVERY_WAKE_CHANNEL, wakePayload(endpoints)]);
+    return endpoints;
+  }
+
+  /**
+   * Every endpoint with rows in the queue in the given partitions, with its earliest due time: a loose index scan
+   * over the queue's (endpoint_id, due_at) index, two probes per endpoint whatever the number of rows.
+   */
+  async discover(partitions: readonly number[]): Promise<{ endpointId: string; nextDueAt: Date }[]> {
+    if (partitions.length === 0) return [];
+    const rows: { endpoint_id: string; next_due_at: Date }[] = await this.deps.db.query(
+      `WITH RECURSIVE walk(endpoint_id) AS (
+         SELECT min(endpoint_id) FROM delivery_queue
+         UNION ALL
+         SELECT (SELECT min(q.endpoint_id) FROM delivery_queue q WHERE q.endpoint_id > w.endpoint_id)
+           FROM walk w WHERE w.endpoint_id IS NOT NULL)
+       SELECT w.endpoint_id, (SELECT min(q.due_at) FROM delivery_queue q WHERE q.endpoint_id = w.endpoint_id) AS next_due_at
+         FROM walk w
+        WHERE w.endpoint_id IS NOT NULL AND svc_dispatch_partition(w.endpoint_id, $2) = ANY($1::int[])`,
+      [partitions, DISPATCH_PARTITIONS],
+    );
+    return rows.map((r) => ({ endpointId: r.endpoint_id, nextDueAt: r.next_due_at }));
+  }
+
+  /**
+   * Deliveries whose window ended and that no attempt holds become expired, whether or not a claim ever reaches
+   * them (an endpoint paused or behind an open circuit): a batch per call, oldest first.
+   */
+  async expireDue(limit = 1000): Promise<number> {
+    const now = this.deps.clock.now();
+    return retryOnConflict(() =>
+      this.deps.db.transaction(async (tx) => {
+        const [rows]: [
+          {
+            id: string;
+            team_id: string;
+            tenant_id: string;
+            message_id: string;
+            endpoint_id: string;
+            attempt_count: number;
+            last_status_code: number | null;
+          }[],
+          number,
+        ] = await tx.query(
+          `WITH gone AS (
+             DELETE FROM delivery_queue q
+              WHERE q.delivery_id IN (
+                SELECT delivery_id FROM delivery_queue
+                 WHERE expires_at <= $1 AND lease_owner IS NULL
+                 ORDER BY expires_at LIMIT $2 FOR UPDATE SKIP LOCKED)
+             RETURNING q.delivery_id)
+           UPDATE deliveries d
+              SET status = 'expired', last_error = 'window_over', lease_expires_at = NULL, finished_at = $1,
+                  updated_at = $1
+             FROM gone WHERE d.id = gone.delivery_id AND d.status IN ('queued', 'retry_wait', 'in_flight')
+           RETURNING d.id, d.team_id, d.tenant_id, d.message_id, d.endpoint_id, d.attempt_count, d.last_status_code`,
+          [now, limit],
+        );
+        await recordFinished(
+          tx,
+          rows.map((d) => ({
+            id: d.id,
+            teamId: d.team_id,
+            tenantId: d.tenant_id,
+            messageId: d.message_id,
+            endpointId: d.endpoint_id,
+            status: 'expired' as const,
+            attempts: d.attempt_count,
+            lastStatusCode: d.last_status_code,
+            reason: 'window_over',
+          })),
+          this.deps.events,
+        );
+        return rows.length;
+      }),
+    );
+  }
+
+  /**
+   * The safety net: endpoints whose pending counters say more than their queue rows hold have a pending delivery
+   * that lost its row (a bug, a manual change); those deliveries get their row back, due now, and their owners
+   * are woken. Counting the queue per endpoint reads the queue's index once.
+   */
+  async restoreLostRows(): Promise<number> {
+    const now = this.deps.clock.now();
+    const suspects: { endpoint_id: string }[] = await this.deps.db.query(
+      `SELECT c.endpoint_id
+         FROM (SELECT endpoint_id, sum(pending) AS pending FROM endpoint_queue_counts GROUP BY endpoint_id) c
+         LEFT JOIN (SELECT endpoint_id, count(*) AS n FROM delivery_queue GROUP BY endpoint_id) q
+           ON q.endpoint_id = c.endpoint_id
+        WHERE c.pending > coalesce(q.n, 0)
+        LIMIT 100`,
+    );
+    if (suspects.length === 0) return 0;
+    const endpoints = suspects.map((s) => s.endpoint_id);
+    const restored: { endpoint_id: string }[] = await this.deps.db.query(
+      `INSERT INTO delivery_queue (delivery_id, endpoint_id, due_at, expires_at, attempt)
+       SELECT d.id, d.endpoint_id, CASE WHEN d.status = 'in_flight' THEN $2 ELSE d.next_attempt_at END,
+              d.expires_at, d.attempt_count
+         FROM deliveries d
+        WHERE d.endpoint_id = ANY($1::text[]) AND d.status IN ('queued', 'retry_wait', 'in_flight')
+          AND NOT EXISTS (SELECT 1 FROM delivery_queue q WHERE q.delivery_id = d.id)
+       ON CONFLICT (delivery_id) DO NOTHING
+       RETURNING endpoint_id`,
+      [endpoints, now],
+    );
+    if (restored.length > 0)
+      await this.deps.db.query(`SELECT pg_notify($1, $2)`, [
+        DELIVERY_WAKE_CHANNEL,
+        wakePayload(restored.map((r) => r.endpoint_id)),
+      ]);
+    return restored.length;
+  }
+}

@@ -1,0 +1,53 @@
+import type { ClaimedAttempt } from '../deliveries/dispatch.service.js';
+import type { EndpointHealthState } from '../deliveries/delivery-policy.js';
+import type { AttemptOutcome, SettlementResult } from '../deliveries/settlement.service.js';
+import type { Services } from '../services.js';
+
+/** The worker ID the step helpers claim and settle as (no worker process runs beside them in such tests). */
+export const STEP_WORKER_ID = 'wkr_steps';
+
+/**
+ * The delivery engine one step at a time, for tests that drive attempts by hand: the claim an endpoint's owner
+ * would make for these deliveries' endpoints, and the settlement of the outcomes the test chooses. The circuits
+ * the claim read are kept for settlement, as the owner keeps them in memory.
+ */
+export class EngineSteps {
+  private readonly health = new Map<string, EndpointHealthState>();
+
+  constructor(private readonly services: Services) {}
+
+  /** Claims what is due at the endpoints of these deliveries and returns the attempts of these deliveries. */
+  async claim(deliveryIds: readonly string[]): Promise<ClaimedAttempt[]> {
+    if (deliveryIds.length === 0) return [];
+    const rows: { endpoint_id: string; n: number }[] = await this.services.db.query(
+      `SELECT endpoint_id, count(*)::int AS n FROM deliveries WHERE id = ANY($1::text[]) GROUP BY endpoint_id`,
+      [deliveryIds],
+    );
+    const claimed = await this.services.dispatch.claim(
+      STEP_WORKER_ID,
+      rows.map((r) => ({ endpointId: r.endpoint_id, want: Math.max(3, r.n), mine: 0 })),
+    );
+    for (const lane of claimed.lanes) this.health.set(lane.endpointId, lane.health);
+    const wanted = new Set(deliveryIds);
+    return claimed.attempts.filter((a) => wanted.has(a.deliveryId));
+  }
+
+  async settle(outcomes: readonly AttemptOutcome[]): Promise<SettlementResult> {
+    const settled = await this.services.settlement.settle(STEP_WORKER_ID, outcomes, (id) => this.healthOf(id));
+    for (const [id, health] of settled.health) this.health.set(id, health);
+    return settled;
+  }
+
+  private healthOf(endpointId: string): EndpointHealthState {
+    return (
+      this.health.get(endpointId) ?? {
+        circuit: 'closed',
+        consecutiveFailures: 0,
+        lastSuccessAt: null,
+        lastFailureAt: null,
+        nextProbeAt: null,
+        probeWaitSeconds: 60,
+      }
+    );
+  }
+}
