@@ -93,16 +93,17 @@ export function createDeliveryEngine(services: Services, options: DeliveryEngine
     services,
     workerId: options.workerId,
     logger: options.logger,
-    limits: { serviceConcurrency: services.limits.service_concurrency.value, dispatchRate: services.limits.dispatch_rate.value },
+    limits: {
+      serviceConcurrency: services.limits.service_concurrency.value,
+      dispatchRate: services.limits.dispatch_rate.value,
+    },
     send: attempt,
     onSettled(outcome, settled) {
       metrics.attempts.inc({
         outcome: outcomeLabel(outcome.result, settled.applied ? settled.decision.status : 'already_settled'),
       });
       if (settled.applied && settled.decision.status === 'succeeded')
-        metrics.acceptToDeliverySeconds.observe(
-          Math.max(0, (Date.now() - outcome.attempt.dueSince.getTime()) / 1000),
-        );
+        metrics.acceptToDeliverySeconds.observe(Math.max(0, (Date.now() - outcome.attempt.dueSince.getTime()) / 1000));
     },
   });
   const subscriptionHandler = defineJobHandler({

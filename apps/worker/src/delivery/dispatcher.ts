@@ -299,8 +299,7 @@ export class Dispatcher {
       this.schedule();
       return;
     }
-    if (!this.stopping)
-      this.timer = setTimeout(() => void this.tick(), Math.min(MAX_SLEEP_MS, Math.max(1, sleepMs)));
+    if (!this.stopping) this.timer = setTimeout(() => void this.tick(), Math.min(MAX_SLEEP_MS, Math.max(1, sleepMs)));
   }
 
   private async claim(requests: LaneRequest[]): Promise<void> {

@@ -1,11 +1,13 @@
 import { describe, expect, it } from 'vitest';
+import { DISPATCH_PARTITIONS, partitionOf } from '@svc/core';
 import { findFreePort } from '@svc/db';
 import { until } from './processes.js';
 import { useFaultStack } from './fault-stack.js';
 
 /**
- * Two worker processes race for the same queue: every delivery is delivered, none twice, and each endpoint's
- * max_concurrency holds across both processes (the receiver counts requests open at once per endpoint path).
+ * Two worker processes share one queue: the endpoint partitions split evenly between them (each endpoint has one
+ * owner at a time), every delivery is delivered, none twice, and each endpoint's max_concurrency holds across both
+ * processes (the receiver counts requests open at once per endpoint path).
  */
 const stack = useFaultStack();
 
@@ -22,16 +24,20 @@ describe('two worker processes on one queue', () => {
   it('deliver every message exactly once and never exceed an endpoint max_concurrency', async () => {
     const limits = [1, 2, 3];
     const endpoints = [];
-    for (const limit of limits) {
-      const path = `/c${limit}`;
-      // Slow enough answers that the workers contend for each endpoint's slots.
-      stack.receiver.set(path, { kind: 'answer', delayMs: 40 });
-      endpoints.push({
-        path,
-        limit,
-        ...(await stack.d.endpoint(`${stack.receiver.baseUrl}${path}`, { max_concurrency: limit })),
-      });
-    }
+    // Each limit on an endpoint of each half of the partitions (the first worker keeps the lower half when the
+    // second joins), so that both workers have endpoints to deliver to.
+    for (const half of [0, 1])
+      for (const limit of limits) {
+        const path = `/c${limit}-${half}`;
+        // Slow enough answers that the attempts of an endpoint overlap up to its limit.
+        stack.receiver.set(path, { kind: 'answer', delayMs: 40 });
+        for (;;) {
+          const made = await stack.d.endpoint(`${stack.receiver.baseUrl}${path}`, { max_concurrency: limit });
+          if (Math.floor(partitionOf(made.endpointId) / (DISPATCH_PARTITIONS / 2)) !== half) continue;
+          endpoints.push({ path, limit, ...made });
+          break;
+        }
+      }
     // Two different ports (a port just freed can be handed out again).
     const ports = [await findFreePort()];
     while (ports.length < 2) {
@@ -44,6 +50,17 @@ describe('two worker processes on one queue', () => {
       ),
     );
     await Promise.all(workers.map((w) => w.waitFor('metrics served')));
+    await until(
+      'the partitions to split between the two workers',
+      async () => {
+        const owners: { n: string }[] = await stack.d.core.services.db.query(
+          `SELECT count(*) AS n FROM dispatch_partitions WHERE lease_until > now() GROUP BY owner`,
+        );
+        return owners.length === 2 && owners.every((o) => Number(o.n) === DISPATCH_PARTITIONS / 2) ? true : undefined;
+      },
+      15_000,
+      100,
+    );
 
     const perEndpoint = 40;
     const published: { id: string; path: string }[] = [];
@@ -60,7 +77,7 @@ describe('two worker processes on one queue', () => {
       }),
     );
 
-    const total = limits.length * perEndpoint;
+    const total = endpoints.length * perEndpoint;
     await until(
       'every delivery to succeed',
       async () => {
@@ -81,7 +98,8 @@ describe('two worker processes on one queue', () => {
       expect(stack.receiver.maxConcurrent(e.path), e.path).toBeLessThanOrEqual(e.limit);
     }
     // Contention really happened: the wider endpoints were used in parallel.
-    expect(stack.receiver.maxConcurrent('/c3')).toBeGreaterThan(1);
+    expect(stack.receiver.maxConcurrent('/c3-0')).toBeGreaterThan(1);
+    expect(stack.receiver.maxConcurrent('/c3-1')).toBeGreaterThan(1);
     const attempts: { n: string; numbers: number[] }[] = await stack.d.core.services.db.query(
       'SELECT count(*) AS n, array_agg(DISTINCT number) AS numbers FROM attempts',
     );
@@ -89,7 +107,7 @@ describe('two worker processes on one queue', () => {
       attempts: total,
       numbers: [1],
     });
-    // Both processes made attempts (each reports its own), and both are still running.
+    // Both processes made attempts (each reports its own, each for the endpoints it owns), and both still run.
     for (const w of workers) expect(w.child.exitCode, w.output().slice(-2000)).toBe(null);
     const made = await Promise.all(ports.map(attemptsMade));
     expect(made[0]! + made[1]!).toBe(total);

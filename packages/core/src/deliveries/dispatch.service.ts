@@ -262,10 +262,7 @@ export class DispatchService {
     return { attempts, lanes: [...lanes.values()], finished };
   }
 
-  private finishReason(
-    row: ClaimRow,
-    now: Date,
-  ): { status: 'expired' | 'canceled'; reason: string } | null {
+  private finishReason(row: ClaimRow, now: Date): { status: 'expired' | 'canceled'; reason: string } | null {
     // Its attempt died after the message was canceled or redacted: the retry it would get is canceled.
     if (row.cancel_retries) return { status: 'canceled', reason: 'message_canceled' };
     if (now >= row.expires_at) return { status: 'expired', reason: 'window_over' };
