@@ -17,7 +17,7 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
-import { JOB_SCHEMA, RATE_VERSION, openCore, systemClock, testCoreOptions, type OpenedCore } from '@svc/core';
+import { RATE_VERSION, openCore, systemClock, testCoreOptions, type OpenedCore } from '@svc/core';
 import { ensureDatabase, runMigrations, startEmbeddedPostgres } from '@svc/db';
 import type { PublishJob, PublishResult, PublishTeam } from './bench-delivery-load.js';
 import {
@@ -316,7 +316,7 @@ async function fanout10WithAndWithoutSlow(h: Harness, teams: BenchTeam[]) {
 }
 
 /**
- * Pending deliveries scheduled days ahead, with their pg-boss jobs, inserted with SQL in batches (one message with
+ * Pending deliveries scheduled days ahead, with their queue rows, inserted with SQL in batches (one message with
  * one delivery per endpoint of a backlog team): what a deployment holding that backlog stores. Stops early at the
  * set-up budget and answers how many it inserted.
  */
@@ -356,11 +356,9 @@ async function insertBacklog(
            SELECT 'wdd_backlog_' || substr(m.id, 13) || '_' || e.ord, $2, $3, m.id, e.id, 'bench.event', 'queued',
                   m.deliver_at, m.expires_at, 64, 'application/json', 1, now(), now()
              FROM m CROSS JOIN unnest($8::text[]) WITH ORDINALITY AS e(id, ord)
-           RETURNING id, next_attempt_at)
-         INSERT INTO ${JOB_SCHEMA}.job (name, data, start_after, expire_in, retry_limit)
-         SELECT 'delivery.attempt', jsonb_build_object('delivery_id', d.id, 'v', 1), d.next_attempt_at,
-                interval '120 seconds', 1000
-           FROM d`,
+           RETURNING id, endpoint_id, next_attempt_at, expires_at)
+         INSERT INTO delivery_queue (delivery_id, endpoint_id, due_at, expires_at)
+         SELECT d.id, d.endpoint_id, d.next_attempt_at, d.expires_at FROM d`,
         [batch, team.teamId, team.tenantId, key, messages, endpointIds.length, RATE_VERSION, endpointIds],
       );
       inserted += messages * endpointIds.length;
@@ -371,7 +369,7 @@ async function insertBacklog(
        ON CONFLICT (endpoint_id, shard) DO UPDATE SET pending = q.pending + EXCLUDED.pending`,
     );
     // A backlog that has been there a while has been vacuumed and analysed; measure that state, not a fresh bulk load.
-    for (const table of ['messages', 'message_contents', 'deliveries', `${JOB_SCHEMA}.job`])
+    for (const table of ['messages', 'message_contents', 'deliveries', 'delivery_queue'])
       await client.query(`VACUUM ANALYZE ${table}`);
   } finally {
     await client.end();

@@ -16,7 +16,7 @@ async function main(): Promise<void> {
     logger,
     docsUrl: `${config.publicBaseUrl}/v1`,
   });
-  logger.info('worker started');
+  logger.info({ worker_id: worker.workerId }, 'worker started');
   if (metricsSettings)
     logger.info({ port: (await startMetricsServer(core.services.metrics, metricsSettings)).port }, 'metrics served');
   // Stops once; later signals (a second Ctrl-C) must not kill it halfway through settling its jobs.

@@ -241,10 +241,9 @@ export async function startWorker(options: WorkerOptions): Promise<RunningWorker
   const listener = listenForWake(
     options.databaseUrl,
     DELIVERY_WAKE_CHANNEL,
-    (payload) => {
-      wakeAll();
-      engine?.dispatcher.wake(payload === undefined ? null : parseWakePayload(payload));
-    },
+    // Only the delivery engine listens: waking every pg-boss queue loop on each admission made them poll their
+    // (mostly empty) queues once per admitted message.
+    (payload) => engine?.dispatcher.wake(payload === undefined ? null : parseWakePayload(payload)),
     logger,
   );
   await engine?.dispatcher.start();

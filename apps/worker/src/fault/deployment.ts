@@ -30,9 +30,17 @@ export interface Deployment {
   readonly core: OpenedCore;
   readonly server: ServiceProcess;
   readonly apiUrl: string;
+  /** Starts the server process again on the same port (after a kill -9 of it, say). */
+  restartServer(): Promise<ServiceProcess>;
   startWorker(name?: string, extraEnv?: Record<string, string>): Promise<ServiceProcess>;
   /** One REST call with the team's key and a fresh Idempotency-Key (or the one given). */
-  api(method: string, path: string, body?: unknown, idempotencyKey?: string): Promise<ApiAnswer>;
+  api(
+    method: string,
+    path: string,
+    body?: unknown,
+    idempotencyKey?: string,
+    headers?: Record<string, string>,
+  ): Promise<ApiAnswer>;
   /**
    * Publishes one message (event type order.created), retrying 429s after their Retry-After with the same
    * Idempotency-Key; returns the last answer.
@@ -87,13 +95,23 @@ export async function startDeployment(options: DeploymentOptions): Promise<Deplo
       SVC_ALLOW_LOOPBACK_RECEIVERS: '1',
     };
     const port = await findFreePort();
-    const server = startServiceProcess('server', { ...env, PORT: String(port), HOST: '127.0.0.1' });
-    processes.push(server);
-    await server.waitFor('server listening', 45_000);
+    const launchServer = async () => {
+      const started = startServiceProcess('server', { ...env, PORT: String(port), HOST: '127.0.0.1' });
+      processes.push(started);
+      await started.waitFor('server listening', 45_000);
+      return started;
+    };
+    let server = await launchServer();
     const apiUrl = `http://127.0.0.1:${port}/v1`;
 
-    const api = async (method: string, path: string, body?: unknown, idempotencyKey?: string): Promise<ApiAnswer> => {
-      const headers: Record<string, string> = { authorization: `Bearer ${key.secret}` };
+    const api = async (
+      method: string,
+      path: string,
+      body?: unknown,
+      idempotencyKey?: string,
+      extraHeaders: Record<string, string> = {},
+    ): Promise<ApiAnswer> => {
+      const headers: Record<string, string> = { ...extraHeaders, authorization: `Bearer ${key.secret}` };
       if (method === 'POST' || method === 'PUT') headers['idempotency-key'] = idempotencyKey ?? randomUUID();
       if (body !== undefined) headers['content-type'] = 'application/json';
       const response = await fetch(`${apiUrl}${path}`, {
@@ -118,9 +136,15 @@ export async function startDeployment(options: DeploymentOptions): Promise<Deplo
     return {
       databaseUrl,
       core,
-      server,
+      get server() {
+        return server;
+      },
       apiUrl,
       api,
+      async restartServer() {
+        server = await launchServer();
+        return server;
+      },
       async startWorker(name = 'worker', extraEnv = {}) {
         const worker = startServiceProcess('worker', { ...env, ...extraEnv }, name);
         processes.push(worker);
