@@ -1,4 +1,4 @@
-import { openDataSource, runMigrations } from '@svc/db';
+import { HotSql, openDataSource, runMigrations } from '@svc/db';
 import type { Clock } from './common/clock.js';
 import type { CoreConfig } from './config.js';
 import { ENTITIES } from './entities.js';
@@ -6,9 +6,11 @@ import { JOB_CONTRACTS } from './jobs/contracts.js';
 import { PgBossJobQueue } from './jobs/job-queue.js';
 import { createServices, type CoreOptions, type Services } from './services.js';
 
-export interface OpenCoreOptions extends Omit<CoreOptions, 'db' | 'jobs'> {
+export interface OpenCoreOptions extends Omit<CoreOptions, 'db' | 'hot' | 'jobs'> {
   databaseUrl: string;
   poolSize?: number;
+  /** Connections of the hot paths' plan-cached statements (HotSql). */
+  hotPoolSize?: number;
   migrate?: boolean;
 }
 
@@ -24,12 +26,14 @@ export async function openCore(options: OpenCoreOptions): Promise<OpenedCore> {
   if (options.migrate !== false) await runMigrations(options.databaseUrl);
   const db = await openDataSource(options.databaseUrl, ENTITIES, options.poolSize);
   const jobQueue = await PgBossJobQueue.open(options.databaseUrl, options.clock, JOB_CONTRACTS);
-  const services = createServices({ ...options, db, jobs: jobQueue });
+  const hot = HotSql.open(options.databaseUrl, options.hotPoolSize ?? 4);
+  const services = createServices({ ...options, db, hot, jobs: jobQueue });
   return {
     services,
     jobQueue,
     async close() {
       await jobQueue.stop();
+      await hot.close();
       await db.destroy();
     },
   };

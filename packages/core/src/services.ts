@@ -1,4 +1,5 @@
 import type { DataSource } from 'typeorm';
+import type { HotSql } from '@svc/db';
 import type { UrlPolicy } from '@svc/egress';
 import { AnalyticsService } from './analytics/analytics.service.js';
 import { BillingService } from './billing/billing.service.js';
@@ -37,6 +38,8 @@ import { SubscriptionDispatchService } from './subscriptions/subscription-dispat
 
 export interface CoreOptions {
   db: DataSource;
+  /** Plan-cached statements of the hot paths (claim, settle, admission). */
+  hot: HotSql;
   clock: Clock;
   limits: Limits;
   serviceId: string;
@@ -53,6 +56,7 @@ export interface CoreOptions {
 
 export interface Services {
   readonly db: DataSource;
+  readonly hot: HotSql;
   readonly clock: Clock;
   readonly limits: Limits;
   readonly capabilities: Capabilities;
@@ -127,6 +131,7 @@ export function createServices(options: CoreOptions): Services {
   const platformEvents = new PlatformEventWriter(clock, options.jobs);
   return {
     db,
+    hot: options.hot,
     clock,
     limits,
     capabilities: capabilities(options.serviceId, options.region, limits),
@@ -150,8 +155,8 @@ export function createServices(options: CoreOptions): Services {
     sources,
     receive: new ReceiveService({ db, clock, sources, messages, rateLimits, events }),
     events,
-    dispatch: new DispatchService({ db, clock, credentials: endpoints.credentials, events }),
-    settlement: new SettlementService({ db, clock, events }),
+    dispatch: new DispatchService({ db, hot: options.hot, clock, credentials: endpoints.credentials, events }),
+    settlement: new SettlementService({ db, hot: options.hot, clock, events }),
     ownership: new DispatchOwnershipService({ db, clock, events }),
     metrics: new Metrics({ db, clock }),
     analytics: new AnalyticsService({ db, clock, jobs: options.jobs }),

@@ -1,4 +1,5 @@
 import type { DataSource } from 'typeorm';
+import { hotStatement, type HotSql } from '@svc/db';
 import { SECOND, type Clock } from '../common/clock.js';
 import { newId } from '../common/ids.js';
 import type { EndpointCredentialsService } from '../endpoints/endpoint-credentials.service.js';
@@ -62,6 +63,7 @@ export interface ClaimResult {
 
 export interface DispatchServiceDeps {
   db: DataSource;
+  hot: HotSql;
   clock: Clock;
   credentials: EndpointCredentialsService;
   events: EngineEventSink;
@@ -122,7 +124,9 @@ interface ClaimRow {
  * a probe's circuit half-opened, and each endpoint's next due time. Body bytes are read only for deliveries that
  * will be sent.
  */
-const CLAIM_SQL = `
+const CLAIM_SQL = hotStatement(
+  'engine_claim_v1',
+  `
 WITH want AS (
   SELECT * FROM unnest($1::text[], $2::int[], $3::int[]) AS w(endpoint_id, n, mine)
 ), lane AS (
@@ -192,7 +196,8 @@ SELECT quota.endpoint_id, quota.version, quota.status, quota.deleted, quota.max_
       FROM endpoint_secrets es
      WHERE es.endpoint_id = quota.endpoint_id AND (es.expires_at IS NULL OR es.expires_at > $5)
        AND EXISTS (SELECT 1 FROM marked mm WHERE mm.endpoint_id = quota.endpoint_id)) s ON true
- ORDER BY quota.endpoint_id, m.id`;
+ ORDER BY quota.endpoint_id, m.id`,
+);
 
 /**
  * The claim side of the delivery engine. The worker that owns a set of endpoints (docs/delivery.md, "Endpoint
@@ -206,7 +211,7 @@ export class DispatchService {
   async claim(workerId: string, requests: readonly LaneRequest[]): Promise<ClaimResult> {
     if (requests.length === 0) return { attempts: [], lanes: [], finished: [] };
     const now = this.deps.clock.now();
-    const rows: ClaimRow[] = await this.deps.db.query(CLAIM_SQL, [
+    const rows = await this.deps.hot.query<ClaimRow>(CLAIM_SQL, [
       requests.map((r) => r.endpointId),
       requests.map((r) => Math.max(0, r.want)),
       requests.map((r) => r.mine),

@@ -1,4 +1,5 @@
 import type { DataSource, EntityManager } from 'typeorm';
+import { hotStatement, type HotSql } from '@svc/db';
 import { attemptFactsSql } from '../analytics/analytics-facts.js';
 import type { Clock } from '../common/clock.js';
 import { retryOnConflict } from '../common/transaction.js';
@@ -45,6 +46,7 @@ export interface SettlementResult {
 
 export interface SettlementDeps {
   db: DataSource;
+  hot: HotSql;
   clock: Clock;
   events: EngineEventSink;
 }
@@ -67,7 +69,9 @@ const ATTEMPT_FACTS = attemptFactsSql({
  * delivery canceled meanwhile is canceled. Every attempt is recorded (it happened), with its analytics fact; the
  * finished deliveries' facts and queue counters move with them.
  */
-const SETTLE_SQL = `
+const SETTLE_SQL = hotStatement(
+  'engine_settle_v1',
+  `
 WITH x AS (
   SELECT u.*, coalesce(d.cancel_retries, false) AS cancel_retries,
          CASE WHEN u.status = 'retry_wait' AND d.cancel_retries THEN 'canceled' ELSE u.status END AS final
@@ -132,7 +136,8 @@ WITH x AS (
         last_success_at = EXCLUDED.last_success_at, last_failure_at = EXCLUDED.last_failure_at,
         next_probe_at = EXCLUDED.next_probe_at, probe_wait_seconds = EXCLUDED.probe_wait_seconds
 )
-SELECT id, status FROM upd`;
+SELECT id, status FROM upd`,
+);
 
 /**
  * The settle side of the engine. The owner of the endpoints hands a batch of attempt outcomes with its view of
@@ -174,18 +179,13 @@ export class SettlementService {
     const mayEmit = decisions.some((d) => d.status === 'failed' || d.status === 'expired');
     const simple = disable.size === 0 && events.length === 0 && !mayEmit;
 
-    const write = async (tx: EntityManager | DataSource): Promise<Map<string, string>> => {
-      const rows: { id: string; status: string }[] = await tx.query(
-        SETTLE_SQL,
-        settleParams(workerId, outcomes, decisions, changed, now),
-      );
-      return new Map(rows.map((r) => [r.id, r.status]));
-    };
+    const params = settleParams(workerId, outcomes, decisions, changed, now);
     const applied = simple
-      ? await retryOnConflict(() => write(this.deps.db))
+      ? await retryOnConflict(async () => statuses(await this.deps.hot.query<SettledRow>(SETTLE_SQL, params)))
       : await retryOnConflict(() =>
           this.deps.db.transaction(async (tx) => {
-            const done = await write(tx);
+            // With the events and disables in one transaction (rare): TypeORM's connection, the same statement.
+            const done = statuses(await tx.query(SETTLE_SQL.text, params));
             const all = [...events];
             outcomes.forEach((o, i) => {
               const status = done.get(o.attempt.deliveryId);
@@ -334,4 +334,13 @@ function settleParams(
     health.map(([, h]) => h.nextProbeAt),
     health.map(([, h]) => h.probeWaitSeconds),
   ];
+}
+
+interface SettledRow {
+  id: string;
+  status: string;
+}
+
+function statuses(rows: readonly SettledRow[]): Map<string, string> {
+  return new Map(rows.map((r) => [r.id, r.status]));
 }
