@@ -9,8 +9,10 @@ export class Coalescer<I, O> {
 
   constructor(
     private readonly runBatch: (items: I[]) => Promise<O[]>,
-    private readonly options: { maxConcurrent: number; maxBatch: number },
+    private readonly options: { maxConcurrent: number; maxBatch: number; minGapMs?: number },
   ) {}
+
+  private lastStart = 0;
 
   submit(item: I): Promise<O> {
     return new Promise<O>((resolve, reject) => {
@@ -23,8 +25,12 @@ export class Coalescer<I, O> {
     while (this.running < this.options.maxConcurrent && this.queue.length > 0) {
       const batch = this.queue.splice(0, this.options.maxBatch);
       this.running += 1;
-      // Let the rest of this tick's submissions join the batch.
-      setImmediate(() => {
+      // Let the rest of this tick's submissions join the batch, and under load wait out the gap since the last
+      // batch started so that batches grow instead of their number.
+      const wait = Math.max(0, this.lastStart + (this.options.minGapMs ?? 0) - Date.now());
+      const start = (run: () => void) => (wait > 0 ? setTimeout(run, wait) : setImmediate(run));
+      start(() => {
+        this.lastStart = Date.now();
         batch.push(...this.queue.splice(0, this.options.maxBatch - batch.length));
         this.runBatch(batch.map((entry) => entry.item))
           .then(

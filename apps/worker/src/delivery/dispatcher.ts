@@ -45,6 +45,8 @@ const UNKNOWN_CONCURRENCY = 1;
 const SHORT_CLAIM_RECHECK_MS = 250;
 /** A parked lane (paused endpoint) is read again this often even without a wake-up. */
 const PARKED_RECHECK_MS = 10_000;
+/** Claims (and settlement batches) start at most this often: under load, batches grow instead of their number. */
+const MIN_BATCH_GAP_MS = 2;
 /** The longest a timer waits: the service clock may move (tests), so due times are compared at least this often. */
 const MAX_SLEEP_MS = 1000;
 
@@ -128,11 +130,16 @@ export class Dispatcher {
   private heartbeatTimer: NodeJS.Timeout | null = null;
   private lastDiscovery = 0;
   private lastHousekeeping = 0;
+  private lastClaimAt = 0;
   private idleWaiters: (() => void)[] = [];
   private readonly settles: Coalescer<AttemptOutcome, SettledOutcome>;
 
   constructor(private readonly options: DispatcherOptions) {
-    this.settles = new Coalescer((outcomes) => this.settleBatch(outcomes), { maxConcurrent: 2, maxBatch: 500 });
+    this.settles = new Coalescer((outcomes) => this.settleBatch(outcomes), {
+      maxConcurrent: 2,
+      maxBatch: 500,
+      minGapMs: MIN_BATCH_GAP_MS,
+    });
   }
 
   async start(): Promise<void> {
@@ -238,10 +245,13 @@ export class Dispatcher {
   private schedule(): void {
     if (this.stopping || this.tickQueued) return;
     this.tickQueued = true;
-    setImmediate(() => {
+    const wait = Math.max(0, this.lastClaimAt + MIN_BATCH_GAP_MS - Date.now());
+    const run = () => {
       this.tickQueued = false;
       void this.tick();
-    });
+    };
+    if (wait > 0) setTimeout(run, wait);
+    else setImmediate(run);
   }
 
   /** This worker's share of the deployment-wide limits: attempts running, and a rate bucket in real time. */
@@ -293,6 +303,7 @@ export class Dispatcher {
     }
     if (requests.length > 0) {
       this.claimRunning = true;
+      this.lastClaimAt = Date.now();
       await this.claim(requests);
       this.claimRunning = false;
       this.notifyIdle();
