@@ -62,9 +62,9 @@ class Lane {
   ratePerSecond: number | null = null;
   maxConcurrency: number | null = null;
   health: EndpointHealthState = CLOSED;
-  /** A paused endpoint: nothing is claimed until a wake-up or a recheck. */
+  /** A paused endpoint (real time, ms): nothing is claimed until a wake-up or this recheck. */
   parkedUntil = 0;
-  /** Not before this time: a short claim or a failed one. */
+  /** Not before this real time (ms): after a short claim or a failed one. */
   notBefore = 0;
   claimFailures = 0;
   claiming = false;
@@ -96,7 +96,7 @@ class Lane {
    * wake-up or a settle helps).
    */
   eligibleAt(): number {
-    let at = Math.max(this.nextDueAt, this.notBefore, this.parkedUntil);
+    let at = this.nextDueAt;
     if (this.health.circuit !== 'closed' && this.health.nextProbeAt)
       at = Math.max(at, this.health.nextProbeAt.getTime());
     return at;
@@ -131,6 +131,7 @@ export class Dispatcher {
   private lastDiscovery = 0;
   private lastHousekeeping = 0;
   private lastClaimAt = 0;
+  private beating = false;
   private idleWaiters: (() => void)[] = [];
   private readonly settles: Coalescer<AttemptOutcome, SettledOutcome>;
 
@@ -200,7 +201,8 @@ export class Dispatcher {
   }
 
   private async heartbeat(): Promise<void> {
-    if (this.stopping) return;
+    if (this.stopping || this.beating) return;
+    this.beating = true;
     const { services, workerId, logger } = this.options;
     try {
       const membership = await services.ownership.heartbeat(workerId);
@@ -224,6 +226,8 @@ export class Dispatcher {
       }
     } catch (error) {
       if (!this.stopping) logger.error({ err: error }, 'dispatch heartbeat failed');
+    } finally {
+      this.beating = false;
     }
     this.schedule();
   }
@@ -287,6 +291,11 @@ export class Dispatcher {
         sleepMs = Math.min(sleepMs, at - now);
         continue;
       }
+      const held = Math.max(lane.notBefore, lane.parkedUntil);
+      if (held > realNow) {
+        sleepMs = Math.min(sleepMs, held - realNow);
+        continue;
+      }
       if (lane.tokens < 1) {
         sleepMs = Math.min(sleepMs, lane.tokenWaitMs());
         continue;
@@ -329,7 +338,7 @@ export class Dispatcher {
       if (lane) {
         lane.claiming = false;
         lane.claimFailures += 1;
-        lane.notBefore = this.now() + Math.min(60_000, 500 * 2 ** Math.min(7, lane.claimFailures));
+        lane.notBefore = Date.now() + Math.min(60_000, 500 * 2 ** Math.min(7, lane.claimFailures));
       }
       logger.error({ err: error, endpoint_id: requests[0]!.endpointId }, 'claiming deliveries failed');
       return;
@@ -349,24 +358,24 @@ export class Dispatcher {
       lane.claimFailures = 0;
       const state = states.get(request.endpointId);
       if (!state) {
-        // The endpoint row is gone: nothing of it can be claimed.
+        // Not this worker's any more (its partition moved) or the endpoint row is gone: nothing to claim here.
         if (lane.inFlight === 0) this.lanes.delete(lane.id);
         continue;
       }
-      this.apply(lane, state, now);
+      this.apply(lane, state);
       const claimed = claimedPer.get(lane.id) ?? 0;
       lane.inFlight += claimed;
       lane.tokens -= claimed;
       const progressed = claimed + (finishedPer.get(lane.id) ?? 0);
       if (progressed < request.want && lane.nextDueAt <= now && lane.free() > 0 && state.status === 'enabled')
-        lane.notBefore = now + SHORT_CLAIM_RECHECK_MS;
+        lane.notBefore = Date.now() + SHORT_CLAIM_RECHECK_MS;
       if (lane.nextDueAt === Infinity && lane.inFlight === 0) this.lanes.delete(lane.id);
     }
     for (const attempt of result.attempts) void this.run(attempt);
   }
 
   /** What the claim read of an endpoint replaces what memory had (Postgres is the authority). */
-  private apply(lane: Lane, state: LaneState, now: number): void {
+  private apply(lane: Lane, state: LaneState): void {
     lane.maxConcurrency = state.maxConcurrency;
     if (lane.ratePerSecond !== state.ratePerSecond) {
       lane.ratePerSecond = state.ratePerSecond;
@@ -376,7 +385,7 @@ export class Dispatcher {
     lane.foreignInFlight = state.foreignInFlight;
     lane.nextDueAt = Math.min(state.nextDueAt ? state.nextDueAt.getTime() : Infinity, lane.dueWhileClaiming);
     lane.dueWhileClaiming = Infinity;
-    lane.parkedUntil = state.status === 'paused' && !state.deleted ? now + PARKED_RECHECK_MS : 0;
+    lane.parkedUntil = state.status === 'paused' && !state.deleted ? Date.now() + PARKED_RECHECK_MS : 0;
   }
 
   private async run(attempt: ClaimedAttempt): Promise<void> {

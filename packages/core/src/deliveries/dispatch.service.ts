@@ -4,6 +4,7 @@ import { SECOND, type Clock } from '../common/clock.js';
 import { newId } from '../common/ids.js';
 import type { EndpointCredentialsService } from '../endpoints/endpoint-credentials.service.js';
 import type { AttemptTrigger, EndpointHealthState } from './delivery-policy.js';
+import { DISPATCH_PARTITIONS } from './dispatch-partitions.js';
 import { dropStaleRows, finishDeliveries, type EngineEventSink, type FinishedDelivery } from './delivery-records.js';
 
 /** Everything one attempt needs, read and opened when the attempt starts (current URL and credentials). */
@@ -118,7 +119,7 @@ interface ClaimRow {
 }
 
 /**
- * One round trip for a batch of endpoints: the endpoints' configuration and circuit, the foreign leases that
+ * One round trip for a batch of endpoints (those of the partitions this worker owns): the endpoints' configuration and circuit, the foreign leases that
  * count against their max_concurrency, their due rows (oldest first, SKIP LOCKED, as many as each may start),
  * leased to this worker with the attempt number raised (the settlement fence), the deliveries marked in flight,
  * a probe's circuit half-opened, and each endpoint's next due time. Body bytes are read only for deliveries that
@@ -127,8 +128,13 @@ interface ClaimRow {
 const CLAIM_SQL = hotStatement(
   'engine_claim_v1',
   `
-WITH want AS (
-  SELECT * FROM unnest($1::text[], $2::int[], $3::int[]) AS w(endpoint_id, n, mine)
+WITH owned AS (
+  -- Only the partitions this worker owns under a live lease; FOR SHARE makes a handoff wait for this claim, so two
+  -- workers never claim for one endpoint at once.
+  SELECT partition FROM dispatch_partitions WHERE owner = $4 AND lease_until > now() FOR SHARE
+), want AS (
+  SELECT w.* FROM unnest($1::text[], $2::int[], $3::int[]) AS w(endpoint_id, n, mine)
+   WHERE svc_dispatch_partition(w.endpoint_id, $7) IN (SELECT partition FROM owned)
 ), lane AS (
   SELECT w.endpoint_id, w.n, w.mine, e.version, e.status, e.deleted_at IS NOT NULL AS deleted, e.max_concurrency,
          e.rate_per_second, e.timeout_seconds, e.url, e.url_revision, e.retry_delays_seconds, e.headers_sealed,
@@ -218,6 +224,7 @@ export class DispatchService {
       workerId,
       now,
       LEASE_MARGIN_MS / 1000,
+      DISPATCH_PARTITIONS,
     ]);
     const lanes = new Map<string, LaneState>();
     const attempts: ClaimedAttempt[] = [];

@@ -19,6 +19,8 @@ export class EngineSteps {
   /** Claims what is due at the endpoints of these deliveries and returns the attempts of these deliveries. */
   async claim(deliveryIds: readonly string[]): Promise<ClaimedAttempt[]> {
     if (deliveryIds.length === 0) return [];
+    // The steps claim as a worker of their own: with no worker process running, it owns every partition.
+    await this.services.ownership.heartbeat(STEP_WORKER_ID);
     const rows: { endpoint_id: string; n: number }[] = await this.services.db.query(
       `SELECT endpoint_id, count(*)::int AS n FROM deliveries WHERE id = ANY($1::text[]) GROUP BY endpoint_id`,
       [deliveryIds],
