@@ -126,7 +126,7 @@ interface ClaimRow {
  * will be sent.
  */
 const CLAIM_SQL = hotStatement(
-  'engine_claim_v1',
+  'engine_claim_v2',
   `
 WITH owned AS (
   -- Only the partitions this worker owns under a live lease; FOR SHARE makes a handoff wait for this claim, so two
@@ -158,6 +158,7 @@ WITH owned AS (
     FROM quota, LATERAL (
       SELECT q.delivery_id, q.endpoint_id FROM delivery_queue q
        WHERE q.endpoint_id = quota.endpoint_id AND q.due_at <= $5
+         AND (cardinality($8::text[]) = 0 OR q.delivery_id = ANY($8::text[]))
        ORDER BY q.due_at LIMIT quota.take FOR UPDATE SKIP LOCKED) p
    WHERE quota.take > 0
 ), leased AS (
@@ -214,7 +215,15 @@ SELECT quota.endpoint_id, quota.version, quota.status, quota.deleted, quota.max_
 export class DispatchService {
   constructor(private readonly deps: DispatchServiceDeps) {}
 
-  async claim(workerId: string, requests: readonly LaneRequest[]): Promise<ClaimResult> {
+  /**
+   * Claims for a batch of endpoints. `onlyDeliveryIds` narrows the claim to those deliveries (tools and tests that
+   * attempt one delivery by hand); the engine claims whatever is due, oldest first.
+   */
+  async claim(
+    workerId: string,
+    requests: readonly LaneRequest[],
+    onlyDeliveryIds: readonly string[] = [],
+  ): Promise<ClaimResult> {
     if (requests.length === 0) return { attempts: [], lanes: [], finished: [] };
     const now = this.deps.clock.now();
     const rows = await this.deps.hot.query<ClaimRow>(CLAIM_SQL, [
@@ -225,6 +234,7 @@ export class DispatchService {
       now,
       LEASE_MARGIN_MS / 1000,
       DISPATCH_PARTITIONS,
+      onlyDeliveryIds,
     ]);
     const lanes = new Map<string, LaneState>();
     const attempts: ClaimedAttempt[] = [];

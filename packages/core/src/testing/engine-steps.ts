@@ -16,7 +16,7 @@ export class EngineSteps {
 
   constructor(private readonly services: Services) {}
 
-  /** Claims what is due at the endpoints of these deliveries and returns the attempts of these deliveries. */
+  /** Claims these deliveries (those that are due, as their endpoints' limits allow) and returns their attempts. */
   async claim(deliveryIds: readonly string[]): Promise<ClaimedAttempt[]> {
     if (deliveryIds.length === 0) return [];
     // The steps claim as a worker of their own: with no worker process running, it owns every partition.
@@ -27,7 +27,8 @@ export class EngineSteps {
     );
     const claimed = await this.services.dispatch.claim(
       STEP_WORKER_ID,
-      rows.map((r) => ({ endpointId: r.endpoint_id, want: Math.max(3, r.n), mine: 0 })),
+      rows.map((r) => ({ endpointId: r.endpoint_id, want: r.n, mine: 0 })),
+      deliveryIds,
     );
     for (const lane of claimed.lanes) this.health.set(lane.endpointId, lane.health);
     const wanted = new Set(deliveryIds);
