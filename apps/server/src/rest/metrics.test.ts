@@ -81,9 +81,10 @@ describe('GET /metrics', () => {
     expect(later.samples.get('svc_pending_deliveries')).toBe(3);
     expect(later.samples.get('svc_oldest_due_age_seconds')).toBe(92);
 
-    // A delivery that is not yet due (a retry later) does not age the queue.
+    // A delivery that is not yet due (a retry later: its record and its queue row) does not age the queue.
     await h.services.db.query(
-      `UPDATE deliveries SET status = 'retry_wait', next_attempt_at = $1::timestamptz + interval '1 hour'`,
+      `WITH queue AS (UPDATE delivery_queue SET due_at = $1::timestamptz + interval '1 hour')
+       UPDATE deliveries SET status = 'retry_wait', next_attempt_at = $1::timestamptz + interval '1 hour'`,
       [h.clock.now()],
     );
     h.clock.advance(SECOND);

@@ -137,6 +137,28 @@ describe('reconciliation', () => {
   });
 });
 
+describe('a lost wake-up', () => {
+  it('is covered by the discovery pass: a row made due without a notification goes within about 10 s', async () => {
+    stack.script.set('/lost-wake', [500, 200]);
+    const { tenantId } = await stack.setup('/lost-wake', { retry_delays_seconds: [3600] });
+    const messageId = await stack.publish(tenantId, { lost: 'wake' });
+    const waiting = await statusOf(messageId, 'retry_wait');
+    // What retry_now does, without its NOTIFY (a listener that was reconnecting would miss it).
+    await stack.h.services.db.query('UPDATE delivery_queue SET due_at = $2 WHERE delivery_id = $1', [
+      waiting.id,
+      stack.h.clock.now(),
+    ]);
+    const started = Date.now();
+    await stack.until(
+      'the retry',
+      async () => ((await deliveryOf(messageId)).status === 'succeeded' ? true : undefined),
+      15_000,
+    );
+    expect(Date.now() - started).toBeLessThan(12_000);
+    expect(stack.received.filter((r) => r.path === '/lost-wake')).toHaveLength(2);
+  }, 20_000);
+});
+
 describe('an endpoint behind an open circuit', () => {
   it('costs no claim while it waits, and one claim and one settlement per probe', async () => {
     stack.script.set('/dead', [500]);
