@@ -1,15 +1,18 @@
 /**
  * The pieces the delivery benchmark (scripts/bench-delivery.ts) runs against: loopback receivers, the server and
- * worker processes (production entry points with scripts/bench-probe.ts preloaded), the load process, readings
- * from /proc, and the teams, tenants, event types and endpoints the scenarios publish to.
+ * worker processes (the production JavaScript the Docker image runs, with scripts/bench-probe.ts preloaded), the
+ * load process, readings from /proc, and the teams, tenants, event types and endpoints the scenarios publish to.
  */
 import { execFile, spawn, type ChildProcess } from 'node:child_process';
-import { createWriteStream, mkdirSync, readdirSync, readFileSync } from 'node:fs';
+import { createWriteStream, mkdirSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import http from 'node:http';
 import net from 'node:net';
 import path from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { build } from 'esbuild';
 import type { OpenedCore } from '@svc/core';
 import type { LoadJob } from './bench-delivery-load.js';
+import { buildProduction } from './build.js';
 import { ROOT } from './local-runtime.js';
 
 export const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, Math.max(0, ms)));
@@ -25,9 +28,12 @@ export function freePort(): Promise<number> {
   });
 }
 
+export type ReceiverKind = 'fast' | 'slow' | 'hang';
+
 /**
- * Loopback receivers on one port: `/fast/<name>` answers 204 at once, `/slow/<name>` after 2 seconds. Counts
- * arrivals per name and, while recording, each message's arrival time by its webhook-id.
+ * Loopback receivers on one port: `/fast/<name>` answers 204 at once, `/slow/<name>` after 2 seconds, `/hang/<name>`
+ * never (the sender's timeout ends the attempt; counted on arrival). Counts arrivals per name and, while recording,
+ * each message's arrival time by its webhook-id.
  */
 export class Receivers {
   readonly counts = new Map<string, number>();
@@ -39,11 +45,16 @@ export class Receivers {
   async start(): Promise<void> {
     this.server = http.createServer({ keepAliveTimeout: 60_000 }, (request, response) => {
       const arrivedAt = Date.now();
-      const [, kind, name] = (request.url ?? '').split('/');
+      const [, kind, name = ''] = (request.url ?? '').split('/');
+      const count = () => this.counts.set(name, (this.counts.get(name) ?? 0) + 1);
       request.resume();
+      if (kind === 'hang') {
+        count();
+        return;
+      }
       request.on('end', () => {
         const answer = () => {
-          this.counts.set(name ?? '', (this.counts.get(name ?? '') ?? 0) + 1);
+          count();
           const id = request.headers['webhook-id'];
           if (this.recording && typeof id === 'string' && !this.arrivals.has(id)) this.arrivals.set(id, arrivedAt);
           response.writeHead(204).end();
@@ -57,7 +68,7 @@ export class Receivers {
     this.port = (this.server.address() as net.AddressInfo).port;
   }
 
-  url(kind: 'fast' | 'slow', name: string): string {
+  url(kind: ReceiverKind, name: string): string {
     return `http://127.0.0.1:${this.port}/${kind}/${name}`;
   }
 
@@ -75,6 +86,47 @@ export class Receivers {
   }
 }
 
+/**
+ * The production JavaScript of this run's sources: dist/server.js and dist/worker.js as `npm run build` makes them
+ * for the Docker image (scripts/build.ts), and the probe bundled beside them, so no process under test loads tsx.
+ */
+export interface ServiceBuild {
+  dir: string;
+  server: string;
+  worker: string;
+  probe: string;
+  remove(): void;
+}
+
+/**
+ * Builds into a directory of this run's own: other engineers' `npm run build` empties dist/, and two benchmarks may
+ * run at once. It is under node_modules/.cache, inside the repository (the bundles resolve their npm dependencies
+ * from node_modules) and outside what the linter and formatter read.
+ */
+export async function buildServices(): Promise<ServiceBuild> {
+  const dir = path.join(ROOT, 'node_modules/.cache/svc-bench', `build-${process.pid}`);
+  await buildProduction(dir);
+  const probe = path.join(dir, 'bench-probe.js');
+  await build({
+    absWorkingDir: ROOT,
+    entryPoints: [path.join(ROOT, 'scripts/bench-probe.ts')],
+    outfile: probe,
+    bundle: true,
+    packages: 'external',
+    platform: 'node',
+    format: 'esm',
+    target: 'node20',
+    logLevel: 'warning',
+  });
+  return {
+    dir,
+    server: path.join(dir, 'server.js'),
+    worker: path.join(dir, 'worker.js'),
+    probe,
+    remove: () => rmSync(dir, { recursive: true, force: true }),
+  };
+}
+
 /** A server or worker process started by the benchmark (and only ever stopped by its own pid). */
 export interface ServiceProcess {
   name: string;
@@ -83,26 +135,26 @@ export interface ServiceProcess {
   output(): string;
 }
 
+/** Starts a built entry point as the Docker image does (`node --enable-source-maps dist/<name>.js`), plus the probe. */
 export function startService(
   name: string,
-  entry: string,
+  script: string,
+  probe: string,
   env: Record<string, string>,
   probePort: number,
 ): ServiceProcess {
-  const child = spawn(
-    process.execPath,
-    ['--import', 'tsx', '--import', path.join(ROOT, 'scripts/bench-probe.ts'), path.join(ROOT, entry)],
-    {
-      cwd: ROOT,
-      env: {
-        PATH: process.env['PATH'] ?? '',
-        HOME: process.env['HOME'] ?? '',
-        ...env,
-        BENCH_PROBE_PORT: String(probePort),
-      },
-      stdio: ['ignore', 'pipe', 'pipe'],
+  const child = spawn(process.execPath, ['--enable-source-maps', '--import', pathToFileURL(probe).href, script], {
+    cwd: ROOT,
+    env: {
+      PATH: process.env['PATH'] ?? '',
+      HOME: process.env['HOME'] ?? '',
+      // The image's environment (Dockerfile).
+      NODE_ENV: 'production',
+      ...env,
+      BENCH_PROBE_PORT: String(probePort),
     },
-  );
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   let tail = '';
   mkdirSync(path.join(ROOT, '.tmp/bench-logs'), { recursive: true });
   const log = createWriteStream(path.join(ROOT, `.tmp/bench-logs/${name}.log`));
@@ -297,6 +349,7 @@ export async function createTeams(
   );
 }
 
+/** An endpoint with the default timeout (10 s): a receiver that never answers holds an attempt that long. */
 export function addEndpoint(origin: string, authorization: string, tenantId: string, url: string) {
   return api(origin, authorization, 'POST', '/endpoints', {
     tenant_id: tenantId,

@@ -1,6 +1,6 @@
 /**
- * Preloaded by `npm run bench` into the server and worker processes it starts (`node --import tsx --import
- * scripts/bench-probe.ts apps/.../main.ts`), so the production entry points run unchanged. It counts the Postgres
+ * Preloaded by `npm run bench` into the server and worker processes it starts (bundled beside the built entry points:
+ * `node --enable-source-maps --import .../bench-probe.js .../server.js`), so the production code runs unchanged. It counts the Postgres
  * round trips the process makes (every node-postgres query, BEGIN and COMMIT included, grouped by the statement's
  * first words) and, on request, records a CPU profile. It answers on 127.0.0.1:BENCH_PROBE_PORT:
  *

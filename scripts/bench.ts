@@ -19,7 +19,8 @@
  * HTTP load comes from a second process (scripts/bench-load.ts), the same for subject and ceiling.
  * Prints a table and writes .tmp/bench.json. BENCH_SECONDS shortens each measurement; BENCH_ONLY=delivery runs only
  * the delivery part (keeping the other figures already in .tmp/bench.json), BENCH_ONLY=analytics only the analytics
- * part, BENCH_ONLY=core only the others.
+ * part, BENCH_ONLY=core only the others. BENCH_SCENARIOS picks delivery scenarios (scripts/bench-delivery.ts); the
+ * delivery figures of the others stay as they are in .tmp/bench.json.
  * docs/benchmarks.md describes every figure.
  */
 import { execFile } from 'node:child_process';
@@ -34,7 +35,7 @@ import { ADMISSION_SLOTS, openCore, systemClock, testCoreOptions, limitsWith } f
 import { countRoundTrips, ensureDatabase, runMigrations, startEmbeddedPostgres } from '@svc/db';
 import { buildApp, readServerConfig } from '@svc/server';
 import { runAnalyticsBench, type AnalyticsFigures } from './bench-analytics.js';
-import { runDeliveryBench } from './bench-delivery.js';
+import { runDeliveryBench, type DeliveryFigures } from './bench-delivery.js';
 import { ROOT } from './local-runtime.js';
 
 const DURATION_MS = Number(process.env['BENCH_SECONDS'] ?? 5) * 1000;
@@ -331,8 +332,11 @@ async function main(): Promise<void> {
           roundTrips: (previous['round_trips'] ?? null) as RoundTrips | null,
         }
       : await runCoreBench();
+  const previousDelivery = (previous['delivery'] ?? null) as Partial<DeliveryFigures> | null;
   const delivery =
-    only === 'core' || only === 'analytics' ? (previous['delivery'] ?? null) : (await runDeliveryBench()).delivery;
+    only === 'core' || only === 'analytics'
+      ? previousDelivery
+      : (await runDeliveryBench(previousDelivery ?? {})).delivery;
   const analytics =
     only === 'core' || only === 'delivery'
       ? ((previous['analytics'] ?? null) as AnalyticsFigures | null)
@@ -341,6 +345,11 @@ async function main(): Promise<void> {
 
   if (only)
     console.log(`\n(BENCH_ONLY=${only}: the figures of the other parts come from the previous run in .tmp/bench.json)`);
+  const scenarios = process.env['BENCH_SCENARIOS'];
+  if (scenarios && only !== 'core' && only !== 'analytics')
+    console.log(
+      `(BENCH_SCENARIOS=${scenarios}: the other delivery figures come from the previous run in .tmp/bench.json)`,
+    );
   console.log('\nfigure                                      value        ceiling      ratio');
   for (const f of figures)
     console.log(

@@ -126,7 +126,7 @@ interface ClaimRow {
  * will be sent.
  */
 const CLAIM_SQL = hotStatement(
-  'engine_claim_v2',
+  'engine_claim_v3',
   `
 WITH owned AS (
   -- Only the partitions this worker owns under a live lease; FOR SHARE makes a handoff wait for this claim, so two
@@ -181,9 +181,13 @@ SELECT quota.endpoint_id, quota.version, quota.status, quota.deleted, quota.max_
        quota.circuit, quota.consecutive_failures, quota.last_success_at, quota.last_failure_at, quota.next_probe_at,
        quota.probe_wait_seconds, quota.foreign_in_flight, quota.probing, quota.url, quota.url_revision,
        quota.timeout_seconds, quota.retry_delays_seconds, quota.headers_sealed, quota.authorization_sealed,
-       (SELECT min(q.due_at) FROM delivery_queue q
+       -- The first row after those this claim took: at most take + 1 entries of the (endpoint_id, due_at) index,
+       -- however many rows wait behind the endpoint. (A row another transaction held was skipped, not taken: then
+       -- this may name a taken row's due time, and the owner simply looks again.)
+       (SELECT q.due_at FROM delivery_queue q
          WHERE q.endpoint_id = quota.endpoint_id
-           AND NOT EXISTS (SELECT 1 FROM picked p WHERE p.delivery_id = q.delivery_id)) AS next_due_at,
+         ORDER BY q.due_at
+        OFFSET (SELECT count(*) FROM picked p WHERE p.endpoint_id = quota.endpoint_id) LIMIT 1) AS next_due_at,
        s.secret_versions, s.secrets_sealed, l.delivery_id AS leased_id, l.attempt AS leased_attempt,
        m.id, m.attempt, m.team_id, m.tenant_id, m.message_id, m.event_type, before.status AS delivery_status,
        m.next_trigger, m.cancel_retries, m.expires_at, m.content_type, m.last_status_code,
