@@ -36,7 +36,7 @@ export {
   type MonthStatement,
   type CloseRunReport,
 } from './billing/usage.service.js';
-export { RateLimitService, type RateClass, type BucketSpec } from './rate-limits/rate-limit.service.js';
+export { RateLimitService, LEASE_MS, type RateClass, type BucketSpec } from './rate-limits/rate-limit.service.js';
 export { ENTITIES } from './entities.js';
 export { createServices, type Services, type CoreOptions } from './services.js';
 export { openCore, openProductionCore, type OpenCoreOptions, type OpenedCore } from './boot.js';
@@ -76,7 +76,16 @@ export {
 export * from './messages/message.inputs.js';
 export * from './messages/message-status.js';
 export type { MessageView } from './messages/message.view.js';
-export { MessageService, ADMISSION_SLOTS, type AdmissionOptions } from './messages/message.service.js';
+export { MessageService } from './messages/message.service.js';
+export { ADMISSION_SLOTS } from './messages/admission-context.js';
+export {
+  AdmissionService,
+  ADMISSION_WINDOW_MS,
+  MAX_ADMISSION_BATCH,
+  type AdmissionOptions,
+  type AdmissionRequest,
+  type AdmissionIdempotency,
+} from './messages/admission.service.js';
 export * from './deliveries/delivery.inputs.js';
 export type { DeliveryView, AttemptView } from './deliveries/delivery.view.js';
 export {

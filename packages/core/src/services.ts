@@ -15,6 +15,7 @@ import type { JobQueue } from './jobs/job-queue.js';
 import { DispatchService } from './deliveries/dispatch.service.js';
 import { SettlementService } from './deliveries/settlement.service.js';
 import { DispatchOwnershipService } from './deliveries/dispatch-ownership.service.js';
+import { AdmissionService } from './messages/admission.service.js';
 import { MessageService } from './messages/message.service.js';
 import { MessageRepairService } from './messages/message-repair.service.js';
 import { DeliveryService } from './deliveries/delivery.service.js';
@@ -74,6 +75,8 @@ export interface Services {
   readonly consoleSessions: ConsoleSessionService;
   readonly jobs: JobQueue;
   readonly messages: MessageService;
+  /** POST /messages and GraphQL publish: admissions of this process coalesced into batches (docs/admission.md). */
+  readonly admission: AdmissionService;
   /** Cancel and redact (POST /messages/{id}/cancel, /redact). */
   readonly messageRepair: MessageRepairService;
   /** Deliveries and attempts: lists, dead letters, retry now, replay. */
@@ -118,7 +121,8 @@ export function createServices(options: CoreOptions): Services {
   const events = new OperationalEventService(db, clock);
   const sealer = new Sealer(options.sealingKey);
   const rateLimits = new RateLimitService(db, clock, limits);
-  const messages = new MessageService({ db, clock, limits, jobs: options.jobs, billing });
+  const admission = new AdmissionService({ db, clock, limits, billing });
+  const messages = new MessageService({ db, clock, admission });
   const sources = new SourceService({ db, clock, limits, sealer });
   const endpoints = new EndpointService({
     db,
@@ -148,6 +152,7 @@ export function createServices(options: CoreOptions): Services {
     consoleSessions: new ConsoleSessionService(db, clock, auth),
     jobs: options.jobs,
     messages,
+    admission,
     messageRepair: new MessageRepairService(db, clock),
     deliveries: new DeliveryService({ db, clock, limits, jobs: options.jobs, billing }),
     replays: new ReplayService({ db, clock, limits, jobs: options.jobs, billing, events }),

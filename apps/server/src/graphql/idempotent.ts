@@ -1,4 +1,11 @@
-import { requestFingerprint, ServiceError, validateIdempotencyKey, type CallContext } from '@svc/core';
+import {
+  requestFingerprint,
+  ServiceError,
+  validateIdempotencyKey,
+  type CallContext,
+  type IdempotentResult,
+  type RunOnceOutcome,
+} from '@svc/core';
 import { callContext, type GraphqlContext } from './context.js';
 
 /** The argument every creating or rotating mutation takes (optional; without it the mutation just runs). */
@@ -22,6 +29,14 @@ export interface IdempotentMutation<T> {
   stored?(result: T): unknown;
   /** Rebuilds the answer of a replay from what was kept (defaults to the kept value). */
   replay?(stored: unknown, replay: { ctx: CallContext; sameKey: boolean }): Promise<T>;
+  /**
+   * A mutation whose service keeps the key's lock and record itself, in the transaction of its own work (message
+   * admission batches them), with the same rules: used instead of `run` in IdempotencyService.runOnce.
+   */
+  runOnce?(
+    ctx: CallContext,
+    idempotency: { key: string; fingerprint: string; keep(value: T): IdempotentResult<T> },
+  ): Promise<RunOnceOutcome<T>>;
 }
 
 function checkKey(key: string): string {
@@ -49,11 +64,16 @@ export async function runIdempotent<T>(
   const ctx = callContext(context);
   if (key === undefined || key === null) return mutation.run(ctx);
   const fingerprint = requestFingerprint(`graphql.${mutation.operation}`, mutation.params ?? {}, mutation.input);
-  const outcome = await context.services.idempotency.runOnce(ctx.actor, checkKey(key), fingerprint, async (tx) => {
-    const value = await mutation.run({ actor: ctx.actor, tx });
+  const keep = (value: T): IdempotentResult<T> => {
     const kept = mutation.stored ? mutation.stored(value) : value;
     return { response: { status: 200, headers: {}, body: Buffer.from(JSON.stringify(kept), 'utf8') }, value };
-  });
+  };
+  const checked = checkKey(key);
+  const outcome = mutation.runOnce
+    ? await mutation.runOnce(ctx, { key: checked, fingerprint, keep })
+    : await context.services.idempotency.runOnce(ctx.actor, checked, fingerprint, async (tx) =>
+        keep(await mutation.run({ actor: ctx.actor, tx })),
+      );
   if (outcome.outcome === 'executed') return outcome.value;
   const { body, keyId } = outcome.response;
   const stored: unknown = body ? JSON.parse(body.toString('utf8')) : null;

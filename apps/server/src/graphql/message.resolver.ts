@@ -10,6 +10,7 @@ import {
   MAX_WINDOW_DAYS,
   parseInput,
   sendEndpointTest,
+  type CallContext,
   type CancelResult,
   type MessageView,
   type RedactResult,
@@ -199,10 +200,15 @@ export class MessageResolver {
         metadata: input.metadata ?? undefined,
       }),
     );
+    const { admission } = context.services;
+    const request = (ctx: CallContext) => ({ actor: ctx.actor, input: parsed, options: { origin: 'api' as const } });
     return runIdempotent(context, idempotencyKey, {
       operation: 'publishMessage',
       input: parsed,
-      run: async (ctx) => toMessage(await context.services.messages.admitMessage(ctx, parsed, { origin: 'api' })),
+      run: async (ctx) => toMessage(await admission.admit(request(ctx))),
+      // Admission batches the key's lock and record with the work of concurrent requests (docs/admission.md).
+      runOnce: (ctx, { key, fingerprint, keep }) =>
+        admission.admitOnce(request(ctx), { key, fingerprint, keep: (view) => keep(toMessage(view)) }),
     });
   }
 

@@ -57,7 +57,9 @@ const answer = (status: number): AttemptResult => ({ kind: 'response', status, r
 async function attempt(deliveryId: string, result: AttemptResult): Promise<void> {
   const [claimed] = await new EngineSteps(h.services).claim([deliveryId]);
   expect(claimed?.deliveryId).toBe(deliveryId);
-  await new EngineSteps(h.services).settle([{ attempt: claimed!, result, durationMs: 9, responseBody: null, jitter: 0 }]);
+  await new EngineSteps(h.services).settle([
+    { attempt: claimed!, result, durationMs: 9, responseBody: null, jitter: 0 },
+  ]);
 }
 
 /** A tenant with an endpoint of its own (so no test's failures open another test's circuit). */

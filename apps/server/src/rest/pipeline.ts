@@ -4,6 +4,7 @@ import { decodeUtf8Strict, JsonSyntaxError, parseStrict, toValue, type JsonNode 
 import {
   parseInput,
   RawJson,
+  type IdempotentResult,
   requestFingerprint,
   requireIfMatch,
   ServiceError,
@@ -17,6 +18,7 @@ import { plainValue, renderJson } from './render.js';
 import {
   REST_PREFIX,
   type AnyRouteSpec,
+  type KeptResult,
   type RouteResult,
   type RouteSpec,
   type UnauthenticatedRouteSpec,
@@ -186,15 +188,22 @@ function registerKeyRoute(app: FastifyInstance, route: RouteSpec, deps: Pipeline
         params,
         route.comparesIfMatch ? { body: input ?? body, if_match: ifMatch } : (input ?? body),
       );
-      const run = await deps.services.idempotency.runOnce(actor, idempotencyKey, fingerprint, async (tx) => {
-        const result = await route.handler({ ctx: { actor, tx }, params, query, input, body, ifMatch });
+      const keep = (result: RouteResult): IdempotentResult<KeptResult> => {
         const encoded = encodeBody(result);
         const stored = route.storedBody ? encodeBody({ ...result, body: route.storedBody(result) }) : encoded;
         return {
           response: { status: result.status, headers: result.headers ?? {}, body: stored },
           value: { result, encoded },
         };
-      });
+      };
+      const run = route.runIdempotent
+        ? await route.runIdempotent(
+            { ctx: { actor }, params, query, input, body, ifMatch },
+            { key: idempotencyKey, fingerprint, keep },
+          )
+        : await deps.services.idempotency.runOnce(actor, idempotencyKey, fingerprint, async (tx) =>
+            keep(await route.handler({ ctx: { actor, tx }, params, query, input, body, ifMatch })),
+          );
       if (run.outcome === 'executed')
         return send(reply, route, run.value.result, run.value.encoded, deps.config.validateResponses);
       reply.header('Idempotency-Replayed', 'true');

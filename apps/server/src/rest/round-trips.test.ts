@@ -50,14 +50,38 @@ describe('round trips per request on the hot configuration paths', () => {
     expect(create).toBeLessThanOrEqual(10);
   });
 
-  it('an admitted message costs at most 9 round trips whatever its fan-out', async () => {
+  it('an admitted message costs at most 5 round trips whatever its fan-out (was 9)', async () => {
     const tenantId = await admissible('rt-fanout', 'rt.event');
     for (let i = 0; i < 5; i += 1)
       await post(h, '/endpoints', { tenant_id: tenantId, url: `https://example.com/${i}` });
     const publish = () => post(h, '/messages', { tenant_id: tenantId, event_type: 'rt.event', payload: { a: 1 } });
     await publish();
+    // BEGIN, the batch's opening statement, its write statement, COMMIT; now and then a fifth takes rate tokens.
     const trips = await roundTrips(publish, 202);
-    expect(trips).toBeLessThanOrEqual(9);
+    expect(trips).toBeLessThanOrEqual(5);
+  });
+
+  it('concurrent admissions share batches: 20 at once cost at most 3 round trips per message', async () => {
+    // Five teams (a team stores at most 4 messages at once), each warmed up: its key is known and it holds rate
+    // tokens, as under steady load.
+    const teams = await Promise.all(
+      Array.from({ length: 5 }, async (_, t) => {
+        const team = await h.newTeam(`rt-batch-${t}`);
+        await h.services.teams.setPaymentCard(team.teamId, true);
+        const tenant = await post(h, '/tenants', { external_id: `rt-batch-${t}`, name: 'RT' }, { key: team.key });
+        await post(h, '/event_types', { name: 'rt.batch' }, { key: team.key });
+        await post(h, '/endpoints', { tenant_id: tenant.json.id, url: `https://example.com/b${t}` }, { key: team.key });
+        return { key: team.key, tenantId: tenant.json.id as string };
+      }),
+    );
+    const publish = (team: { key: string; tenantId: string }, n: number) =>
+      post(h, '/messages', { tenant_id: team.tenantId, event_type: 'rt.batch', payload: { n } }, { key: team.key });
+    for (let round = 0; round < 3; round += 1) await Promise.all(teams.map((team) => publish(team, round)));
+    const counter = countRoundTrips();
+    const responses = await Promise.all(teams.flatMap((team) => [1, 2, 3, 4].map((n) => publish(team, n))));
+    const trips = counter.count;
+    expect(responses.map((r) => r.status)).toEqual(Array(20).fill(202));
+    expect(trips / 20).toBeLessThanOrEqual(3);
   });
 
   it('a flag change costs the same round trips whatever the number of subscriptions it fans out to', async () => {
@@ -100,7 +124,7 @@ describe('round trips per request on the hot configuration paths', () => {
     expect(ten).toBeLessThanOrEqual(10); // was 13 before the environment lock read the flag and the count
   });
 
-  it('a captured webhook costs at most 9 round trips whatever its fan-out, a duplicate 6', async () => {
+  it('a captured webhook costs at most 7 round trips whatever its fan-out, a duplicate 6', async () => {
     const tenantId = await admissible('rt-capture', 'rt.captured');
     const source = await post(h, '/sources', {
       tenant_id: tenantId,
@@ -137,8 +161,10 @@ describe('round trips per request on the hot configuration paths', () => {
       [source.json.id],
     );
     expect(Number(deliveries[0]!.n)).toBe(1 + 1 + 10);
-    expect(one).toBe(ten);
-    expect(ten).toBeLessThanOrEqual(9); // was 10 before the event-key claim named the message's ID at once
+    // Rate tokens come from a lease: one of the two may also write the source's bucket.
+    expect(Math.abs(one - ten)).toBeLessThanOrEqual(1);
+    // Was 10 before the event-key claim named the message's ID at once, 9 before admission took 4 round trips.
+    expect(Math.max(one, ten)).toBeLessThanOrEqual(7);
     expect(duplicate).toBeLessThanOrEqual(6);
   });
 });

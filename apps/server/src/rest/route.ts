@@ -1,4 +1,4 @@
-import type { Actor, CallContext, RateClass as CoreRateClass } from '@svc/core';
+import type { Actor, CallContext, IdempotentResult, RateClass as CoreRateClass, RunOnceOutcome } from '@svc/core';
 import type { z } from 'zod';
 
 /** Where the REST routes are mounted. */
@@ -39,6 +39,19 @@ export interface RouteRequest<I> {
   body: Record<string, unknown>;
   /** The If-Match ETag, for routes that require one. */
   ifMatch: string;
+}
+
+/** What the pipeline sends for an executed idempotent request: the result and its encoded body. */
+export interface KeptResult {
+  result: RouteResult;
+  encoded: Buffer | null;
+}
+
+/** An idempotent request's key and fingerprint, and how its result becomes the response kept for replays. */
+export interface RouteIdempotency {
+  key: string;
+  fingerprint: string;
+  keep(result: RouteResult): IdempotentResult<KeptResult>;
 }
 
 export interface RouteResult {
@@ -90,6 +103,12 @@ export interface RouteSpec<I = unknown> extends RouteBase {
   /** Top-level body fields kept as their exact JSON text. */
   rawFields?: readonly string[];
   handler(request: RouteRequest<I>): Promise<RouteResult>;
+  /**
+   * Idempotent routes whose service keeps the Idempotency-Key's lock and record itself, in the transaction of its
+   * own work (message admission batches them), with the rules of IdempotencyService.runOnce; the pipeline then uses
+   * this instead of the handler in a runOnce transaction.
+   */
+  runIdempotent?(request: RouteRequest<I>, idempotency: RouteIdempotency): Promise<RunOnceOutcome<KeptResult>>;
   /** The body kept for idempotent replays when it must differ from the one sent (a secret is never stored). */
   storedBody?(result: RouteResult): unknown;
   /** Rebuilds a replayed body from the stored one (e.g. shows a still-current secret to the key that made it). */

@@ -149,6 +149,8 @@ async function setBucket(scope: string, bucket: string, tokens: number): Promise
      ON CONFLICT (team_id, bucket) DO UPDATE SET tokens = $3, updated_at = $4`,
     [scope, bucket, tokens, stack.h.clock.now()],
   );
+  // Tokens this process already took from the bucket (rate-token leases, docs/admission.md) go too.
+  stack.h.services.rateLimits.forgetLeases();
 }
 
 async function apply(op: Op): Promise<void> {

@@ -22,6 +22,26 @@ export function admissionFactSql(p: {
 }
 
 /**
+ * Admitted messages of one batch, one fact each, from parallel arrays (the placeholders name them, with their casts);
+ * `fanouts` is a JSON array per message of the endpoint IDs it fans out to.
+ */
+export function admissionFactsSql(p: {
+  teamIds: string;
+  tenantIds: string;
+  sourceIds: string;
+  at: string;
+  bodyBytes: string;
+  deliveries: string;
+  fanouts: string;
+}): string {
+  return `INSERT INTO analytics_facts (team_id, tenant_id, source_id, at, admitted, ingest_bytes, deliveries, fanout)
+          SELECT x.team_id, x.tenant_id, x.source_id, ${p.at}, 1, x.body_bytes, x.deliveries,
+                 ARRAY(SELECT jsonb_array_elements_text(x.fanout))
+            FROM unnest(${p.teamIds}, ${p.tenantIds}, ${p.sourceIds}, ${p.bodyBytes}, ${p.deliveries}, ${p.fanouts})
+                 AS x(team_id, tenant_id, source_id, body_bytes, deliveries, fanout)`;
+}
+
+/**
  * New delivery generations (replays), one fact each, from the rows of `from`: a CTE or table expression with
  * columns team_id, tenant_id, endpoint_id, message_id and created_at, such as
  * `INSERT INTO deliveries ... RETURNING team_id, tenant_id, endpoint_id, message_id, created_at`.
@@ -74,14 +94,19 @@ export function finishedFactsSql(p: { deliveryIds: string; statuses: string }): 
 /** A refusal of a source or team: a duplicate capture, a capture that did not verify, or a throttled request. */
 export type RefusalKind = 'duplicates' | 'rejected_auth' | 'throttled';
 
-/** One refusal fact; `when`, an SQL condition, makes it conditional (a rate-limit statement that took no token). */
+/**
+ * One refusal fact; `when`, an SQL condition, makes it conditional (a rate-limit statement that took no token), and
+ * `count`, an SQL expression, makes it stand for several refusals (the requests one rate-limit statement refused).
+ */
 export function refusalFactSql(
   kind: RefusalKind,
   p: { teamId: string; tenantId: string; sourceId: string; at: string },
   when = 'true',
+  count = '1',
 ): string {
   return `INSERT INTO analytics_facts (team_id, tenant_id, source_id, at, ${kind})
-          SELECT (${p.teamId})::text, (${p.tenantId})::text, (${p.sourceId})::text, (${p.at})::timestamptz, 1 WHERE ${when}`;
+          SELECT (${p.teamId})::text, (${p.tenantId})::text, (${p.sourceId})::text, (${p.at})::timestamptz, ${count}
+           WHERE ${when}`;
 }
 
 /** Who a refusal counts for: the team, and for sources their tenant and the source. */

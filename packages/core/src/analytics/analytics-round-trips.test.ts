@@ -145,15 +145,20 @@ describe('round trips of the hot paths with analytics facts', () => {
       throttled,
     };
     expect(counts).toEqual({
-      admission: 5, // was 6 with a pg-boss job per delivery
+      // BEGIN, the batch's opening statement, its write statement, COMMIT (docs/admission.md); was 6 with a pg-boss
+      // job per delivery, 5 with a separate charge statement.
+      admission: 4,
       claim: 1, // was 12 before the engine's own queue: one statement claims a batch of endpoints
       settleSuccesses: 1, // was 8: one statement settles a batch
       settleFailures: 1, // was 8: a retry is the same statement
       cancel: 8, // was 7: the deliveries' queue rows are locked first, as the engine locks them
       claimExpiring: 6, // was 11: the claim, then a transaction finishing what it found expired
-      capture: 8, // was 10 before the event-key claim named the message ID at once, 9 with a pg-boss job
+      // Captures take source rate tokens from a lease: the capture writes the bucket, the duplicate takes the next
+      // chunk, the rejected one spends a token of it. A capture was 10 before the event-key claim named the message
+      // ID at once, 9 with a pg-boss job, 8 before admission took 4 round trips (docs/admission.md).
+      capture: 7,
       duplicate: 6,
-      rejected: 6,
+      rejected: 5,
       throttled: 1,
     });
   });

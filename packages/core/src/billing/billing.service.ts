@@ -2,6 +2,7 @@ import type { EntityManager } from 'typeorm';
 import type { Clock } from '../common/clock.js';
 import type { Actor } from '../common/context.js';
 import { ServiceError } from '../common/errors.js';
+import type { Bind } from '../common/transaction.js';
 import { newId } from '../common/ids.js';
 import { METERS, RATE_VERSION, type Meter } from '../catalog/catalog.js';
 
@@ -47,6 +48,12 @@ function mergeByMeter(items: readonly ChargeItem[]): ChargeItem[] {
 interface ChargeOutcome {
   card: boolean | null;
   charged: number;
+}
+
+/** What one paying key is charged in a batch: its items (one resource each, merged per meter). */
+export interface PayerCharges {
+  payer: Actor;
+  items: readonly ChargeItem[];
 }
 
 /**
@@ -140,6 +147,68 @@ export class BillingService {
     const outcome = result[0];
     if (!outcome?.card) throw new ServiceError('billing_required', 'the account has no payment card');
     return outcome.charged > 0;
+  }
+
+  /**
+   * The charges of several keys as CTEs of the caller's statement (an admission batch), with the same rules as
+   * `charge`: per key, one conditional upsert of its month-to-date spend that refuses to pass its limit or a closed
+   * month, and the ledger and usage rows only for the keys it moved. The CTE `charged` lists those keys (key_id);
+   * the caller charges any other key with `charge`, which applies the limit or moves the charge to the month the
+   * clock is in now. The caller checked each key's card. Keys are taken in ID order.
+   */
+  batchChargeSql(charges: readonly PayerCharges[], at: Date, bind: Bind): string {
+    const byKey = new Map<string, { payer: Actor; items: ChargeItem[] }>();
+    for (const { payer, items } of charges) {
+      const seen = byKey.get(payer.keyId) ?? { payer, items: [] };
+      seen.items.push(...items);
+      byKey.set(payer.keyId, seen);
+    }
+    const payers = [...byKey.values()].sort((a, b) => (a.payer.keyId < b.payer.keyId ? -1 : 1));
+    const rows = payers.flatMap(({ payer, items }) => mergeByMeter(items).map((item) => ({ payer, item })));
+    const month = `${bind(billingMonth(at))}::date`;
+    const rateVersion = `${bind(RATE_VERSION)}::text`;
+    return `payer_spend AS (
+         SELECT x.key_id, x.total, k.spending_limit_micros AS lim, t.has_payment_card AS card
+           FROM unnest(${bind(payers.map((c) => c.payer.keyId))}::text[],
+                       ${bind(payers.map((c) => priceMicros(c.items).toString()))}::bigint[]) WITH ORDINALITY
+                AS x(key_id, total, i)
+           JOIN api_keys k ON k.id = x.key_id
+           JOIN teams t ON t.id = k.team_id
+          ORDER BY x.i),
+       charged AS (
+         INSERT INTO key_monthly_spend AS s (key_id, billing_month, spent_micros)
+         SELECT p.key_id, ${month}, p.total FROM payer_spend p
+          WHERE p.card AND (p.lim IS NULL OR p.total <= p.lim)
+          ORDER BY p.key_id
+         ON CONFLICT (key_id, billing_month) DO UPDATE SET spent_micros = s.spent_micros + EXCLUDED.spent_micros
+          WHERE NOT s.closed
+            AND NOT EXISTS (SELECT 1 FROM api_keys k WHERE k.id = s.key_id
+                              AND k.spending_limit_micros < s.spent_micros + EXCLUDED.spent_micros)
+         RETURNING s.key_id),
+       charge_items AS (
+         SELECT c.* FROM unnest(${bind(rows.map(() => newId('charge', this.clock)))}::text[],
+                                ${bind(rows.map((r) => r.payer.keyId))}::text[],
+                                ${bind(rows.map((r) => r.payer.teamId))}::text[],
+                                ${bind(rows.map((r) => r.item.meter))}::text[],
+                                ${bind(rows.map((r) => r.item.units))}::int[],
+                                ${bind(rows.map((r) => (BigInt(r.item.units) * unitPrice(r.item.meter)).toString()))}::bigint[],
+                                ${bind(rows.map((r) => r.item.resourceId))}::text[])
+                         AS c(id, key_id, team_id, meter, units, amount, resource_id)
+          WHERE c.key_id IN (SELECT key_id FROM charged)),
+       ledger AS (
+         INSERT INTO charges (id, team_id, key_id, meter, units, amount_micros, rate_version, resource_id,
+                              billing_month, created_at)
+         SELECT c.id, c.team_id, c.key_id, c.meter, c.units, c.amount, ${rateVersion}, c.resource_id, ${month},
+                ${bind(at)}::timestamptz
+           FROM charge_items c),
+       usage AS (
+         INSERT INTO key_monthly_meter_usage AS u (key_id, billing_month, meter, rate_version, units, amount_micros,
+                                                   charge_rows)
+         SELECT c.key_id, ${month}, c.meter, ${rateVersion}, sum(c.units), sum(c.amount), count(*)
+           FROM charge_items c GROUP BY c.key_id, c.meter ORDER BY c.key_id, c.meter
+         ON CONFLICT (key_id, billing_month, meter, rate_version) DO UPDATE
+           SET units = u.units + EXCLUDED.units, amount_micros = u.amount_micros + EXCLUDED.amount_micros,
+               charge_rows = u.charge_rows + EXCLUDED.charge_rows)`;
   }
 
   /** Read in a statement of its own, so it sees a close that committed while the charge waited for the row. */

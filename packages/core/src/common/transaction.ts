@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import type { DataSource, EntityManager, EntityTarget, ObjectLiteral } from 'typeorm';
 import { notFound } from './errors.js';
 import type { CallContext } from './context.js';
@@ -89,4 +90,50 @@ export async function queryRows<T>(
   if (Array.isArray(result) && result.length === 2 && Array.isArray(result[0]) && typeof result[1] === 'number')
     return result[0] as T[];
   return result as T[];
+}
+
+/** Binds a value as the next placeholder of a statement being built and answers the placeholder (`$n`). */
+export type Bind = (value: unknown) => string;
+
+/**
+ * The parameters of one statement built from parts (the CTEs of a batch come from several modules): each part binds
+ * its values with `bind` and writes the placeholder it answers.
+ */
+export function statementParameters(): { bind: Bind; parameters: unknown[] } {
+  const parameters: unknown[] = [];
+  return {
+    parameters,
+    bind: (value) => {
+      parameters.push(value);
+      return `$${parameters.length}`;
+    },
+  };
+}
+
+/** The node-postgres client under a TypeORM query runner, as far as prepared statements need it. */
+interface PreparingClient {
+  query(config: { name: string; text: string; values: unknown[] }): Promise<{ rows: unknown[] }>;
+}
+
+const preparedNames = new Map<string, string>();
+const MAX_PREPARED_NAMES = 1_000;
+
+/**
+ * Runs a statement of the caller's transaction as a named prepared statement (its name derived from its text), so
+ * each connection parses and plans it once instead of on every call: for the hot paths' large statements, whose
+ * planning costs about as much as their execution. HotSql (@svc/db) does this for statements that run on their
+ * own; admission needs its statements inside the transaction of its batch, on the transaction's connection.
+ */
+export async function queryPrepared<T>(tx: EntityManager, text: string, values: unknown[]): Promise<T[]> {
+  const runner = tx.queryRunner as unknown as { connect(): Promise<PreparingClient> } | undefined;
+  if (!runner) throw new Error('queryPrepared runs in a transaction');
+  let name = preparedNames.get(text);
+  if (!name) {
+    name = `svc_${createHash('sha1').update(text).digest('hex').slice(0, 24)}`;
+    if (preparedNames.size >= MAX_PREPARED_NAMES) preparedNames.clear();
+    preparedNames.set(text, name);
+  }
+  const client = await runner.connect();
+  const result = await client.query({ name, text, values });
+  return result.rows as T[];
 }

@@ -5,7 +5,7 @@ import { addMs, DAY, type Clock } from '../common/clock.js';
 import type { Actor } from '../common/context.js';
 import { ServiceError } from '../common/errors.js';
 import { comparableValue } from '../common/raw-json.js';
-import { retryOnConflict } from '../common/transaction.js';
+import { retryOnConflict, statementParameters, type Bind } from '../common/transaction.js';
 
 export const IDEMPOTENCY_RETENTION_MS = 35 * DAY;
 const KEY_PATTERN = /^[\x20-\x7e]{1,128}$/;
@@ -42,6 +42,40 @@ export function requestFingerprint(operation: string, params: Record<string, str
   return createHash('sha256')
     .update(canonicalStringify({ operation, params, input: comparableValue(input) }))
     .digest('hex');
+}
+
+/** A completed request's record: kept for replays until IDEMPOTENCY_RETENTION_MS after it was made. */
+export interface IdempotencyRecord {
+  actor: Actor;
+  key: string;
+  fingerprint: string;
+  response: Omit<StoredResponse, 'keyId'>;
+}
+
+/**
+ * One statement (or CTE of the caller's statement) writing completed records: `bind` binds a value as the next
+ * placeholder. An expired record of the same key is replaced; the key's advisory lock, held by the caller's
+ * transaction, makes it the only writer.
+ */
+export function idempotencyRecordsSql(records: readonly IdempotencyRecord[], now: Date, bind: Bind): string {
+  return `INSERT INTO idempotency_records
+            (team_id, idempotency_key, key_id, fingerprint, response_status, response_headers, response_body,
+             created_at, expires_at)
+          SELECT x.team_id, x.idempotency_key, x.key_id, x.fingerprint, x.status, x.headers::jsonb, x.body,
+                 ${bind(now)}::timestamptz, ${bind(addMs(now, IDEMPOTENCY_RETENTION_MS))}::timestamptz
+            FROM unnest(${bind(records.map((r) => r.actor.teamId))}::text[],
+                        ${bind(records.map((r) => r.key))}::text[],
+                        ${bind(records.map((r) => r.actor.keyId))}::text[],
+                        ${bind(records.map((r) => r.fingerprint))}::text[],
+                        ${bind(records.map((r) => r.response.status))}::int[],
+                        ${bind(records.map((r) => JSON.stringify(r.response.headers)))}::text[],
+                        ${bind(records.map((r) => r.response.body))}::bytea[])
+                 AS x(team_id, idempotency_key, key_id, fingerprint, status, headers, body)
+          ON CONFLICT (team_id, idempotency_key) DO UPDATE
+            SET key_id = EXCLUDED.key_id, fingerprint = EXCLUDED.fingerprint,
+                response_status = EXCLUDED.response_status, response_headers = EXCLUDED.response_headers,
+                response_body = EXCLUDED.response_body, created_at = EXCLUDED.created_at,
+                expires_at = EXCLUDED.expires_at`;
 }
 
 interface BeginRow {
@@ -103,29 +137,8 @@ export class IdempotencyService {
         };
       }
       const { response, value } = await work(tx);
-      // An expired record of the same key is replaced; the advisory lock makes this the only writer.
-      await tx.query(
-        `INSERT INTO idempotency_records
-           (team_id, idempotency_key, key_id, fingerprint, response_status, response_headers, response_body,
-            created_at, expires_at)
-         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)
-         ON CONFLICT (team_id, idempotency_key) DO UPDATE
-           SET key_id = EXCLUDED.key_id, fingerprint = EXCLUDED.fingerprint,
-               response_status = EXCLUDED.response_status, response_headers = EXCLUDED.response_headers,
-               response_body = EXCLUDED.response_body, created_at = EXCLUDED.created_at,
-               expires_at = EXCLUDED.expires_at`,
-        [
-          actor.teamId,
-          key,
-          actor.keyId,
-          fingerprint,
-          response.status,
-          JSON.stringify(response.headers),
-          response.body,
-          now,
-          addMs(now, IDEMPOTENCY_RETENTION_MS),
-        ],
-      );
+      const { bind, parameters } = statementParameters();
+      await tx.query(idempotencyRecordsSql([{ actor, key, fingerprint, response }], now, bind), parameters);
       return { outcome: 'executed', value };
     });
   }

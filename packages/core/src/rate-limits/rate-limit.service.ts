@@ -17,12 +17,36 @@ const BUCKETS = {
   source: { limit: 'source_requests_per_second', burst: BURSTS.source_requests_per_second },
 } as const;
 
-/** A refused request is a throttled fact when the caller says whom it counts for ($6 is then set). */
-const THROTTLED_FACT = refusalFactSql(
-  'throttled',
-  { teamId: '$6', tenantId: '$7', sourceId: '$8', at: '$5' },
-  '$6::text IS NOT NULL AND NOT EXISTS (SELECT 1 FROM took)',
-);
+/** How long a process may keep leased tokens; what it has not spent by then goes back with its next lease. */
+export const LEASE_MS = 1_000;
+/** A lease holds at most this share of a bucket's burst: the most a process can spend past the bucket (per bucket). */
+const LEASE_SHARE_OF_BURST = 10;
+/** Past this many buckets in memory, the idle ones are forgotten (their unspent tokens expire). */
+const MAX_LEASES = 50_000;
+
+/**
+ * Refills the bucket, gives back $7 expired tokens and grants up to $6, in one statement. $8 requests are waiting:
+ * the ones left without a token are refused and, when the caller says whom they count for ($9 is then set),
+ * counted as throttled in analytics.
+ */
+const LEASE_SQL = `
+  WITH took AS (
+    INSERT INTO rate_limit_buckets AS b (team_id, bucket, tokens, updated_at, granted)
+    VALUES ($1, $2, $3 - LEAST($6, floor($3)), $5, LEAST($6, floor($3)))
+    ON CONFLICT (team_id, bucket) DO UPDATE
+      SET (tokens, granted, updated_at) = (
+        SELECT x.available - LEAST($6, floor(x.available)), LEAST($6, floor(x.available)), GREATEST(b.updated_at, $5)
+          FROM (SELECT LEAST($3, b.tokens + GREATEST(0, EXTRACT(EPOCH FROM ($5 - b.updated_at))) * $4 + $7)
+                  AS available) x)
+      WHERE LEAST($3, b.tokens + GREATEST(0, EXTRACT(EPOCH FROM ($5 - b.updated_at))) * $4 + $7) >= 1
+    RETURNING b.granted),
+  refused AS (${refusalFactSql(
+    'throttled',
+    { teamId: '$9', tenantId: '$10', sourceId: '$11', at: '$5' },
+    '$9::text IS NOT NULL AND $8::int > coalesce((SELECT granted FROM took), 0)',
+    '$8::int - coalesce((SELECT granted FROM took), 0)',
+  )})
+  SELECT coalesce((SELECT granted FROM took), 0) AS granted`;
 
 export interface BucketSpec {
   /** Tokens added per second. */
@@ -30,16 +54,46 @@ export interface BucketSpec {
   burst: number;
 }
 
+interface Waiter {
+  resolve(): void;
+  reject(error: unknown): void;
+}
+
+/** This process's share of one bucket: tokens taken from Postgres and not spent yet, and requests waiting for more. */
+interface Lease {
+  tokens: number;
+  takenAt: number;
+  expiresAt: number;
+  /** How many tokens beyond the waiting requests the next lease asks for (grows while demand uses leases up). */
+  prefetch: number;
+  waiters: Waiter[];
+  refilling: boolean;
+}
+
 /**
- * Per-team token buckets kept in Postgres, so the limits hold across every server process.
- * One statement refills and takes a token atomically.
+ * Per-team token buckets kept in Postgres, so the limits hold across every server process. A process does not
+ * write the bucket per request: it takes tokens in chunks (one statement refills the bucket and takes a chunk),
+ * spends them in memory, and gives back what it has not spent within LEASE_MS with its next chunk (or lets it
+ * expire). Requests that find no token wait for one chunk statement together. Every token spent was taken from the
+ * bucket, so over any window a bucket admits at most its burst plus its rate times the window plus the tokens
+ * other processes held at the window's start: at most a tenth of the burst per process (docs/admission.md).
  */
 export class RateLimitService {
+  private readonly leases = new Map<string, Lease>();
+
   constructor(
     private readonly db: DataSource,
     private readonly clock: Clock,
     private readonly limits: Limits,
   ) {}
+
+  /**
+   * Forgets this process's leases without giving their tokens back: for whoever sets a bucket in SQL (a test
+   * emptying it) and needs the next request to read the bucket. Requests already waiting for a chunk still get it.
+   */
+  forgetLeases(): void {
+    for (const [key, lease] of this.leases) if (!lease.refilling) this.leases.delete(key);
+  }
 
   /**
    * One token from the bucket of this kind of request; `scope` is the team, or the source for captures. A refused
@@ -57,34 +111,109 @@ export class RateLimitService {
     return this.take(scope, rateClass, { rate: this.limits[bucket.limit].value, burst: bucket.burst }, counted);
   }
 
-  /** `counted`: who a refusal counts for as throttled in analytics (in the same statement, no extra round trip). */
-  async take(teamId: string, bucket: string, spec: BucketSpec, counted?: RefusalScope): Promise<void> {
-    const now = this.clock.now();
-    const rows: unknown[] = await this.db.query(
-      `WITH took AS (
-         INSERT INTO rate_limit_buckets AS b (team_id, bucket, tokens, updated_at)
-         VALUES ($1, $2, $3 - 1, $5)
-         ON CONFLICT (team_id, bucket) DO UPDATE
-           SET tokens = LEAST($3, b.tokens + GREATEST(0, EXTRACT(EPOCH FROM ($5 - b.updated_at))) * $4) - 1,
-               updated_at = GREATEST(b.updated_at, $5)
-           WHERE LEAST($3, b.tokens + GREATEST(0, EXTRACT(EPOCH FROM ($5 - b.updated_at))) * $4) >= 1
-         RETURNING 1),
-       refused AS (${THROTTLED_FACT})
-       SELECT 1 FROM took`,
-      [
-        teamId,
-        bucket,
-        spec.burst,
-        spec.rate,
-        now,
-        counted?.teamId ?? null,
-        counted?.tenantId ?? null,
-        counted?.sourceId ?? null,
-      ],
-    );
-    if (rows.length === 0)
-      throw new ServiceError('rate_limited', 'too many requests; retry after the time in Retry-After', {
-        retryAfter: Math.max(1, Math.ceil(1 / spec.rate)),
-      });
+  /** `counted`: who a refusal counts for as throttled in analytics (in the lease statement, no extra round trip). */
+  take(teamId: string, bucket: string, spec: BucketSpec, counted?: RefusalScope): Promise<void> {
+    const key = `${teamId}\u0000${bucket}`;
+    let lease = this.leases.get(key);
+    if (!lease) {
+      if (this.leases.size >= MAX_LEASES) this.forgetIdleLeases();
+      lease = { tokens: 0, takenAt: 0, expiresAt: 0, prefetch: 0, waiters: [], refilling: false };
+      this.leases.set(key, lease);
+    }
+    if (lease.waiters.length === 0 && lease.tokens >= 1 && this.isCurrent(lease)) {
+      lease.tokens -= 1;
+      return Promise.resolve();
+    }
+    const waiting = new Promise<void>((resolve, reject) => lease.waiters.push({ resolve, reject }));
+    if (!lease.refilling) {
+      lease.refilling = true;
+      // Takes of the same tick join the first chunk.
+      queueMicrotask(() => void this.refill(lease, teamId, bucket, spec, counted));
+    }
+    return waiting;
+  }
+
+  private isCurrent(lease: Lease): boolean {
+    const now = this.clock.now().getTime();
+    return now >= lease.takenAt && now < lease.expiresAt;
+  }
+
+  /** Serves the waiting requests with new chunks until none waits; one statement per chunk. */
+  private async refill(
+    lease: Lease,
+    scope: string,
+    bucket: string,
+    spec: BucketSpec,
+    counted: RefusalScope | undefined,
+  ): Promise<void> {
+    try {
+      while (lease.waiters.length > 0) {
+        const waiters = lease.waiters.splice(0);
+        const now = this.clock.now();
+        const current = this.isCurrent(lease);
+        // Leased tokens still current serve first; expired ones go back to the bucket with this chunk.
+        const fromLease = current ? Math.min(Math.floor(lease.tokens), waiters.length) : 0;
+        for (const waiter of waiters.splice(0, fromLease)) waiter.resolve();
+        lease.tokens -= fromLease;
+        if (waiters.length === 0) continue;
+        const giveBack = current ? 0 : Math.floor(lease.tokens);
+        lease.tokens = 0;
+        // A lease used up within its time means steady demand: ask for more next time; an idle bucket asks for
+        // just what is waiting.
+        const maxChunk = Math.max(1, Math.floor(spec.burst / LEASE_SHARE_OF_BURST));
+        lease.prefetch = current ? Math.min(maxChunk, Math.max(1, lease.prefetch * 2)) : 0;
+        const want = waiters.length + lease.prefetch;
+        let granted: number;
+        try {
+          granted = await this.lease(scope, bucket, spec, want, giveBack, waiters.length, counted, now);
+        } catch (error) {
+          for (const waiter of waiters) waiter.reject(error);
+          continue;
+        }
+        lease.tokens = Math.max(0, granted - waiters.length);
+        lease.takenAt = now.getTime();
+        lease.expiresAt = now.getTime() + LEASE_MS;
+        const served = Math.min(granted, waiters.length);
+        for (const waiter of waiters.slice(0, served)) waiter.resolve();
+        const refusal = new ServiceError('rate_limited', 'too many requests; retry after the time in Retry-After', {
+          retryAfter: Math.max(1, Math.ceil(1 / spec.rate)),
+        });
+        for (const waiter of waiters.slice(served)) waiter.reject(refusal);
+      }
+    } finally {
+      lease.refilling = false;
+    }
+  }
+
+  /** One statement: refill, give back, take up to `want`; answers how many were granted. */
+  private async lease(
+    scope: string,
+    bucket: string,
+    spec: BucketSpec,
+    want: number,
+    giveBack: number,
+    waiting: number,
+    counted: RefusalScope | undefined,
+    now: Date,
+  ): Promise<number> {
+    const rows: { granted: number }[] = await this.db.query(LEASE_SQL, [
+      scope,
+      bucket,
+      spec.burst,
+      spec.rate,
+      now,
+      want,
+      giveBack,
+      waiting,
+      counted?.teamId ?? null,
+      counted?.tenantId ?? null,
+      counted?.sourceId ?? null,
+    ]);
+    return Number(rows[0]?.granted ?? 0);
+  }
+
+  private forgetIdleLeases(): void {
+    for (const [key, lease] of this.leases)
+      if (lease.waiters.length === 0 && !lease.refilling && !this.isCurrent(lease)) this.leases.delete(key);
   }
 }

@@ -27,12 +27,15 @@ type CachedOutcome = { actor: Actor } | { error: ServiceError };
  */
 export class AuthService {
   private readonly cache = new Map<string, { outcome: CachedOutcome; until: number }>();
+  /** Lookups under way: concurrent requests with one key share one round trip. */
+  private readonly lookups = new Map<string, Promise<CachedOutcome | null>>();
 
   constructor(private readonly db: DataSource) {}
 
   /** Drops every cached lookup (a key was revoked or a team suspended in this process). */
   forget(): void {
     this.cache.clear();
+    this.lookups.clear();
   }
 
   async authenticate(authorization: string | undefined): Promise<Actor> {
@@ -48,6 +51,22 @@ export class AuthService {
       if ('error' in cached.outcome) throw cached.outcome.error;
       return cached.outcome.actor;
     }
+    let lookup = this.lookups.get(cacheKey);
+    if (!lookup) {
+      lookup = this.lookUp(hash).finally(() => this.lookups.delete(cacheKey));
+      this.lookups.set(cacheKey, lookup);
+    }
+    const outcome = await lookup;
+    // Unknown secrets are not cached: a flood of random keys must not evict the real ones.
+    if (!outcome) throw unauthorized();
+    if (this.cache.size >= AUTH_CACHE_ENTRIES) this.cache.clear();
+    this.cache.set(cacheKey, { outcome, until: now + AUTH_CACHE_MS });
+    if ('error' in outcome) throw outcome.error;
+    return outcome.actor;
+  }
+
+  /** The key's outcome, or null for an unknown secret. */
+  private async lookUp(hash: Buffer): Promise<CachedOutcome | null> {
     const rows: KeyRow[] = await this.db.query(
       `SELECT k.id AS key_id, k.team_id, k.kind, k.webhooks_allowed, k.revoked_at IS NOT NULL AS revoked, k.environment_ids,
               t.suspended, t.webhooks_suspended
@@ -57,17 +76,11 @@ export class AuthService {
     );
     const row = rows[0];
     // Lookup is by hash through a unique index, so no timing comparison on the secret itself is needed.
-    // Unknown secrets are not cached: a flood of random keys must not evict the real ones.
-    if (!row) throw unauthorized();
-    const outcome: CachedOutcome =
-      row.kind !== 'secret' || row.revoked || !row.webhooks_allowed
-        ? { error: unauthorized() }
-        : row.suspended || row.webhooks_suspended
-          ? { error: new ServiceError('account_suspended', 'the account or its webhooks use is suspended') }
-          : { actor: { teamId: row.team_id, keyId: row.key_id, environmentIds: row.environment_ids } };
-    if (this.cache.size >= AUTH_CACHE_ENTRIES) this.cache.clear();
-    this.cache.set(cacheKey, { outcome, until: now + AUTH_CACHE_MS });
-    if ('error' in outcome) throw outcome.error;
-    return outcome.actor;
+    if (!row) return null;
+    return row.kind !== 'secret' || row.revoked || !row.webhooks_allowed
+      ? { error: new ServiceError('unauthorized', 'a valid secret key is required') }
+      : row.suspended || row.webhooks_suspended
+        ? { error: new ServiceError('account_suspended', 'the account or its webhooks use is suspended') }
+        : { actor: { teamId: row.team_id, keyId: row.key_id, environmentIds: row.environment_ids } };
   }
 }

@@ -95,7 +95,7 @@ export const windowQuery = {
 };
 
 export function messageRoutes(services: Services): RouteSpec[] {
-  const { messages, messageRepair } = services;
+  const { admission, messages, messageRepair } = services;
   return [
     defineRoute({
       operationId: 'createMessage',
@@ -116,8 +116,15 @@ export function messageRoutes(services: Services): RouteSpec[] {
         429: ErrorShape,
       },
       async handler({ ctx, input }) {
-        const message = await messages.admitMessage(ctx, input, { origin: 'api' });
+        const message = await admission.admit({ actor: ctx.actor, input, options: { origin: 'api' } });
         return { status: 202, body: message };
+      },
+      // Admission batches the key's lock and record with the work of concurrent requests (docs/admission.md).
+      runIdempotent({ ctx, input }, { key, fingerprint, keep }) {
+        return admission.admitOnce(
+          { actor: ctx.actor, input, options: { origin: 'api' } },
+          { key, fingerprint, keep: (message) => keep({ status: 202, body: message }) },
+        );
       },
     }),
     defineRoute({
