@@ -57,6 +57,29 @@ describe('replay refusals', () => {
     await post(h, `/messages/${accepted.json.message_id}/redact`, {});
   });
 
+  it('holds the pending-delivery limit when replays race each other and an admission', async () => {
+    const dead = [await failedDelivery(), await failedDelivery(), await failedDelivery(), await failedDelivery()];
+    // Nothing pending: the limit (2) leaves room for two of the five requests fired at once.
+    const answers = await Promise.all([
+      ...dead.map((id) => post(h, `/deliveries/${id}/replay`, {})),
+      post(h, '/messages', { tenant_id: tenantId, event_type: 'limit.event', payload: 'race' }),
+    ]);
+    const accepted = answers.filter((a) => a.status === 202);
+    expect(accepted).toHaveLength(2);
+    for (const refused of answers.filter((a) => a.status !== 202)) expect(refused.json.error.code).toBe('queue_full');
+    const [pending] = await h.services.db.query(
+      `SELECT count(*)::int AS n FROM deliveries WHERE team_id = $1 AND status IN ('queued', 'in_flight', 'retry_wait')`,
+      [h.team.teamId],
+    );
+    expect(pending.n).toBe(2);
+    // Leave nothing pending for the next test.
+    const messages = await h.services.db.query(
+      `SELECT DISTINCT message_id FROM deliveries WHERE team_id = $1 AND status IN ('queued', 'retry_wait')`,
+      [h.team.teamId],
+    );
+    for (const m of messages) await post(h, `/messages/${m.message_id}/redact`, {});
+  });
+
   it('answers 402 billing_required when the team has no payment card, charging and creating nothing', async () => {
     const failed = await failedDelivery();
     await h.services.teams.setPaymentCard(h.team.teamId, false);

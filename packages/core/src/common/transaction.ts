@@ -28,6 +28,15 @@ export async function lockTeam(tx: EntityManager, teamId: string): Promise<void>
 }
 
 /**
+ * Serialises everything that adds to a team's pending deliveries or stored content for the rest of the transaction
+ * (admission takes it in admission_begin, 0016_admission_batches.sql), so a limit read after it holds when the
+ * transaction writes: concurrent replays and admissions cannot overshoot max_pending_deliveries together.
+ */
+export async function lockTeamQueue(tx: EntityManager, teamId: string): Promise<void> {
+  await tx.query(`SELECT pg_advisory_xact_lock(hashtextextended('admission-queue:' || $1, 0))`, [teamId]);
+}
+
+/**
  * Locks one of the team's rows for a change, or throws not_found. FOR NO KEY UPDATE: it serialises writers of the
  * row but, unlike FOR UPDATE, does not block the FOR KEY SHARE that inserts referencing the row take (a message
  * or delivery of an endpoint being edited is admitted without waiting).: another team's ID is answered like a missing

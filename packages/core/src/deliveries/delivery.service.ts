@@ -7,7 +7,7 @@ import { HOUR, type Clock } from '../common/clock.js';
 import type { CallContext } from '../common/context.js';
 import { notFound, ServiceError } from '../common/errors.js';
 import { decodeCursor, encodeCursor, parseLimit, toPage, type ListScope, type Page } from '../common/paging.js';
-import { inTransaction, reader } from '../common/transaction.js';
+import { inTransaction, lockTeamQueue, reader } from '../common/transaction.js';
 import { decodePosition, encodePosition, parseWindow } from '../common/window.js';
 import { compileRules } from '../endpoints/endpoint-rules.js';
 import type { JobQueue } from '../jobs/job-queue.js';
@@ -258,6 +258,7 @@ export class DeliveryService {
     return inTransaction(this.deps.db, ctx, async (tx) => {
       const { clock, limits } = this.deps;
       const now = clock.now();
+      await lockTeamQueue(tx, ctx.actor.teamId);
       const source = await this.lockReplaySource(tx, ctx.actor.teamId, id);
       const problem = replayProblem(source, now);
       if (problem) throw problem;

@@ -8,7 +8,7 @@ import type { CallContext } from '../common/context.js';
 import { invalidField, isServiceError, notFound, ServiceError } from '../common/errors.js';
 import { newId } from '../common/ids.js';
 import { decodeCursor, parseLimit, toPage, type ListScope, type Page } from '../common/paging.js';
-import { inTransaction, reader } from '../common/transaction.js';
+import { inTransaction, lockTeamQueue, reader } from '../common/transaction.js';
 import { parseWindow } from '../common/window.js';
 import type { OperationalEventService } from '../events/operational-event.service.js';
 import { defineJobContract } from '../jobs/job-contract.js';
@@ -338,6 +338,7 @@ export class ReplayService {
     const now = clock.now();
     const [replay]: ReplayRow[] = await tx.query(`SELECT * FROM replays WHERE id = $1 FOR UPDATE`, [replayId]);
     if (!replay || replay.status !== 'running') return;
+    await lockTeamQueue(tx, replay.team_id);
     const [state]: {
       endpoint_status: string;
       endpoint_deleted: boolean;
