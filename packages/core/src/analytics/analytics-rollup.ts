@@ -76,7 +76,8 @@ const FOLD = `
  *   only for endpoints of tenants that have sources.
  * - oldest_due_age_seconds: how long each endpoint's oldest due queue row (its first entry in delivery_queue's
  *   (endpoint_id, due_at) index, found by a loose index scan: two probes per endpoint with rows) has been due;
- *   sources and tenants get their endpoints' figures (a source: the oldest due row that is one of its captures).
+ *   tenants and teams get their endpoints' oldest; a source the oldest due row among its captures' deliveries (read
+ *   with its queue depth, only for endpoints of tenants that have sources).
  */
 const SAMPLE = `
   WITH RECURSIVE walk(endpoint_id) AS (
@@ -89,32 +90,34 @@ const SAMPLE = `
       FROM endpoint_queue_counts q JOIN endpoints e ON e.id = q.endpoint_id
      GROUP BY e.team_id, e.tenant_id, q.endpoint_id
     HAVING sum(q.pending) > 0),
-  source_depth AS (
-    SELECT d.team_id, m.source_id, count(*) AS pending
+  captured AS (
+    SELECT d.team_id, m.source_id, q.due_at
       FROM delivery_queue q JOIN deliveries d ON d.id = q.delivery_id JOIN messages m ON m.id = d.message_id
      WHERE m.source_id IS NOT NULL
        AND q.endpoint_id IN (SELECT e.id FROM endpoints e WHERE EXISTS (SELECT 1 FROM sources s
-                                                                        WHERE s.tenant_id = e.tenant_id))
-     GROUP BY d.team_id, m.source_id),
+                                                                        WHERE s.tenant_id = e.tenant_id))),
+  source_depth AS (
+    SELECT team_id, source_id, count(*) AS pending,
+           min(due_at) FILTER (WHERE due_at <= $1) AS oldest
+      FROM captured GROUP BY team_id, source_id),
   due AS (
-    SELECT d.team_id, d.tenant_id, d.endpoint_id, m.source_id, o.due_at AS oldest
+    SELECT e.team_id, e.tenant_id, e.id AS endpoint_id, o.due_at AS oldest
       FROM walk w
-      CROSS JOIN LATERAL (SELECT q.delivery_id, q.due_at FROM delivery_queue q
+      CROSS JOIN LATERAL (SELECT q.due_at FROM delivery_queue q
                            WHERE q.endpoint_id = w.endpoint_id ORDER BY q.due_at LIMIT 1) o
-      JOIN deliveries d ON d.id = o.delivery_id JOIN messages m ON m.id = d.message_id
+      JOIN endpoints e ON e.id = w.endpoint_id
      WHERE w.endpoint_id IS NOT NULL AND o.due_at <= $1),
   sample AS (
     SELECT team_id, 'endpoint' AS scope, endpoint_id AS scope_id, pending, NULL::timestamptz AS oldest
       FROM endpoint_depth
     UNION ALL SELECT team_id, 'tenant', tenant_id, pending, NULL FROM endpoint_depth
     UNION ALL SELECT team_id, 'team', team_id, pending, NULL FROM endpoint_depth
-    UNION ALL SELECT team_id, 'source', source_id, pending, NULL FROM source_depth
+    UNION ALL SELECT team_id, 'source', source_id, pending, oldest FROM source_depth
     UNION ALL
     SELECT d.team_id, s.scope, s.scope_id, 0, d.oldest
       FROM due d
-     CROSS JOIN LATERAL (VALUES ('team', d.team_id), ('tenant', d.tenant_id), ('endpoint', d.endpoint_id),
-                                ('source', d.source_id)) AS s(scope, scope_id)
-     WHERE s.scope_id IS NOT NULL),
+     CROSS JOIN LATERAL (VALUES ('team', d.team_id), ('tenant', d.tenant_id), ('endpoint', d.endpoint_id))
+                        AS s(scope, scope_id)),
   gauges AS (
     SELECT scope, scope_id, min(team_id) AS team_id, sum(pending)::bigint AS queue_depth, min(oldest) AS oldest_due_at
       FROM sample GROUP BY scope, scope_id),
