@@ -35,15 +35,25 @@ describe('round trips per request on the hot configuration paths', () => {
       body: { external_id: 'rt-0', name: 'RT' },
     });
     const id = created.json.id as string;
-    const get = await roundTrips(() => h.request('GET', `/tenants/${id}`), 200);
-    const etag = (await h.request('GET', `/tenants/${id}`)).headers.get('etag')!;
-    const patch = await roundTrips(
-      () => h.request('PATCH', `/tenants/${id}`, { ifMatch: etag, body: { name: 'Renamed' } }),
-      200,
-    );
-    const create = await roundTrips(
-      () => h.request('POST', '/tenants', { idempotencyKey: uniqueKey(), body: { external_id: 'rt-1', name: 'RT' } }),
-      201,
+    // The least of three requests of each kind: a request that renews the 1 s API-key cache or takes a new chunk
+    // of rate tokens (docs/admission.md) costs one more, and on a busy machine either can fall on any request.
+    const least = async (measure: () => Promise<number>) => Math.min(await measure(), await measure(), await measure());
+    const get = await least(() => roundTrips(() => h.request('GET', `/tenants/${id}`), 200));
+    let n = 0;
+    const patch = await least(async () => {
+      const etag = (await h.request('GET', `/tenants/${id}`)).headers.get('etag')!;
+      n += 1;
+      return roundTrips(() => h.request('PATCH', `/tenants/${id}`, { ifMatch: etag, body: { name: `R${n}` } }), 200);
+    });
+    const create = await least(() =>
+      roundTrips(
+        () =>
+          h.request('POST', '/tenants', {
+            idempotencyKey: uniqueKey(),
+            body: { external_id: uniqueKey(), name: 'RT' },
+          }),
+        201,
+      ),
     );
     expect(get).toBeLessThanOrEqual(2);
     expect(patch).toBeLessThanOrEqual(5);
