@@ -367,7 +367,11 @@ export class Dispatcher {
       lane.inFlight += claimed;
       lane.tokens -= claimed;
       const progressed = claimed + (finishedPer.get(lane.id) ?? 0);
-      if (progressed < request.want && lane.nextDueAt <= now && lane.free() > 0 && state.status === 'enabled')
+      // Short although the claim itself saw more rows due (a row locked by another transaction, a foreign lease):
+      // look again a little later rather than at once. Rows that arrived during the claim (a wake-up) are not a
+      // reason to wait: they are claimed on the next tick.
+      const stillDue = state.nextDueAt !== null && state.nextDueAt.getTime() <= now;
+      if (progressed < request.want && stillDue && lane.free() > 0 && state.status === 'enabled')
         lane.notBefore = Date.now() + SHORT_CLAIM_RECHECK_MS;
       if (lane.nextDueAt === Infinity && lane.inFlight === 0) this.lanes.delete(lane.id);
     }
