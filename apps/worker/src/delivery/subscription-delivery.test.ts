@@ -325,6 +325,19 @@ describe('410, deletion, rotation, manual retries', () => {
     const first = await change();
     await change();
     await waitForHits('/deleted', 1);
+    // The receiver has answered; wait for the attempt to be settled too (on a busy machine it may lag), so that
+    // nothing is in flight when the subscription goes.
+    await stack.until('the attempt settled', async () => {
+      const rows: { leased: number }[] = await stack.h.services.db.query(
+        `SELECT count(*) FILTER (WHERE lease_until IS NOT NULL)::int AS leased,
+                (SELECT count(*) FROM subscription_attempts a JOIN subscription_deliveries d ON d.id = a.delivery_id
+                  WHERE d.subscription_id = $1)::int AS attempts
+           FROM subscription_deliveries WHERE subscription_id = $1`,
+        [sub.id],
+      );
+      const row = rows[0] as { leased: number; attempts: number } | undefined;
+      return row && row.leased === 0 && row.attempts >= 1 ? true : undefined;
+    });
     const deleted = await stack.h.request('DELETE', `/platform/event_subscriptions/${sub.id}`);
     expect(deleted.status).toBe(200);
     expect(deleted.json).toEqual({ id: sub.id, deleted: true, in_flight_may_complete: false });
