@@ -1,5 +1,6 @@
 import type { Logger } from 'pino';
 import {
+  CLOSED_CIRCUIT,
   LEASE_MARGIN_MS,
   partitionOf,
   type AttemptOutcome,
@@ -29,14 +30,6 @@ export interface DispatcherOptions {
   housekeepingMs?: number;
 }
 
-const CLOSED: EndpointHealthState = {
-  circuit: 'closed',
-  consecutiveFailures: 0,
-  lastSuccessAt: null,
-  lastFailureAt: null,
-  nextProbeAt: null,
-  probeWaitSeconds: 60,
-};
 /** Most endpoints in one claim statement. */
 const MAX_CLAIM_ENDPOINTS = 500;
 /** Most attempts asked of one endpoint in one claim when nothing is known of it yet. */
@@ -61,7 +54,7 @@ class Lane {
   refilledAt = 0;
   ratePerSecond: number | null = null;
   maxConcurrency: number | null = null;
-  health: EndpointHealthState = CLOSED;
+  health: EndpointHealthState = CLOSED_CIRCUIT;
   /** A paused endpoint (real time, ms): nothing is claimed until a wake-up or this recheck. */
   parkedUntil = 0;
   /** Not before this real time (ms): after a short claim or a failed one. */
@@ -422,7 +415,7 @@ export class Dispatcher {
 
   private async settleBatch(outcomes: AttemptOutcome[]): Promise<SettledOutcome[]> {
     const { services, workerId } = this.options;
-    const healthOf = (id: string) => this.lanes.get(id)?.health ?? CLOSED;
+    const healthOf = (id: string) => this.lanes.get(id)?.health ?? CLOSED_CIRCUIT;
     let result;
     try {
       result = await services.settlement.settle(workerId, outcomes, healthOf);

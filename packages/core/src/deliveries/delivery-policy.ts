@@ -93,6 +93,16 @@ export interface EndpointHealthState {
   probeWaitSeconds: number;
 }
 
+/** An endpoint with nothing against it: the circuit closed, no failures, the probe wait at its start. */
+export const CLOSED_CIRCUIT: EndpointHealthState = {
+  circuit: 'closed',
+  consecutiveFailures: 0,
+  lastSuccessAt: null,
+  lastFailureAt: null,
+  nextProbeAt: null,
+  probeWaitSeconds: FIRST_PROBE_WAIT_SECONDS,
+};
+
 export interface HealthChange {
   health: EndpointHealthState;
   /** The circuit closed again after being open or half-open (event webhooks.endpoint.recovered). */

@@ -1,7 +1,6 @@
 import type { DataSource, EntityManager } from 'typeorm';
 import { retryOnConflict } from '../common/transaction.js';
 import { finishedFactsSql } from '../analytics/analytics-facts.js';
-import type { EndpointHealthState } from './delivery-policy.js';
 
 /** One operational event the engine emits (the events module stores and coalesces them). */
 export interface EngineEvent {
@@ -22,61 +21,6 @@ export interface EngineEventSink {
   emit(tx: EntityManager, events: readonly EngineEvent[]): Promise<void>;
 }
 
-/** A delivery row joined with what an attempt needs, as the claim reads it. */
-export interface DeliveryRow {
-  id: string;
-  team_id: string;
-  tenant_id: string;
-  message_id: string;
-  endpoint_id: string;
-  event_type: string;
-  status: string;
-  attempt_count: number;
-  next_attempt_at: Date;
-  next_trigger: 'scheduled' | 'retry' | 'probe' | 'retry_now';
-  lease_expires_at: Date | null;
-  cancel_retries: boolean;
-  expires_at: Date;
-  content_type: string;
-  body: Buffer | null;
-  message_created_at: Date;
-  deliver_at: Date;
-  endpoint_status: 'enabled' | 'paused' | 'disabled';
-  endpoint_deleted: boolean;
-  url: string;
-  url_revision: string;
-  timeout_seconds: number;
-  max_concurrency: number;
-  rate_per_second: number;
-  retry_delays_seconds: number[];
-  headers_sealed: Buffer | null;
-  authorization_sealed: Buffer | null;
-}
-
-export interface HealthRow {
-  endpoint_id: string;
-  circuit: 'closed' | 'half_open' | 'open';
-  consecutive_failures: number;
-  last_success_at: Date | null;
-  last_failure_at: Date | null;
-  next_probe_at: Date | null;
-  probe_wait_seconds: number;
-  rate_tokens: number | null;
-  rate_updated_at: Date | null;
-  in_flight: string;
-}
-
-export function healthState(row: HealthRow): EndpointHealthState {
-  return {
-    circuit: row.circuit,
-    consecutiveFailures: row.consecutive_failures,
-    lastSuccessAt: row.last_success_at,
-    lastFailureAt: row.last_failure_at,
-    nextProbeAt: row.next_probe_at,
-    probeWaitSeconds: row.probe_wait_seconds,
-  };
-}
-
 /** team_queue_counts shards written by settlement (admission writes 0 to 3, one per admission slot). */
 export const SETTLEMENT_SHARDS = [4, 5, 6, 7] as const;
 
@@ -93,6 +37,40 @@ export interface FinishedDelivery {
   reason: string | null;
   /** The attempt number of the lease the finishing worker holds (claim-time finishes only). */
   fence?: number;
+}
+
+/** A delivery row as the statements that finish deliveries return it (`RETURNING ${FINISHED_ROW_COLUMNS}`). */
+export interface FinishedRow {
+  id: string;
+  team_id: string;
+  tenant_id: string;
+  message_id: string;
+  endpoint_id: string;
+  attempt_count: number;
+  last_status_code: number | null;
+}
+
+/** The columns of FinishedRow, for a RETURNING clause over `deliveries d`. */
+export const FINISHED_ROW_COLUMNS =
+  'd.id, d.team_id, d.tenant_id, d.message_id, d.endpoint_id, d.attempt_count, d.last_status_code';
+
+/** Finished rows that all ended the same way, for recordFinished. */
+export function finishedFromRows(
+  rows: readonly FinishedRow[],
+  status: FinishedDelivery['status'],
+  reason: string,
+): FinishedDelivery[] {
+  return rows.map((d) => ({
+    id: d.id,
+    teamId: d.team_id,
+    tenantId: d.tenant_id,
+    messageId: d.message_id,
+    endpointId: d.endpoint_id,
+    status,
+    attempts: d.attempt_count,
+    lastStatusCode: d.last_status_code,
+    reason,
+  }));
 }
 
 /** The analytics facts of recordFinished's deliveries, in its placeholders. */
@@ -174,18 +152,7 @@ export async function cancelWaitingDeliveries(
   now: Date,
 ): Promise<number> {
   const byEndpoint = 'endpointIds' in where;
-  const [rows]: [
-    {
-      id: string;
-      team_id: string;
-      tenant_id: string;
-      message_id: string;
-      endpoint_id: string;
-      attempt_count: number;
-      last_status_code: number | null;
-    }[],
-    number,
-  ] = await tx.query(
+  const [rows]: [FinishedRow[], number] = await tx.query(
     `WITH gone AS (
        DELETE FROM delivery_queue q
         WHERE q.lease_owner IS NULL
@@ -194,24 +161,10 @@ export async function cancelWaitingDeliveries(
      UPDATE deliveries d SET status = 'canceled', last_error = $2, lease_expires_at = NULL, finished_at = $3,
                              updated_at = $3
        FROM gone WHERE d.id = gone.delivery_id AND d.status IN ('queued', 'retry_wait', 'in_flight')
-     RETURNING d.id, d.team_id, d.tenant_id, d.message_id, d.endpoint_id, d.attempt_count, d.last_status_code`,
+     RETURNING ${FINISHED_ROW_COLUMNS}`,
     [byEndpoint ? where.endpointIds : where.tenantId, reason, now],
   );
-  await recordFinished(
-    tx,
-    rows.map((d) => ({
-      id: d.id,
-      teamId: d.team_id,
-      tenantId: d.tenant_id,
-      messageId: d.message_id,
-      endpointId: d.endpoint_id,
-      status: 'canceled' as const,
-      attempts: d.attempt_count,
-      lastStatusCode: d.last_status_code,
-      reason,
-    })),
-    NO_EVENTS,
-  );
+  await recordFinished(tx, finishedFromRows(rows, 'canceled', reason), NO_EVENTS);
   return rows.length;
 }
 
@@ -277,7 +230,7 @@ export async function dropStaleRows(
 }
 
 /** Cancellations emit no operational event (only failures, expiries and endpoint changes do). */
-const NO_EVENTS: EngineEventSink = { emit: async () => undefined };
+export const NO_EVENTS: EngineEventSink = { emit: async () => undefined };
 
 /** Content erased (redaction, retention): the team's stored-content counter goes down by what was freed. */
 export async function releaseContentBytes(tx: EntityManager, freed: ReadonlyMap<string, number>): Promise<void> {

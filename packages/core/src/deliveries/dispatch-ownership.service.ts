@@ -2,7 +2,13 @@ import type { DataSource } from 'typeorm';
 import type { Clock } from '../common/clock.js';
 import { retryOnConflict } from '../common/transaction.js';
 import { DELIVERY_WAKE_CHANNEL, wakePayload } from './delivery.jobs.js';
-import { recordFinished, type EngineEventSink } from './delivery-records.js';
+import {
+  FINISHED_ROW_COLUMNS,
+  finishedFromRows,
+  recordFinished,
+  type EngineEventSink,
+  type FinishedRow,
+} from './delivery-records.js';
 import { DISPATCH_PARTITIONS } from './dispatch-partitions.js';
 
 export interface OwnershipSettings {
@@ -127,18 +133,7 @@ export class DispatchOwnershipService {
     const now = this.deps.clock.now();
     return retryOnConflict(() =>
       this.deps.db.transaction(async (tx) => {
-        const [rows]: [
-          {
-            id: string;
-            team_id: string;
-            tenant_id: string;
-            message_id: string;
-            endpoint_id: string;
-            attempt_count: number;
-            last_status_code: number | null;
-          }[],
-          number,
-        ] = await tx.query(
+        const [rows]: [FinishedRow[], number] = await tx.query(
           `WITH gone AS (
              DELETE FROM delivery_queue q
               WHERE q.delivery_id IN (
@@ -150,24 +145,10 @@ export class DispatchOwnershipService {
               SET status = 'expired', last_error = 'window_over', lease_expires_at = NULL, finished_at = $1,
                   updated_at = $1
              FROM gone WHERE d.id = gone.delivery_id AND d.status IN ('queued', 'retry_wait', 'in_flight')
-           RETURNING d.id, d.team_id, d.tenant_id, d.message_id, d.endpoint_id, d.attempt_count, d.last_status_code`,
+           RETURNING ${FINISHED_ROW_COLUMNS}`,
           [now, limit],
         );
-        await recordFinished(
-          tx,
-          rows.map((d) => ({
-            id: d.id,
-            teamId: d.team_id,
-            tenantId: d.tenant_id,
-            messageId: d.message_id,
-            endpointId: d.endpoint_id,
-            status: 'expired' as const,
-            attempts: d.attempt_count,
-            lastStatusCode: d.last_status_code,
-            reason: 'window_over',
-          })),
-          this.deps.events,
-        );
+        await recordFinished(tx, finishedFromRows(rows, 'expired', 'window_over'), this.deps.events);
         return rows.length;
       }),
     );

@@ -3,7 +3,14 @@ import type { Clock } from '../common/clock.js';
 import type { CallContext } from '../common/context.js';
 import { notFound } from '../common/errors.js';
 import { inTransaction } from '../common/transaction.js';
-import { eraseContent, recordFinished, type EngineEventSink } from '../deliveries/delivery-records.js';
+import {
+  eraseContent,
+  FINISHED_ROW_COLUMNS,
+  finishedFromRows,
+  NO_EVENTS,
+  recordFinished,
+  type FinishedRow,
+} from '../deliveries/delivery-records.js';
 
 export interface CancelResult {
   message_id: string;
@@ -20,20 +27,6 @@ export interface RedactResult {
   status: 'redacting' | 'complete';
   redacted_at: string;
 }
-
-interface PendingRow {
-  id: string;
-  team_id: string;
-  tenant_id: string;
-  message_id: string;
-  endpoint_id: string;
-  status: string;
-  attempt_count: number;
-  last_status_code: number | null;
-}
-
-/** Cancellations emit no operational event. */
-const NO_EVENTS: EngineEventSink = { emit: async () => undefined };
 
 /**
  * Cancel and redact. Both lock the message row first, then its deliveries' queue rows and then the deliveries,
@@ -121,7 +114,7 @@ export class MessageRepairService {
     const now = this.clock.now();
     const generation = scope.originalsOnly ? 'AND generation = 0' : '';
     // The queue rows no attempt holds go first (the claim locks a row before its delivery, and so does this).
-    const [rows]: [PendingRow[], number] = await tx.query(
+    const [rows]: [FinishedRow[], number] = await tx.query(
       `WITH gone AS (
          DELETE FROM delivery_queue q
           WHERE q.lease_owner IS NULL
@@ -131,8 +124,7 @@ export class MessageRepairService {
        UPDATE deliveries d SET status = 'canceled', last_error = $2, lease_expires_at = NULL, finished_at = $3,
               updated_at = $3
          FROM gone WHERE d.id = gone.delivery_id AND d.status IN ('queued', 'retry_wait', 'in_flight')
-        RETURNING d.id, d.team_id, d.tenant_id, d.message_id, d.endpoint_id, d.status, d.attempt_count,
-                  d.last_status_code`,
+        RETURNING ${FINISHED_ROW_COLUMNS}`,
       [messageId, reason, now],
     );
     await tx.query(
@@ -140,21 +132,8 @@ export class MessageRepairService {
         WHERE message_id = $1 ${generation} AND status IN ('queued', 'retry_wait', 'in_flight') AND NOT cancel_retries`,
       [messageId, now],
     );
-    await recordFinished(
-      tx,
-      rows.map((d) => ({
-        id: d.id,
-        teamId: d.team_id,
-        tenantId: d.tenant_id,
-        messageId: d.message_id,
-        endpointId: d.endpoint_id,
-        status: 'canceled' as const,
-        attempts: d.attempt_count,
-        lastStatusCode: d.last_status_code,
-        reason,
-      })),
-      NO_EVENTS,
-    );
+    // Cancellations emit no operational event.
+    await recordFinished(tx, finishedFromRows(rows, 'canceled', reason), NO_EVENTS);
     return new Set(rows.map((row) => row.id));
   }
 }

@@ -1,5 +1,5 @@
 import type { ClaimedAttempt } from '../deliveries/dispatch.service.js';
-import type { EndpointHealthState } from '../deliveries/delivery-policy.js';
+import { CLOSED_CIRCUIT, type EndpointHealthState } from '../deliveries/delivery-policy.js';
 import type { AttemptOutcome, SettlementResult } from '../deliveries/settlement.service.js';
 import type { Services } from '../services.js';
 
@@ -42,15 +42,6 @@ export class EngineSteps {
   }
 
   private healthOf(endpointId: string): EndpointHealthState {
-    return (
-      this.health.get(endpointId) ?? {
-        circuit: 'closed',
-        consecutiveFailures: 0,
-        lastSuccessAt: null,
-        lastFailureAt: null,
-        nextProbeAt: null,
-        probeWaitSeconds: 60,
-      }
-    );
+    return this.health.get(endpointId) ?? CLOSED_CIRCUIT;
   }
 }
