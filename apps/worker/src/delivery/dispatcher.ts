@@ -40,6 +40,10 @@ const SHORT_CLAIM_RECHECK_MS = 250;
 const PARKED_RECHECK_MS = 10_000;
 /** Claims (and settlement batches) start at most this often: under load, batches grow instead of their number. */
 const MIN_BATCH_GAP_MS = 2;
+/** After a connection error, claims wait this long (the lanes keep their state). */
+const UNAVAILABLE_RECHECK_MS = 1000;
+/** The longest a lane whose claims keep failing on its own waits before it is tried again. */
+const MAX_LANE_BACKOFF_MS = 30_000;
 /** The longest a timer waits: the service clock may move (tests), so due times are compared at least this often. */
 const MAX_SLEEP_MS = 1000;
 
@@ -118,6 +122,8 @@ export class Dispatcher {
   private globalRefilledAt = 0;
   private stopping = false;
   private claimRunning = false;
+  /** After a connection error: no claim before this real time. */
+  private unavailableUntil = 0;
   private tickQueued = false;
   private timer: NodeJS.Timeout | null = null;
   private heartbeatTimer: NodeJS.Timeout | null = null;
@@ -268,6 +274,11 @@ export class Dispatcher {
     if (this.stopping || this.claimRunning) return;
     if (this.timer) clearTimeout(this.timer);
     this.timer = null;
+    const unavailableMs = this.unavailableUntil - Date.now();
+    if (unavailableMs > 0) {
+      this.timer = setTimeout(() => void this.tick(), unavailableMs);
+      return;
+    }
     const now = this.now();
     const realNow = Date.now();
     let budget = this.globalFree(realNow);
@@ -321,6 +332,17 @@ export class Dispatcher {
     try {
       result = await services.dispatch.claim(workerId, requests);
     } catch (error) {
+      if (isConnectionError(error)) {
+        // Postgres is away (a restart, a network cut): nothing is any lane's fault. Every lane looks again in a
+        // second, and none is held back once the database is there again.
+        for (const request of requests) {
+          const lane = this.lanes.get(request.endpointId);
+          if (lane) lane.claiming = false;
+        }
+        this.unavailableUntil = Date.now() + UNAVAILABLE_RECHECK_MS;
+        if (!this.stopping) logger.warn({ err: error }, 'claiming deliveries failed: the database is unavailable');
+        return;
+      }
       // One bad endpoint must not hold back the others: a failed batch is retried lane by lane, and a lane that
       // fails alone backs off (its rows stay queued; reconciliation and expiry still reach them).
       if (requests.length > 1) {
@@ -331,7 +353,7 @@ export class Dispatcher {
       if (lane) {
         lane.claiming = false;
         lane.claimFailures += 1;
-        lane.notBefore = Date.now() + Math.min(60_000, 500 * 2 ** Math.min(7, lane.claimFailures));
+        lane.notBefore = Date.now() + Math.min(MAX_LANE_BACKOFF_MS, 500 * 2 ** Math.min(6, lane.claimFailures));
       }
       logger.error({ err: error, endpoint_id: requests[0]!.endpointId }, 'claiming deliveries failed');
       return;
@@ -444,4 +466,16 @@ export class Dispatcher {
     this.idleWaiters = [];
     for (const wake of waiters) wake();
   }
+}
+
+/**
+ * A failure of the connection rather than of the statement: node-postgres' own connection errors (no SQLSTATE: a
+ * connection terminated, a client no longer queryable, a connect timeout), socket errors
+ * (ECONNREFUSED, ECONNRESET, ...), and the SQLSTATE classes 08 (connection exception), 57P (operator intervention:
+ * shutdown, cannot connect now) and 53 (insufficient resources: too many connections).
+ */
+function isConnectionError(error: unknown): boolean {
+  const { code, message } = (error ?? {}) as { code?: unknown; message?: unknown };
+  if (typeof code === 'string') return /^(08|57P|53)/.test(code) || /^E[A-Z]+$/.test(code);
+  return typeof message === 'string' && /connect|terminated|not queryable|socket|closed/i.test(message);
 }
