@@ -248,47 +248,36 @@ export class DispatchService {
       if (!lanes.has(row.endpoint_id)) lanes.set(row.endpoint_id, toLane(row));
       if (row.leased_id !== null && row.id === null) stale.push({ id: row.leased_id, fence: row.leased_attempt! });
       if (row.id === null) continue;
-      const reason = this.finishReason(row, now);
-      if (reason) {
-        finished.push({
-          id: row.id,
-          teamId: row.team_id,
-          tenantId: row.tenant_id,
-          messageId: row.message_id,
-          endpointId: row.endpoint_id,
-          status: reason.status,
-          attempts: row.attempt! - 1,
-          lastStatusCode: row.last_status_code,
-          reason: reason.reason,
-          fence: row.attempt!,
-        });
-        continue;
+      let reason = this.finishReason(row, now);
+      if (!reason) {
+        try {
+          attempts.push(this.toAttempt(row, now));
+          continue;
+        } catch {
+          // A sealed value that cannot be opened (a changed SVC_ENCRYPTION_KEY): no later claim can do better, so
+          // the delivery fails now with a reason support can act on instead of being claimed again and again.
+          reason = { status: 'failed', reason: 'credentials_unreadable' };
+        }
       }
-      try {
-        attempts.push(this.toAttempt(row, now));
-      } catch {
-        // A sealed value that cannot be opened (a changed SVC_ENCRYPTION_KEY): no later claim can do better, so the
-        // delivery fails now with a reason support can act on instead of being claimed again and again.
-        finished.push({
-          id: row.id,
-          teamId: row.team_id,
-          tenantId: row.tenant_id,
-          messageId: row.message_id,
-          endpointId: row.endpoint_id,
-          status: 'failed',
-          attempts: row.attempt! - 1,
-          lastStatusCode: row.last_status_code,
-          reason: 'credentials_unreadable',
-          fence: row.attempt!,
-        });
-      }
+      finished.push({
+        id: row.id,
+        teamId: row.team_id,
+        tenantId: row.tenant_id,
+        messageId: row.message_id,
+        endpointId: row.endpoint_id,
+        status: reason.status,
+        attempts: row.attempt! - 1,
+        lastStatusCode: row.last_status_code,
+        reason: reason.reason,
+        fence: row.attempt!,
+      });
     }
     if (finished.length > 0) await finishDeliveries(this.deps.db, workerId, finished, now, this.deps.events);
     if (stale.length > 0) await dropStaleRows(this.deps.db, workerId, stale);
     return { attempts, lanes: [...lanes.values()], finished };
   }
 
-  private finishReason(row: ClaimRow, now: Date): { status: 'expired' | 'canceled'; reason: string } | null {
+  private finishReason(row: ClaimRow, now: Date): { status: FinishedDelivery['status']; reason: string } | null {
     // Its attempt died after the message was canceled or redacted: the retry it would get is canceled.
     if (row.cancel_retries) return { status: 'canceled', reason: 'message_canceled' };
     if (now >= row.expires_at) return { status: 'expired', reason: 'window_over' };

@@ -1,7 +1,6 @@
 import type { EntityManager } from 'typeorm';
 import type { Clock } from '../common/clock.js';
 import { newId } from '../common/ids.js';
-import type { JobQueue } from '../jobs/job-queue.js';
 import { DELIVERY_WAKE_CHANNEL, wakePayload } from './delivery.jobs.js';
 import { SETTLEMENT_SHARDS } from './delivery-records.js';
 import { deliveriesCreatedFactSql } from '../analytics/analytics-facts.js';
@@ -29,7 +28,7 @@ export interface NewGeneration {
  */
 export async function insertGenerations(
   tx: EntityManager,
-  deps: { clock: Clock; jobs: JobQueue },
+  deps: { clock: Clock },
   generations: readonly NewGeneration[],
   options: { teamId: string; payingKeyId: string; replayId: string | null; windowMs: number },
 ): Promise<string[]> {
