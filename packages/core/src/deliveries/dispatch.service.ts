@@ -165,7 +165,10 @@ WITH owned AS (
   UPDATE delivery_queue q
      SET lease_owner = $4, attempt = q.attempt + 1,
          due_at = $5::timestamptz + make_interval(secs => p.timeout_seconds + $6::float8)
-    FROM picked p WHERE q.delivery_id = p.delivery_id
+    FROM picked p
+   -- The ANY reaches the picked rows through the primary key whatever the plan's row estimates (a generic plan
+   -- made beside a small queue otherwise walks the whole queue for each picked row).
+   WHERE q.delivery_id = ANY (ARRAY(SELECT delivery_id FROM picked)) AND q.delivery_id = p.delivery_id
   RETURNING q.delivery_id, q.endpoint_id, q.attempt, q.due_at
 ), probe AS (
   UPDATE endpoint_health h SET circuit = 'half_open', next_probe_at = l.due_at
@@ -174,7 +177,7 @@ WITH owned AS (
 ), marked AS (
   UPDATE deliveries d SET status = 'in_flight', attempt_count = l.attempt, lease_expires_at = l.due_at, updated_at = $5
     FROM leased l
-   WHERE d.id = l.delivery_id AND d.status IN ('queued', 'retry_wait', 'in_flight')
+   WHERE d.id = ANY (ARRAY(SELECT delivery_id FROM leased)) AND d.id = l.delivery_id AND d.status IN ('queued', 'retry_wait', 'in_flight')
   RETURNING d.id, l.attempt, d.team_id, d.tenant_id, d.message_id, d.endpoint_id, d.event_type, d.next_trigger, d.cancel_retries, d.expires_at, d.content_type, d.body, d.last_status_code
 )
 SELECT quota.endpoint_id, quota.version, quota.status, quota.deleted, quota.max_concurrency, quota.rate_per_second,

@@ -80,14 +80,16 @@ WITH x AS (
                 $16::text[], $17::text[])
          AS u(id, number, team_id, tenant_id, endpoint_id, message_id, status, next, trigger, started_at, duration_ms,
               url_revision, code, error_kind, response_body, attempt_id, last_error)
-    LEFT JOIN deliveries d ON d.id = u.id
+    -- Every table is reached through its key with = ANY of the batch's IDs: a generic plan's row estimates (made
+    -- beside small tables) then cannot turn a lookup into a walk of the whole table.
+    LEFT JOIN (SELECT id, cancel_retries FROM deliveries WHERE id = ANY ($1::text[])) d ON d.id = u.id
 ), gone AS (
   DELETE FROM delivery_queue q USING x
-   WHERE q.delivery_id = x.id AND q.lease_owner = $18 AND q.attempt = x.number AND x.final <> 'retry_wait'
+   WHERE q.delivery_id = ANY ($1::text[]) AND q.delivery_id = x.id AND q.lease_owner = $18 AND q.attempt = x.number AND x.final <> 'retry_wait'
   RETURNING q.delivery_id
 ), kept AS (
   UPDATE delivery_queue q SET due_at = x.next, lease_owner = NULL
-    FROM x WHERE q.delivery_id = x.id AND q.lease_owner = $18 AND q.attempt = x.number AND x.final = 'retry_wait'
+    FROM x WHERE q.delivery_id = ANY ($1::text[]) AND q.delivery_id = x.id AND q.lease_owner = $18 AND q.attempt = x.number AND x.final = 'retry_wait'
   RETURNING q.delivery_id
 ), upd AS (
   UPDATE deliveries d
@@ -98,7 +100,7 @@ WITH x AS (
          last_attempt_at = $19, updated_at = $19,
          finished_at = CASE WHEN x.final IN ('succeeded', 'failed', 'expired', 'canceled') THEN $19::timestamptz END
     FROM x
-   WHERE d.id = x.id
+   WHERE d.id = ANY ($1::text[]) AND d.id = x.id
      AND (EXISTS (SELECT 1 FROM gone WHERE gone.delivery_id = x.id)
           OR EXISTS (SELECT 1 FROM kept WHERE kept.delivery_id = x.id))
   RETURNING d.id, d.team_id, d.tenant_id, d.endpoint_id, d.message_id, d.status, d.finished_at
