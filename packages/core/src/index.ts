@@ -59,6 +59,7 @@ export {
 } from './deliveries/dispatch-ownership.service.js';
 export * from './deliveries/delivery-policy.js';
 export type { EngineEvent, EngineEventSink } from './deliveries/delivery-records.js';
+export { DELIVERY_FROM, SHOWN_ATTEMPT_COUNT_SQL, shownStatusSql } from './deliveries/delivery-status.js';
 export {
   DispatchService,
   LEASE_MARGIN_MS,

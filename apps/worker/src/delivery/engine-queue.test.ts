@@ -1,6 +1,14 @@
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { deliveryReconcileJob, EngineSteps, MINUTE, SECOND } from '@svc/core';
+import {
+  deliveryReconcileJob,
+  DELIVERY_FROM,
+  EngineSteps,
+  MINUTE,
+  SECOND,
+  SHOWN_ATTEMPT_COUNT_SQL,
+  shownStatusSql,
+} from '@svc/core';
 import { post } from '../../../server/src/testing/harness.js';
 import { startDeliveryStack, type DeliveryStack } from './delivery.testing.js';
 
@@ -19,7 +27,7 @@ afterAll(async () => {
 async function deliveryOf(messageId: string) {
   const rows: { id: string; status: string; attempt_count: number; last_error: string | null }[] =
     await stack.h.services.db.query(
-      'SELECT id, status, attempt_count, last_error FROM deliveries WHERE message_id = $1',
+      `SELECT d.id, ${shownStatusSql('now()')} AS status, ${SHOWN_ATTEMPT_COUNT_SQL} AS attempt_count, d.last_error FROM ${DELIVERY_FROM} WHERE d.message_id = $1`,
       [messageId],
     );
   expect(rows).toHaveLength(1);

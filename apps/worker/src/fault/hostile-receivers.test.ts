@@ -4,6 +4,7 @@ import type net from 'node:net';
 import { gzipSync } from 'node:zlib';
 import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { DELIVERY_FROM, SHOWN_ATTEMPT_COUNT_SQL, shownStatusSql } from '@svc/core';
 import { post, startHarness, type Harness } from '../../../server/src/testing/harness.js';
 import {
   httpReceiver,
@@ -111,7 +112,8 @@ interface DeliveryRow {
 
 async function deliveryOf(messageId: string): Promise<DeliveryRow> {
   const rows: DeliveryRow[] = await h.services.db.query(
-    'SELECT id, status, attempt_count, next_attempt_at, expires_at, last_error FROM deliveries WHERE message_id = $1',
+    `SELECT d.id, ${shownStatusSql('now()')} AS status, ${SHOWN_ATTEMPT_COUNT_SQL} AS attempt_count, d.next_attempt_at, d.expires_at, d.last_error
+       FROM ${DELIVERY_FROM} WHERE d.message_id = $1`,
     [messageId],
   );
   return rows[0]!;

@@ -2,6 +2,7 @@ import http from 'node:http';
 import pg from 'pg';
 import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { DELIVERY_FROM, shownStatusSql } from '@svc/core';
 import { post, startHarness, type Harness } from '../../../server/src/testing/harness.js';
 import { httpReceiver, type Receiver } from '../../../../packages/egress/src/testing/receivers.js';
 import { startWorker, type RunningWorker } from '../worker.js';
@@ -40,9 +41,10 @@ afterAll(async () => {
 });
 
 async function delivery(messageId: string): Promise<{ id: string; status: string; lease_expires_at: Date | null }> {
-  const rows = await h.services.db.query('SELECT id, status, lease_expires_at FROM deliveries WHERE message_id = $1', [
-    messageId,
-  ]);
+  const rows = await h.services.db.query(
+    `SELECT d.id, ${shownStatusSql('now()')} AS status, d.lease_expires_at FROM ${DELIVERY_FROM} WHERE d.message_id = $1`,
+    [messageId],
+  );
   return rows[0];
 }
 

@@ -1,6 +1,7 @@
 import { Webhook } from 'standardwebhooks';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestDatabase } from '@svc/db';
+import { DELIVERY_FROM, SHOWN_ATTEMPT_COUNT_SQL, shownStatusSql } from '@svc/core';
 import { startDeployment, type Deployment } from './deployment.js';
 import { killStartedProcesses, until } from './processes.js';
 import { startReceiver, type ReceivedRequest, type Receiver } from './receiver.js';
@@ -41,7 +42,7 @@ function verify(secret: string, request: ReceivedRequest): unknown {
 
 async function deliveryOf(messageId: string) {
   const rows: { id: string; status: string; attempt_count: number }[] = await d.core.services.db.query(
-    'SELECT id, status, attempt_count FROM deliveries WHERE message_id = $1',
+    `SELECT d.id, ${shownStatusSql('now()')} AS status, ${SHOWN_ATTEMPT_COUNT_SQL} AS attempt_count FROM ${DELIVERY_FROM} WHERE d.message_id = $1`,
     [messageId],
   );
   expect(rows).toHaveLength(1);

@@ -239,7 +239,7 @@ async function untilIdle(): Promise<void> {
     'the engine to be idle',
     async () => {
       const [row] = await stack.h.services.db.query(
-        `SELECT (SELECT count(*) FROM deliveries WHERE status = 'in_flight')::int
+        `SELECT (SELECT count(*) FROM delivery_queue WHERE lease_owner IS NOT NULL)::int
               + (SELECT count(*) FROM pgboss.job WHERE name = 'delivery.attempt'
                     AND (state = 'active' OR (state IN ('created', 'retry') AND start_after < now() + interval '3 seconds')))::int
                 AS busy`,

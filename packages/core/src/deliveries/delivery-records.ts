@@ -170,8 +170,8 @@ export async function cancelWaitingDeliveries(
 
 /**
  * Deliveries a claim finished instead of attempting (expired, canceled, credentials unreadable): their rows go
- * while this worker's lease still holds them (the fence), the deliveries get their final state with the attempt
- * count the claim raised put back, and their counters, facts and events are written.
+ * while this worker's lease still holds them (the fence), the deliveries get their final state with the attempts
+ * made before this claim, and their counters, facts and events are written.
  */
 export async function finishDeliveries(
   db: DataSource,

@@ -12,6 +12,7 @@ import { decodePosition, encodePosition, parseWindow } from '../common/window.js
 import { compileRules } from '../endpoints/endpoint-rules.js';
 import type { JobQueue } from '../jobs/job-queue.js';
 import { DELIVERY_WAKE_CHANNEL } from './delivery.jobs.js';
+import { DELIVERY_FROM, SHOWN_ATTEMPT_COUNT_SQL, shownStatusSql } from './delivery-status.js';
 import { insertGenerations } from './replay-generations.js';
 import type { ListAttemptsQuery, ListDeliveriesQuery, ReplayDeliveryInput } from './delivery.inputs.js';
 import {
@@ -31,12 +32,15 @@ export interface DeliveryServiceDeps {
   billing: BillingService;
 }
 
-/** A delivery as the API shows it; `scheduled` is a queued delivery not yet due that no attempt has touched ($1). */
+/**
+ * A delivery as the API shows it, from DELIVERY_FROM: `in_flight` while an attempt holds its queue row (the lease
+ * is the record of an attempt in flight, and its number the attempt count), `scheduled` for a queued delivery not
+ * yet due that no attempt has touched ($1 is now).
+ */
 const DELIVERY_COLUMNS = `
   d.id, d.message_id, d.endpoint_id, d.tenant_id, d.event_type, d.generation, d.replay_of, d.replay_id,
-  CASE WHEN d.status = 'queued' AND d.attempt_count = 0 AND d.next_attempt_at > $1 THEN 'scheduled'
-       ELSE d.status END AS status,
-  d.attempt_count, d.next_attempt_at, d.next_trigger, d.expires_at, d.body_bytes, d.content_type,
+  ${shownStatusSql('$1')} AS status,
+  ${SHOWN_ATTEMPT_COUNT_SQL} AS attempt_count, d.next_attempt_at, d.next_trigger, d.expires_at, d.body_bytes, d.content_type,
   d.body IS NOT NULL OR d.body_bytes <> (SELECT body_bytes FROM messages WHERE id = d.message_id) AS transformed,
   d.delivery_units, d.last_status_code, d.last_error, d.last_attempt_at, d.created_at, d.updated_at, d.finished_at`;
 
@@ -108,20 +112,12 @@ export class DeliveryService {
       },
     };
     const position = decodePosition(decodeCursor(scope, query.cursor), 'wdd_');
-    // The stored status behind the shown one: scheduled and queued are both stored as queued.
-    const stored = query.status === 'scheduled' ? 'queued' : (query.status ?? null);
-    const dueFilter =
-      query.status === 'scheduled'
-        ? `AND d.attempt_count = 0 AND d.next_attempt_at > $1`
-        : query.status === 'queued'
-          ? `AND NOT (d.attempt_count = 0 AND d.next_attempt_at > $1)`
-          : '';
     const deadLetters = query.status === 'failed' || query.status === 'expired';
     const rows: DeliveryRecordRow[] = await reader(this.deps.db, ctx).query(
-      `SELECT ${DELIVERY_COLUMNS} FROM deliveries d
+      `SELECT ${DELIVERY_COLUMNS} FROM ${DELIVERY_FROM}
         WHERE d.team_id = $2 AND d.created_at >= $3 AND d.created_at < $4
           ${deadLetters ? `AND d.status IN ('failed', 'expired')` : ''}
-          AND ($5::text IS NULL OR d.status = $5) ${dueFilter}
+          AND ($5::text IS NULL OR ${shownStatusSql('$1')} = $5)
           AND ($6::text IS NULL OR d.message_id = $6)
           AND ($7::text IS NULL OR d.endpoint_id = $7)
           AND ($8::text IS NULL OR d.tenant_id = $8)
@@ -135,7 +131,7 @@ export class DeliveryService {
         ctx.actor.teamId,
         window.after,
         window.before,
-        stored,
+        query.status ?? null,
         query.message_id ?? null,
         query.endpoint_id ?? null,
         query.tenant_id ?? null,
@@ -193,8 +189,12 @@ export class DeliveryService {
   async retryNow(ctx: CallContext, id: string): Promise<DeliveryView> {
     return inTransaction(this.deps.db, ctx, async (tx) => {
       const now = this.deps.clock.now();
-      // Its queue row before the delivery, the order the engine locks them in.
-      await tx.query(`SELECT 1 FROM delivery_queue WHERE delivery_id = $1 FOR UPDATE`, [id]);
+      // Its queue row before the delivery, the order the engine locks them in. A leased row is an attempt in flight.
+      const queue: { leased: boolean }[] = await tx.query(
+        `SELECT lease_owner IS NOT NULL AS leased FROM delivery_queue WHERE delivery_id = $1 FOR UPDATE`,
+        [id],
+      );
+      const inFlight = queue[0]?.leased === true;
       const rows: {
         status: string;
         endpoint_id: string;
@@ -217,12 +217,12 @@ export class DeliveryService {
       const row = rows[0];
       if (!row) throw notFound('delivery');
       const behindCircuit = row.status === 'queued' && row.circuit !== null && row.circuit !== 'closed';
-      if (row.status !== 'retry_wait' && !behindCircuit)
+      if (inFlight || (row.status !== 'retry_wait' && !behindCircuit))
         throw new ServiceError(
           'invalid_state',
-          row.status === 'queued'
+          !inFlight && row.status === 'queued'
             ? 'the delivery is not waiting for a retry (only retry_wait, or queued behind an open circuit)'
-            : `a ${displayStatus(row, now)} delivery cannot be retried now; replay a finished one instead`,
+            : `a ${inFlight ? 'in_flight' : displayStatus(row, now)} delivery cannot be retried now; replay a finished one instead`,
         );
       if (row.endpoint_deleted || row.endpoint_status !== 'enabled')
         throw new ServiceError(
@@ -420,7 +420,7 @@ export class DeliveryService {
 
   private async readDelivery(db: EntityManager, teamId: string, id: string): Promise<DeliveryRecordRow> {
     const rows: DeliveryRecordRow[] = await db.query(
-      `SELECT ${DELIVERY_COLUMNS} FROM deliveries d WHERE d.id = $2 AND d.team_id = $3`,
+      `SELECT ${DELIVERY_COLUMNS} FROM ${DELIVERY_FROM} WHERE d.id = $2 AND d.team_id = $3`,
       [this.deps.clock.now(), id, teamId],
     );
     if (!rows[0]) throw notFound('delivery');

@@ -107,7 +107,7 @@ interface ClaimRow {
   tenant_id: string;
   message_id: string;
   event_type: string;
-  delivery_status: string;
+  lost_attempt: boolean | null;
   next_trigger: AttemptTrigger;
   cancel_retries: boolean;
   expires_at: Date;
@@ -119,14 +119,14 @@ interface ClaimRow {
 }
 
 /**
- * One round trip for a batch of endpoints (those of the partitions this worker owns): the endpoints' configuration and circuit, the foreign leases that
- * count against their max_concurrency, their due rows (oldest first, SKIP LOCKED, as many as each may start),
- * leased to this worker with the attempt number raised (the settlement fence), the deliveries marked in flight,
- * a probe's circuit half-opened, and each endpoint's next due time. Body bytes are read only for deliveries that
- * will be sent.
+ * One round trip for a batch of endpoints (those of the partitions this worker owns): the endpoints' configuration
+ * and circuit, the foreign leases that count against their max_concurrency, their due rows (oldest first, SKIP
+ * LOCKED, as many as each may start) leased to this worker with the attempt number raised (the settlement fence;
+ * the lease is what shows a delivery in flight, the wide deliveries row is not written), a probe's circuit
+ * half-opened, and each endpoint's next due time. Body bytes are read only for deliveries that will be sent.
  */
 const CLAIM_SQL = hotStatement(
-  'engine_claim_v3',
+  'engine_claim_v4',
   `
 WITH owned AS (
   -- Only the partitions this worker owns under a live lease; FOR SHARE makes a handoff wait for this claim, so two
@@ -175,10 +175,12 @@ WITH owned AS (
     FROM leased l JOIN quota ON quota.endpoint_id = l.endpoint_id
    WHERE quota.probing AND h.endpoint_id = l.endpoint_id
 ), marked AS (
-  UPDATE deliveries d SET status = 'in_flight', attempt_count = l.attempt, lease_expires_at = l.due_at, updated_at = $5
-    FROM leased l
-   WHERE d.id = ANY (ARRAY(SELECT delivery_id FROM leased)) AND d.id = l.delivery_id AND d.status IN ('queued', 'retry_wait', 'in_flight')
-  RETURNING d.id, l.attempt, d.team_id, d.tenant_id, d.message_id, d.endpoint_id, d.event_type, d.next_trigger, d.cancel_retries, d.expires_at, d.content_type, d.body, d.last_status_code
+  -- The claimed deliveries, read (not written: an attempt in flight is its queue row's lease). The queue row's
+  -- lock orders this claim after any change of the delivery's state (each such change takes the row first).
+  SELECT d.id, l.attempt, d.team_id, d.tenant_id, d.message_id, d.endpoint_id, d.event_type, d.status,
+         d.attempt_count, d.next_trigger, d.cancel_retries, d.expires_at, d.content_type, d.body, d.last_status_code
+    FROM leased l JOIN deliveries d ON d.id = l.delivery_id
+   WHERE d.id = ANY (ARRAY(SELECT delivery_id FROM leased)) AND d.status IN ('queued', 'retry_wait', 'in_flight')
 )
 SELECT quota.endpoint_id, quota.version, quota.status, quota.deleted, quota.max_concurrency, quota.rate_per_second,
        quota.circuit, quota.consecutive_failures, quota.last_success_at, quota.last_failure_at, quota.next_probe_at,
@@ -192,8 +194,9 @@ SELECT quota.endpoint_id, quota.version, quota.status, quota.deleted, quota.max_
          ORDER BY q.due_at
         OFFSET (SELECT count(*) FROM picked p WHERE p.endpoint_id = quota.endpoint_id) LIMIT 1) AS next_due_at,
        s.secret_versions, s.secrets_sealed, l.delivery_id AS leased_id, l.attempt AS leased_attempt,
-       m.id, m.attempt, m.team_id, m.tenant_id, m.message_id, m.event_type, before.status AS delivery_status,
-       m.next_trigger, m.cancel_retries, m.expires_at, m.content_type, m.last_status_code,
+       m.id, m.attempt, m.team_id, m.tenant_id, m.message_id, m.event_type,
+       -- An earlier attempt that never settled (its lease lapsed): this one is its retry.
+       m.attempt - 1 > m.attempt_count AS lost_attempt, m.next_trigger, m.cancel_retries, m.expires_at, m.content_type, m.last_status_code,
        CASE WHEN m.id IS NOT NULL AND NOT m.cancel_retries AND m.expires_at > $5 AND NOT quota.deleted
                  AND quota.status <> 'disabled'
             THEN coalesce(m.body, (SELECT c.body FROM message_contents c WHERE c.message_id = m.message_id)) END AS body,
@@ -201,8 +204,6 @@ SELECT quota.endpoint_id, quota.version, quota.status, quota.deleted, quota.max_
   FROM quota
   LEFT JOIN leased l ON l.endpoint_id = quota.endpoint_id
   LEFT JOIN marked m ON m.id = l.delivery_id
-  -- The main query sees the deliveries as they were before this statement: the status before the claim.
-  LEFT JOIN deliveries before ON before.id = m.id
   LEFT JOIN messages msg ON msg.id = m.message_id
   LEFT JOIN LATERAL (
     SELECT array_agg(es.secret_version ORDER BY es.secret_version DESC) AS secret_versions,
@@ -305,7 +306,7 @@ export class DispatchService {
       eventType: row.event_type,
       attemptId: newId('attempt', clock),
       attemptNumber: row.attempt!,
-      trigger: row.probing ? 'probe' : row.delivery_status === 'in_flight' ? 'retry' : row.next_trigger,
+      trigger: row.probing ? 'probe' : row.lost_attempt ? 'retry' : row.next_trigger,
       url: row.url,
       urlRevision: row.url_revision,
       timeoutMs: row.timeout_seconds * 1000,

@@ -70,7 +70,7 @@ const ATTEMPT_FACTS = attemptFactsSql({
  * finished deliveries' facts and queue counters move with them.
  */
 const SETTLE_SQL = hotStatement(
-  'engine_settle_v1',
+  'engine_settle_v2',
   `
 WITH x AS (
   SELECT u.*, coalesce(d.cancel_retries, false) AS cancel_retries,
@@ -93,7 +93,7 @@ WITH x AS (
   RETURNING q.delivery_id
 ), upd AS (
   UPDATE deliveries d
-     SET status = x.final, next_attempt_at = coalesce(x.next, d.next_attempt_at),
+     SET status = x.final, attempt_count = x.number, next_attempt_at = coalesce(x.next, d.next_attempt_at),
          next_trigger = CASE WHEN x.final = 'retry_wait' THEN 'retry' ELSE d.next_trigger END, lease_expires_at = NULL,
          last_status_code = x.code,
          last_error = CASE WHEN x.final = 'canceled' THEN 'message_canceled' ELSE x.last_error END,

@@ -12,6 +12,9 @@ import {
   type FinishedRow,
 } from '../deliveries/delivery-records.js';
 
+/** The stored statuses of a delivery that has not finished. */
+const PENDING = new Set(['queued', 'retry_wait', 'in_flight']);
+
 export interface CancelResult {
   message_id: string;
   /** Original deliveries canceled now (no attempt held them). */
@@ -53,7 +56,8 @@ export class MessageRepairService {
         [id],
       );
       const canceled = await this.cancelPending(tx, id, { originalsOnly: true }, 'message_canceled');
-      const inFlight = originals.filter((d) => d.status === 'in_flight' && !canceled.has(d.id)).length;
+      // The pending ones not canceled are those an attempt holds (their queue rows are leased).
+      const inFlight = originals.filter((d) => PENDING.has(d.status) && !canceled.has(d.id)).length;
       return {
         message_id: id,
         canceled_count: canceled.size,

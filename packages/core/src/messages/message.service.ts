@@ -4,6 +4,7 @@ import type { CallContext } from '../common/context.js';
 import { ServiceError, notFound } from '../common/errors.js';
 import { decodeCursor, encodeCursor, MAX_LIMIT, parseLimit, type ListScope, type Page } from '../common/paging.js';
 import { reader } from '../common/transaction.js';
+import { DELIVERY_FROM, shownStatusSql } from '../deliveries/delivery-status.js';
 import { decodePosition, encodePosition, parseWindow } from '../common/window.js';
 import type { AdmissionOptions, AdmissionService } from './admission.service.js';
 import type { CreateMessageInput, ListMessagesQuery } from './message.inputs.js';
@@ -12,7 +13,7 @@ import { toMessageView, type MessageRecord, type MessageView } from './message.v
 
 /**
  * A message with its effective retention (a shorter payload_retention_days applies at once) and its original
- * deliveries' counts ($3 is now: a queued delivery not yet due and never attempted counts as scheduled).
+ * deliveries' counts by the status they show ($3 is now).
  */
 const MESSAGE_SELECT = `
   SELECT m.id, m.tenant_id, m.event_type, m.external_id, m.origin, m.source_id, m.content_type, m.body_bytes,
@@ -22,9 +23,8 @@ const MESSAGE_SELECT = `
          m.redacted_at, m.redaction_status, m.content_erased_at IS NULL AS content_available, m.metadata,
          m.ingest_units, m.delivery_units, m.price_micros, m.rate_version, m.created_at,
          (SELECT json_object_agg(x.status, x.n) FROM (
-            SELECT CASE WHEN d.status = 'queued' AND d.attempt_count = 0 AND d.next_attempt_at > $3
-                        THEN 'scheduled' ELSE d.status END AS status, count(*) AS n
-              FROM deliveries d WHERE d.message_id = m.id AND d.generation = 0 GROUP BY 1) x) AS counts
+            SELECT ${shownStatusSql('$3')} AS status, count(*) AS n
+              FROM ${DELIVERY_FROM} WHERE d.message_id = m.id AND d.generation = 0 GROUP BY 1) x) AS counts
     FROM messages m
     JOIN tenants t ON t.id = m.tenant_id
     LEFT JOIN team_settings s ON s.team_id = m.team_id`;
