@@ -4,23 +4,31 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { openCore, systemClock, testCoreOptions, type OpenedCore } from '@svc/core';
 import { createTestDatabase } from '@svc/db';
+import { buildProduction } from './build.js';
 import { ROOT } from './local-runtime.js';
 
 const run = promisify(execFile);
 let databaseUrl: string;
 let drop: () => Promise<void>;
+let core: OpenedCore;
 // The CLI keeps local-mode files (the sealing key) in its data dir: a throwaway one, not the repository's.
 const dataDir = mkdtempSync(path.join(tmpdir(), 'svc-admin-test-'));
+// The CLI as the image runs it: built once (a tsx start per command took seconds on a busy machine).
+const buildDir = path.join(ROOT, '.tmp', `admin-test-${process.pid}`);
 
 beforeAll(async () => {
-  const database = await createTestDatabase();
+  const [database] = await Promise.all([createTestDatabase(), buildProduction(buildDir)]);
   databaseUrl = database.url;
   drop = database.drop;
-});
+  core = await openCore(testCoreOptions(databaseUrl, systemClock, { poolSize: 1 }));
+}, 120_000);
 afterAll(async () => {
-  await drop();
+  await core?.close();
+  await drop?.();
   rmSync(dataDir, { recursive: true, force: true });
+  rmSync(buildDir, { recursive: true, force: true });
 });
 
 async function adminText(
@@ -28,11 +36,9 @@ async function adminText(
   env: Record<string, string> = { DATABASE_URL: databaseUrl },
 ): Promise<{ code: number; stdout: string; stderr: string }> {
   try {
-    const { stdout, stderr } = await run(
-      path.join(ROOT, 'node_modules/.bin/tsx'),
-      [path.join(ROOT, 'scripts/admin.ts'), ...args],
-      { env: { ...process.env, DATABASE_URL: '', SVC_DATA_DIR: dataDir, ...env } },
-    );
+    const { stdout, stderr } = await run(process.execPath, [path.join(buildDir, 'admin.js'), ...args], {
+      env: { ...process.env, DATABASE_URL: '', SVC_DATA_DIR: dataDir, ...env },
+    });
     return { code: 0, stdout, stderr };
   } catch (error) {
     const failure = error as { code: number; stdout: string; stderr: string };
@@ -46,16 +52,13 @@ async function admin(...args: string[]): Promise<{ code: number; out: unknown; e
 }
 
 async function status(key: string): Promise<number> {
-  // The key is checked by the same AuthService the server uses.
-  const { openCore, systemClock, testCoreOptions } = await import('@svc/core');
-  const core = await openCore(testCoreOptions(databaseUrl, systemClock, { poolSize: 1 }));
+  // The key is checked by the same AuthService the server uses, its cache emptied (the CLI changed the key).
+  core.services.auth.forget();
   try {
     await core.services.auth.authenticate(`Bearer ${key}`);
     return 200;
   } catch (error) {
     return (error as { status: number }).status;
-  } finally {
-    await core.close();
   }
 }
 
@@ -106,18 +109,10 @@ describe('admin CLI', () => {
 
 describe('admin CLI key restrictions', () => {
   it('key create --environments restricts the key to those feature-flag environments of its team', async () => {
-    const { openCore, systemClock, testCoreOptions } = await import('@svc/core');
     const teamId = ((await admin('team', 'create', '--name', 'flags')).out as { team_id: string }).team_id;
-    const core = await openCore(testCoreOptions(databaseUrl, systemClock, { poolSize: 1 }));
-    let envA: string;
-    let envB: string;
-    try {
-      const actor = { teamId, keyId: 'key_admin' };
-      envA = (await core.services.featureFlags.createEnvironment({ actor }, { name: 'a' })).id;
-      envB = (await core.services.featureFlags.createEnvironment({ actor }, { name: 'b' })).id;
-    } finally {
-      await core.close();
-    }
+    const actor = { teamId, keyId: 'key_admin' };
+    const envA = (await core.services.featureFlags.createEnvironment({ actor }, { name: 'a' })).id;
+    const envB = (await core.services.featureFlags.createEnvironment({ actor }, { name: 'b' })).id;
     const restricted = await admin('key', 'create', '--team', teamId, '--environments', `${envA},${envB}`);
     expect(restricted.out).toEqual({
       key_id: expect.stringMatching(/^key_/),
