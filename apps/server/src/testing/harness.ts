@@ -59,7 +59,8 @@ export function uniqueKey(): string {
 
 /**
  * A real server on a loopback port over a fresh database of the test run's Postgres, with a manual clock
- * (so rate limits and retention are deterministic) and every response checked against its declared schema.
+ * (so rate limits and retention are deterministic; `realClock` for the machine's) and every response checked
+ * against its declared schema.
  */
 export interface HarnessOptions {
   limits?: Partial<Record<LimitName, number>>;
@@ -70,11 +71,28 @@ export interface HarnessOptions {
   serviceHosts?: string[];
   /** Keep every log line the server writes (at info level) in `logs`. */
   captureLogs?: boolean;
+  /** Run on the machine's clock instead of the manual one (for what depends on time passing between requests). */
+  realClock?: boolean;
+}
+
+/** The machine's clock behind the harness's clock type; moving it by hand is a mistake in the test. */
+class WallClock extends ManualClock {
+  override now(): Date {
+    return new Date();
+  }
+
+  override advance(): void {
+    throw new Error('this harness runs on the real clock');
+  }
+
+  override set(): void {
+    throw new Error('this harness runs on the real clock');
+  }
 }
 
 export async function startHarness(options: HarnessOptions = {}): Promise<Harness> {
   const database = await createTestDatabase();
-  const clock = new ManualClock('2026-11-02T10:00:00.000Z');
+  const clock = options.realClock ? new WallClock() : new ManualClock('2026-11-02T10:00:00.000Z');
   const config = {
     ...readServerConfig(
       {

@@ -32,11 +32,10 @@ export function parseLimit(raw: unknown): number {
   return limit;
 }
 
-function scopeDigest(scope: ListScope): string {
-  return createHash('sha256')
-    .update(canonicalStringify([scope.teamId, scope.list, scope.filters]))
-    .digest('base64url')
-    .slice(0, 22);
+function scopeDigest(scope: ListScope, window?: readonly [number, number]): string {
+  const parts: unknown[] = [scope.teamId, scope.list, scope.filters];
+  if (window) parts.push(window);
+  return createHash('sha256').update(canonicalStringify(parts)).digest('base64url').slice(0, 22);
 }
 
 /** A cursor names the last item of a page and is bound to the team, the list and its filters. */
@@ -45,19 +44,55 @@ export function encodeCursor(scope: ListScope, afterId: string): string {
 }
 
 export function decodeCursor(scope: ListScope, raw: unknown): string | null {
+  const cursor = readCursor(raw);
+  if (cursor === null) return null;
+  if (cursor.w !== undefined || cursor.s !== scopeDigest(scope)) throw invalidCursor();
+  return cursor.a;
+}
+
+/**
+ * The cursor of a list with a time window also carries the window the first page resolved (milliseconds since the
+ * epoch, after inclusive and before exclusive), so that the default "now" of `created_before` stays where it was
+ * while the client pages; the digest covers it with the filters as sent.
+ */
+export function encodeWindowCursor(scope: ListScope, window: readonly [number, number], afterId: string): string {
+  return Buffer.from(JSON.stringify({ s: scopeDigest(scope, window), w: window, a: afterId })).toString('base64url');
+}
+
+export function decodeWindowCursor(
+  scope: ListScope,
+  raw: unknown,
+): { window: readonly [number, number]; afterId: string } | null {
+  const cursor = readCursor(raw);
+  if (cursor === null) return null;
+  const w = cursor.w;
+  if (
+    !Array.isArray(w) ||
+    w.length !== 2 ||
+    !w.every((t) => Number.isSafeInteger(t)) ||
+    cursor.s !== scopeDigest(scope, w as [number, number])
+  )
+    throw invalidCursor();
+  return { window: w as [number, number], afterId: cursor.a };
+}
+
+export const invalidCursor = (): ServiceError =>
+  new ServiceError('invalid_cursor', 'cursor is not a cursor of this list', { field: 'cursor' });
+
+function readCursor(raw: unknown): { s: unknown; w: unknown; a: string } | null {
   if (raw === undefined || raw === null) return null;
-  const invalid = () => new ServiceError('invalid_cursor', 'cursor is not a cursor of this list', { field: 'cursor' });
-  if (typeof raw !== 'string' || raw.length === 0 || raw.length > 512 || !/^[A-Za-z0-9_-]+$/.test(raw)) throw invalid();
+  if (typeof raw !== 'string' || raw.length === 0 || raw.length > 512 || !/^[A-Za-z0-9_-]+$/.test(raw))
+    throw invalidCursor();
   let decoded: unknown;
   try {
     decoded = JSON.parse(Buffer.from(raw, 'base64url').toString('utf8'));
   } catch {
-    throw invalid();
+    throw invalidCursor();
   }
-  if (typeof decoded !== 'object' || decoded === null) throw invalid();
-  const { s, a } = decoded as { s?: unknown; a?: unknown };
-  if (s !== scopeDigest(scope) || typeof a !== 'string' || a.length > 200) throw invalid();
-  return a;
+  if (typeof decoded !== 'object' || decoded === null) throw invalidCursor();
+  const { s, w, a } = decoded as { s?: unknown; w?: unknown; a?: unknown };
+  if (typeof a !== 'string' || a.length > 200) throw invalidCursor();
+  return { s, w, a };
 }
 
 /** Builds a page from rows fetched with limit + 1 so the presence of a next page is known without counting. */

@@ -1,5 +1,6 @@
 import { DAY } from './clock.js';
-import { invalidField, ServiceError } from './errors.js';
+import { invalidField } from './errors.js';
+import { decodeWindowCursor, encodeWindowCursor, invalidCursor, type ListScope } from './paging.js';
 
 /** The longest created_after..created_before window of a list (messages, deliveries, analytics). */
 export const MAX_WINDOW_DAYS = 30;
@@ -38,7 +39,44 @@ export function encodePosition(createdAt: Date, id: string): string {
 export function decodePosition(raw: string | null, prefix: string): { createdAt: Date; id: string } | null {
   if (raw === null) return null;
   const match = /^(\d{1,15}):([a-z]+_[0-9a-z]{26})$/.exec(raw);
-  if (!match || !match[2]!.startsWith(prefix))
-    throw new ServiceError('invalid_cursor', 'cursor is not a cursor of this list', { field: 'cursor' });
+  if (!match || !match[2]!.startsWith(prefix)) throw invalidCursor();
   return { createdAt: new Date(Number(match[1])), id: match[2]! };
+}
+
+/** Where a page of a list with a window starts: its window, and the last item of the previous page if any. */
+export interface WindowedPosition {
+  window: TimeWindow;
+  position: { createdAt: Date; id: string } | null;
+}
+
+/**
+ * The window and position of a page of a list ordered by (created_at, id) within a window. The first page resolves
+ * the window from `created_after` and `created_before` (their defaults relative to now); its cursor carries that
+ * window, and later pages keep it, so a default `created_before` of "now" does not move while the client pages.
+ * `scope.filters` hold the filters as sent (the window parameters included, null when omitted): a cursor continues
+ * only the same request.
+ */
+export function openWindowedPage(
+  scope: ListScope,
+  query: { created_after?: string; created_before?: string; cursor?: unknown },
+  now: Date,
+  idPrefix: string,
+): WindowedPosition {
+  const cursor = decodeWindowCursor(scope, query.cursor);
+  if (cursor === null) return { window: parseWindow(query, now), position: null };
+  const [after, before] = cursor.window;
+  if (after >= before || before - after > MAX_WINDOW_DAYS * DAY) throw invalidCursor();
+  return {
+    window: { after: new Date(after), before: new Date(before) },
+    position: decodePosition(cursor.afterId, idPrefix),
+  };
+}
+
+/** The cursor after `last` in a list with a window: the position and the window of the first page. */
+export function windowedCursor(scope: ListScope, window: TimeWindow, last: { created_at: Date; id: string }): string {
+  return encodeWindowCursor(
+    scope,
+    [window.after.getTime(), window.before.getTime()],
+    encodePosition(last.created_at, last.id),
+  );
 }

@@ -6,9 +6,9 @@ import type { Limits } from '../catalog/limits.js';
 import { HOUR, type Clock } from '../common/clock.js';
 import type { CallContext } from '../common/context.js';
 import { notFound, ServiceError } from '../common/errors.js';
-import { decodeCursor, encodeCursor, parseLimit, toPage, type ListScope, type Page } from '../common/paging.js';
+import { decodeCursor, parseLimit, toPage, type ListScope, type Page } from '../common/paging.js';
 import { inTransaction, lockTeamQueue, reader } from '../common/transaction.js';
-import { decodePosition, encodePosition, parseWindow } from '../common/window.js';
+import { openWindowedPage, windowedCursor } from '../common/window.js';
 import { compileRules } from '../endpoints/endpoint-rules.js';
 import type { JobQueue } from '../jobs/job-queue.js';
 import { DELIVERY_WAKE_CHANNEL } from './delivery.jobs.js';
@@ -96,13 +96,12 @@ export class DeliveryService {
   async listDeliveries(ctx: CallContext, query: ListDeliveriesQuery): Promise<Page<DeliveryView>> {
     const now = this.deps.clock.now();
     const limit = parseLimit(query.limit);
-    const window = parseWindow(query, now);
     const scope: ListScope = {
       teamId: ctx.actor.teamId,
       list: 'deliveries',
       filters: {
-        after: window.after.toISOString(),
-        before: window.before.toISOString(),
+        created_after: query.created_after ?? null,
+        created_before: query.created_before ?? null,
         status: query.status ?? null,
         message_id: query.message_id ?? null,
         endpoint_id: query.endpoint_id ?? null,
@@ -111,7 +110,7 @@ export class DeliveryService {
         kind: query.kind ?? null,
       },
     };
-    const position = decodePosition(decodeCursor(scope, query.cursor), 'wdd_');
+    const { window, position } = openWindowedPage(scope, query, now, 'wdd_');
     const deadLetters = query.status === 'failed' || query.status === 'expired';
     const rows: DeliveryRecordRow[] = await reader(this.deps.db, ctx).query(
       `SELECT ${DELIVERY_COLUMNS} FROM ${DELIVERY_FROM}
@@ -147,7 +146,7 @@ export class DeliveryService {
     const last = page[page.length - 1];
     return {
       data: page.map(toDeliveryView),
-      nextCursor: more && last ? encodeCursor(scope, encodePosition(last.created_at, last.id)) : null,
+      nextCursor: more && last ? windowedCursor(scope, window, last) : null,
     };
   }
 

@@ -2,10 +2,10 @@ import type { DataSource } from 'typeorm';
 import type { Clock } from '../common/clock.js';
 import type { CallContext } from '../common/context.js';
 import { ServiceError, notFound } from '../common/errors.js';
-import { decodeCursor, encodeCursor, MAX_LIMIT, parseLimit, type ListScope, type Page } from '../common/paging.js';
+import { MAX_LIMIT, parseLimit, type ListScope, type Page } from '../common/paging.js';
 import { reader } from '../common/transaction.js';
+import { openWindowedPage, windowedCursor } from '../common/window.js';
 import { DELIVERY_FROM, shownStatusSql } from '../deliveries/delivery-status.js';
-import { decodePosition, encodePosition, parseWindow } from '../common/window.js';
 import type { AdmissionOptions, AdmissionService } from './admission.service.js';
 import type { CreateMessageInput, ListMessagesQuery } from './message.inputs.js';
 import { emptyCounts, type DeliveryCounts } from './message-status.js';
@@ -95,13 +95,12 @@ export class MessageService {
   async listMessages(ctx: CallContext, query: ListMessagesQuery): Promise<Page<MessageView>> {
     const now = this.deps.clock.now();
     const limit = parseLimit(query.limit);
-    const window = parseWindow(query, now);
     const scope: ListScope = {
       teamId: ctx.actor.teamId,
       list: 'messages',
       filters: {
-        after: window.after.toISOString(),
-        before: window.before.toISOString(),
+        created_after: query.created_after ?? null,
+        created_before: query.created_before ?? null,
         tenant_id: query.tenant_id ?? null,
         event_type: query.event_type ?? null,
         source_id: query.source_id ?? null,
@@ -109,7 +108,7 @@ export class MessageService {
         external_id: query.external_id ?? null,
       },
     };
-    const position = decodePosition(decodeCursor(scope, query.cursor), 'wdm_');
+    const { window, position } = openWindowedPage(scope, query, now, 'wdm_');
     const rows: MessageRow[] = await reader(this.deps.db, ctx).query(
       `${MESSAGE_SELECT}
         WHERE m.team_id = $2 AND m.created_at >= $4 AND m.created_at < $5
@@ -142,7 +141,7 @@ export class MessageService {
       .filter((view) => query.status === undefined || view.status === query.status);
     return {
       data: views,
-      nextCursor: more && last ? encodeCursor(scope, encodePosition(last.created_at, last.id)) : null,
+      nextCursor: more && last ? windowedCursor(scope, window, last) : null,
     };
   }
 
