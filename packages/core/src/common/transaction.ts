@@ -37,6 +37,14 @@ export async function lockTeamQueue(tx: EntityManager, teamId: string): Promise<
 }
 
 /**
+ * Serialises a team's replay starts for the rest of the transaction, so that max_active_replays, counted after it,
+ * holds when the transaction writes. A key of its own: a replay start does not wait for configuration creates.
+ */
+export async function lockTeamReplays(tx: EntityManager, teamId: string): Promise<void> {
+  await tx.query(`SELECT pg_advisory_xact_lock(hashtextextended('team-replays:' || $1, 0))`, [teamId]);
+}
+
+/**
  * Locks one of the team's rows for a change, or throws not_found. FOR NO KEY UPDATE: it serialises writers of the
  * row but, unlike FOR UPDATE, does not block the FOR KEY SHARE that inserts referencing the row take (a message
  * or delivery of an endpoint being edited is admitted without waiting).: another team's ID is answered like a missing

@@ -8,7 +8,7 @@ import type { CallContext } from '../common/context.js';
 import { invalidField, isServiceError, notFound, ServiceError } from '../common/errors.js';
 import { newId } from '../common/ids.js';
 import { decodeCursor, parseLimit, toPage, type ListScope, type Page } from '../common/paging.js';
-import { inTransaction, lockTeamQueue, reader } from '../common/transaction.js';
+import { inTransaction, lockTeamQueue, lockTeamReplays, reader } from '../common/transaction.js';
 import { parseWindow } from '../common/window.js';
 import type { OperationalEventService } from '../events/operational-event.service.js';
 import { defineJobContract } from '../jobs/job-contract.js';
@@ -194,6 +194,8 @@ export class ReplayService {
           within_max_cost: await this.withinMaxCost(tx, teamId, input, window, maxCost, estimate, now),
         };
 
+      // Counted after the team's replay lock, so racing starts see each other's replays.
+      await lockTeamReplays(tx, teamId);
       const [active]: { n: number; card: boolean }[] = await tx.query(
         `SELECT (SELECT count(*)::int FROM replays WHERE team_id = $1 AND status IN ('running', 'delivering')) AS n,
                 (SELECT has_payment_card FROM teams WHERE id = $1) AS card`,

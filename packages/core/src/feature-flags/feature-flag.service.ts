@@ -155,7 +155,7 @@ export class FeatureFlagService {
   ): Promise<{ flag: FlagView; created: boolean }> {
     checkKey(key);
     return inTransaction(this.deps.db, ctx, async (tx) => {
-      const { flag: existing, flagCount } = await this.lockForChange(tx, ctx, environmentId, key);
+      const existing = await this.lockForChange(tx, ctx, environmentId, key);
       const value = input.value === null ? 'null' : input.value.minified;
       const now = this.deps.clock.now();
       if (existing) {
@@ -185,7 +185,7 @@ export class FeatureFlagService {
         return { flag, created: false };
       }
       if (ifMatch) throw new ServiceError('revision_conflict', 'the flag does not exist (omit If-Match to create it)');
-      if (flagCount >= MAX_FLAGS_PER_ENVIRONMENT)
+      if ((await this.countFlags(tx, environmentId)) >= MAX_FLAGS_PER_ENVIRONMENT)
         throw new ServiceError('quota_exceeded', `an environment has at most ${MAX_FLAGS_PER_ENVIRONMENT} flags`);
       const rows: FlagRow[] = await tx.query(
         `WITH revised AS (${raiseRevision('$7')})
@@ -204,7 +204,7 @@ export class FeatureFlagService {
   async deleteFlag(ctx: CallContext, environmentId: string, key: string, ifMatch: string): Promise<DeletedFlagView> {
     checkKey(key);
     return inTransaction(this.deps.db, ctx, async (tx) => {
-      const { flag: existing } = await this.lockForChange(tx, ctx, environmentId, key);
+      const existing = await this.lockForChange(tx, ctx, environmentId, key);
       if (!existing) throw notFound('flag');
       const current = toFlagView(existing);
       assertCurrent(ifMatch, current.etag);
@@ -227,16 +227,27 @@ export class FeatureFlagService {
    * them and the flag rows need no lock of their own), checks the key may administer it, and reads the flag and the
    * environment's flag count.
    */
+  /**
+   * The environment's flags, counted by a statement that starts after lockForChange holds the environment's row
+   * (a count in the locking statement itself is read with the snapshot taken before it waited for the lock, and
+   * misses the flags that racing creates committed meanwhile).
+   */
+  private async countFlags(tx: EntityManager, environmentId: string): Promise<number> {
+    const rows: { n: number }[] = await tx.query(
+      `SELECT count(*)::int AS n FROM feature_flags WHERE environment_id = $1`,
+      [environmentId],
+    );
+    return rows[0]!.n;
+  }
+
   private async lockForChange(
     tx: EntityManager,
     ctx: CallContext,
     environmentId: string,
     key: string,
-  ): Promise<{ flag: FlagRow | null; flagCount: number }> {
-    const rows: (FlagRow & { environment_found: string; flag_count: string })[] = await tx.query(
-      `SELECT e.id AS environment_found,
-              (SELECT count(*) FROM feature_flags c WHERE c.environment_id = e.id) AS flag_count,
-              ${prefixed('f')}
+  ): Promise<FlagRow | null> {
+    const rows: (FlagRow & { environment_found: string })[] = await tx.query(
+      `SELECT e.id AS environment_found, ${prefixed('f')}
          FROM feature_flag_environments e
          LEFT JOIN feature_flags f ON f.environment_id = e.id AND f.key = $2
         WHERE e.id = $1 AND e.team_id = $3
@@ -246,7 +257,7 @@ export class FeatureFlagService {
     const row = rows[0];
     if (!row) throw notFound('environment');
     assertAdministers(ctx.actor, [environmentId]);
-    return { flag: row.key === null ? null : row, flagCount: Number(row.flag_count) };
+    return row.key === null ? null : row;
   }
 
   private async writeEvent(
