@@ -185,16 +185,30 @@ export class FeatureFlagService {
         return { flag, created: false };
       }
       if (ifMatch) throw new ServiceError('revision_conflict', 'the flag does not exist (omit If-Match to create it)');
-      if ((await this.countFlags(tx, environmentId)) >= MAX_FLAGS_PER_ENVIRONMENT)
-        throw new ServiceError('quota_exceeded', `an environment has at most ${MAX_FLAGS_PER_ENVIRONMENT} flags`);
+      // The count is read by the insert: a statement that starts after lockForChange holds the environment's row,
+      // so it sees every flag a racing create committed while this one waited (the locking statement's snapshot was
+      // taken before the wait). No row: the environment is full, and the transaction (its revision) rolls back.
       const rows: FlagRow[] = await tx.query(
         `WITH revised AS (${raiseRevision('$7')})
          INSERT INTO feature_flags (environment_id, key, team_id, enabled, description, value, version, revision,
            created_by, updated_by, created_at, updated_at)
          SELECT $1, $2, $8, $3, $4, $5, 1, revised.revision, $6, $6, $7, $7 FROM revised
+          WHERE (SELECT count(*) FROM feature_flags WHERE environment_id = $1) < $9
          RETURNING ${FLAG_COLUMNS}`,
-        [environmentId, key, input.enabled, input.description, value, ctx.actor.keyId, now, ctx.actor.teamId],
+        [
+          environmentId,
+          key,
+          input.enabled,
+          input.description,
+          value,
+          ctx.actor.keyId,
+          now,
+          ctx.actor.teamId,
+          MAX_FLAGS_PER_ENVIRONMENT,
+        ],
       );
+      if (!rows[0])
+        throw new ServiceError('quota_exceeded', `an environment has at most ${MAX_FLAGS_PER_ENVIRONMENT} flags`);
       const flag = toFlagView(rows[0]!);
       await this.writeEvent(tx, ctx, flag, 'created', ['enabled', 'value', 'description']);
       return { flag, created: true };
@@ -224,22 +238,9 @@ export class FeatureFlagService {
 
   /**
    * One statement: locks the environment (its lock serialises every change of its flags, so the revision orders
-   * them and the flag rows need no lock of their own), checks the key may administer it, and reads the flag and the
-   * environment's flag count.
+   * them and the flag rows need no lock of their own), checks the key may administer it, and reads the flag. Not the
+   * environment's flag count: this statement's snapshot predates its wait for the lock (the create's insert counts).
    */
-  /**
-   * The environment's flags, counted by a statement that starts after lockForChange holds the environment's row
-   * (a count in the locking statement itself is read with the snapshot taken before it waited for the lock, and
-   * misses the flags that racing creates committed meanwhile).
-   */
-  private async countFlags(tx: EntityManager, environmentId: string): Promise<number> {
-    const rows: { n: number }[] = await tx.query(
-      `SELECT count(*)::int AS n FROM feature_flags WHERE environment_id = $1`,
-      [environmentId],
-    );
-    return rows[0]!.n;
-  }
-
   private async lockForChange(
     tx: EntityManager,
     ctx: CallContext,
