@@ -89,13 +89,9 @@ export class ReceiveService {
     }
     const body = capturedBody(request.rawBody, request.contentType);
     const eventType = eventTypeOf(source, body);
-    const eventKey =
-      verdict.eventId !== null
-        ? `id:${verdict.eventId}`
-        : `body:${createHash('sha256').update(request.rawBody).digest('base64url')}`;
-    const keepMs = verdict.eventId !== null ? EVENT_ID_RETENTION_MS : BODY_DEDUP_MS;
+    const keys = eventKeys(verdict.eventId, verifier.eventIdSigned, request.rawBody);
     try {
-      const { messageId, duplicate } = await this.capture(source, body, eventType, eventKey, keepMs);
+      const { messageId, duplicate } = await this.capture(source, body, eventType, keys);
       return verifier.accepted(messageId, duplicate);
     } catch (error) {
       if (isServiceError(error) && (error.code === 'billing_required' || error.code === 'spending_limit'))
@@ -109,32 +105,44 @@ export class ReceiveService {
   }
 
   /**
-   * One transaction: claim the event key for the message's ID, chosen here (a concurrent twin waits on the unique
-   * index and then sees this one's message), and admit the message with the source's billing key as payer.
+   * One transaction: claim the event keys for the message's ID, chosen here (a concurrent twin waits on the unique
+   * index and then sees this one's message), and admit the message with the source's billing key as payer. When a
+   * key is already held (live), the capture is a duplicate of that key's message (the event ID's before the
+   * body's): the keys this one claimed are given back and nothing is admitted or charged.
    */
   private async capture(
     source: ReceivingSource,
     body: MessageBody,
     eventType: string,
-    eventKey: string,
-    keepMs: number,
+    keys: readonly EventKey[],
   ): Promise<{ messageId: string; duplicate: boolean }> {
     const { db, clock, messages } = this.deps;
     return db.transaction(async (tx) => {
       const now = clock.now();
       const messageId = newId('message', clock);
-      const claimed: unknown[] = await tx.query(
-        `INSERT INTO source_event_ids AS e (source_id, event_key, message_id, expires_at) VALUES ($1, $2, $5, $3)
+      // In key order, so two captures claiming two keys each never wait for each other in opposite orders.
+      const claimed: { event_key: string }[] = await tx.query(
+        `INSERT INTO source_event_ids AS e (source_id, event_key, message_id, expires_at)
+         SELECT $1, k.event_key, $2, k.expires_at
+           FROM unnest($3::text[], $4::timestamptz[]) WITH ORDINALITY AS k(event_key, expires_at, n) ORDER BY k.n
          ON CONFLICT (source_id, event_key) DO UPDATE SET message_id = EXCLUDED.message_id, expires_at = EXCLUDED.expires_at
-          WHERE e.expires_at <= $4
-         RETURNING 1`,
-        [source.id, eventKey, new Date(now.getTime() + keepMs), now, messageId],
+          WHERE e.expires_at <= $5
+         RETURNING e.event_key`,
+        [source.id, messageId, keys.map((k) => k.key), keys.map((k) => new Date(now.getTime() + k.keepMs)), now],
       );
-      if (claimed.length === 0) {
+      if (claimed.length < keys.length) {
+        const taken = new Set(claimed.map((row) => row.event_key));
+        if (taken.size > 0)
+          await tx.query(
+            `DELETE FROM source_event_ids WHERE source_id = $1 AND event_key = ANY($2::text[]) AND message_id = $3`,
+            [source.id, [...taken], messageId],
+          );
+        const held = keys.filter((k) => !taken.has(k.key)).map((k) => k.key);
         const [first]: { message_id: string }[] = await tx.query(
           `WITH fact AS (${DUPLICATE_FACT})
-           SELECT message_id FROM source_event_ids WHERE source_id = $1 AND event_key = $2`,
-          [source.id, eventKey, source.teamId, source.tenantId, now],
+           SELECT message_id FROM source_event_ids WHERE source_id = $1 AND event_key = ANY($2::text[])
+            ORDER BY starts_with(event_key, 'id:') DESC LIMIT 1`,
+          [source.id, held, source.teamId, source.tenantId, now],
         );
         return { messageId: first!.message_id, duplicate: true };
       }
@@ -163,6 +171,24 @@ export class ReceiveService {
         await tx.query(REJECTED_FACT, [source.teamId, source.tenantId, source.id, this.deps.clock.now()]);
     });
   }
+}
+
+/** A deduplication key of a capture (`id:<provider event ID>` or `body:<SHA-256>`) and how long it is kept. */
+interface EventKey {
+  key: string;
+  keepMs: number;
+}
+
+/**
+ * What makes a capture a duplicate (docs/sources.md, Deduplication): the provider's event ID when the signature
+ * covers it; the body when there is no ID; both when the ID is outside the signature, so a captured request resent
+ * under a fresh ID is still a duplicate of its first capture for 24 hours. Sorted by key.
+ */
+function eventKeys(eventId: string | null, eventIdSigned: boolean, rawBody: Buffer): EventKey[] {
+  const byBody = { key: `body:${createHash('sha256').update(rawBody).digest('base64url')}`, keepMs: BODY_DEDUP_MS };
+  if (eventId === null) return [byBody];
+  const byId = { key: `id:${eventId}`, keepMs: EVENT_ID_RETENTION_MS };
+  return eventIdSigned ? [byId] : [byBody, byId];
 }
 
 /**

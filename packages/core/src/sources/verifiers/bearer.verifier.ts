@@ -16,6 +16,8 @@ export type BearerSettings = Record<string, never>;
 
 export const bearerVerifier: SecretGeneratingVerifier<BearerSettings> = {
   kind: 'bearer',
+  // No event ID at all: captures are deduplicated by body.
+  eventIdSigned: false,
   settings: z.strictObject({}),
 
   checkSecret(secret) {

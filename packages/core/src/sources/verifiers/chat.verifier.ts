@@ -15,6 +15,8 @@ export type ChatSettings = Record<string, never>;
 
 export const chatVerifier: Verifier<ChatSettings> = {
   kind: 'chat',
+  // event_id is in the signed body, with the signed timestamp.
+  eventIdSigned: true,
   settings: z.strictObject({}),
   checkSecret: (secret) => pastedSecretProblem(secret, MIN_SECRET_BYTES),
   generateSecret: () => null,

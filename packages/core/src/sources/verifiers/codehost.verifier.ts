@@ -13,6 +13,8 @@ export type CodehostSettings = Record<string, never>;
 
 export const codehostVerifier: Verifier<CodehostSettings> = {
   kind: 'codehost',
+  // X-GitHub-Delivery is not signed.
+  eventIdSigned: false,
   settings: z.strictObject({}),
   /** GitHub takes any non-empty secret. */
   checkSecret: (secret) => pastedSecretProblem(secret, 1),

@@ -15,6 +15,8 @@ export type CommerceSettings = Record<string, never>;
 
 export const commerceVerifier: Verifier<CommerceSettings> = {
   kind: 'commerce',
+  // X-Shopify-Event-Id and X-Shopify-Webhook-Id are not signed.
+  eventIdSigned: false,
   settings: z.strictObject({}),
   checkSecret: (secret) => pastedSecretProblem(secret, MIN_SECRET_BYTES),
   generateSecret: () => null,

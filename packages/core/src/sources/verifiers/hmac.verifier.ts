@@ -89,6 +89,8 @@ export type HmacSettings = z.output<typeof hmacSettings>;
 
 export const hmacVerifier: Verifier<HmacSettings> = {
   kind: 'hmac',
+  // event_id_header is never part of signed_content.
+  eventIdSigned: false,
   settings: hmacSettings,
   checkSecret: (secret) => pastedSecretProblem(secret, MIN_SECRET_BYTES),
   generateSecret: () => null,

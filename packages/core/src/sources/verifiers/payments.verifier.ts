@@ -24,6 +24,8 @@ export type PaymentsSettings = Record<string, never>;
 
 export const paymentsVerifier: Verifier<PaymentsSettings> = {
   kind: 'payments',
+  // id is in the signed body, with the signed timestamp.
+  eventIdSigned: true,
   settings: z.strictObject({}),
 
   checkSecret(secret) {

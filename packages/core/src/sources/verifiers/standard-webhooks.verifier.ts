@@ -17,6 +17,8 @@ export type StandardWebhooksSettings = Record<string, never>;
 
 export const standardWebhooksVerifier: SecretGeneratingVerifier<StandardWebhooksSettings> = {
   kind: 'standard_webhooks',
+  // webhook-id is signed with webhook-timestamp.
+  eventIdSigned: true,
   settings: z.strictObject({}),
 
   checkSecret(secret) {

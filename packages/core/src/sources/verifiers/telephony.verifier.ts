@@ -26,6 +26,8 @@ export type TelephonySettings = Record<string, never>;
 
 export const telephonyVerifier: Verifier<TelephonySettings> = {
   kind: 'telephony',
+  // I-Twilio-Idempotency-Token is not signed.
+  eventIdSigned: false,
   settings: z.strictObject({}),
   checkSecret: (secret) => pastedSecretProblem(secret, MIN_SECRET_BYTES),
   generateSecret: () => null,

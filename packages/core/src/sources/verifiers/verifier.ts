@@ -64,6 +64,13 @@ export interface Verifier<S> {
   /** The kind's settings (everything except the secret): a strict object with defaults, named as in the API. */
   settings: z.ZodType<S>;
   /**
+   * Whether the signature covers the event ID (and a timestamp), so that only the provider can send a new one. When
+   * it does not (the ID is a header outside the signed content), anyone holding one request can resend it under a
+   * fresh ID: the same body within 24 hours is then a duplicate too, whatever its ID (docs/sources.md,
+   * Deduplication).
+   */
+  eventIdSigned: boolean;
+  /**
    * Checks a secret given by the operator: null when fine, else the message of a 422 invalid_field ("the secret
    * must ..."), naming no field so that create and rotate_secret can both use it. The provider issues the secret
    * for hmac, payments, codehost, commerce, chat and telephony; standard_webhooks and bearer may take one too.
