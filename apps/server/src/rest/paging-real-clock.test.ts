@@ -70,26 +70,30 @@ describe('paging on the real clock', () => {
     expect(await walk(`/messages?tenant_id=${tenantId}&event_type=paging.event`)).toEqual(messageIds);
   });
 
-  it('GraphQL messages with the default window', async () => {
+  it('GraphQL messages and deliveries with the default window', async () => {
     const graphql = graphqlClient(h);
-    const ids: string[] = [];
-    let after: string | null = null;
-    let pages = 0;
-    do {
-      if (pages > 0) await sleep(PAUSE_MS);
-      const answer = await graphql(
-        'query($after: String) { messages(tenantId: "' +
-          tenantId +
-          '", first: 2, after: $after) { nodes { id } nextCursor } }',
-        { after },
-      );
-      expect(answer.body.errors, JSON.stringify(answer.body.errors)).toBeUndefined();
-      ids.push(...answer.body.data.messages.nodes.map((node: { id: string }) => node.id));
-      after = answer.body.data.messages.nextCursor;
-      pages += 1;
-    } while (after !== null);
-    expect(pages).toBe(3);
-    expect(ids).toEqual(messageIds);
+    const walkGraphql = async (field: 'messages' | 'deliveries', args: string): Promise<string[]> => {
+      const ids: string[] = [];
+      let after: string | null = null;
+      let pages = 0;
+      do {
+        if (pages > 0) await sleep(PAUSE_MS);
+        const answer = await graphql(
+          `query($after: String) { ${field}(${args}, first: 2, after: $after) { nodes { id } nextCursor } }`,
+          { after },
+        );
+        expect(answer.body.errors, JSON.stringify(answer.body.errors)).toBeUndefined();
+        ids.push(...answer.body.data[field].nodes.map((node: { id: string }) => node.id));
+        after = answer.body.data[field].nextCursor;
+        pages += 1;
+      } while (after !== null);
+      expect(pages).toBe(3);
+      return ids;
+    };
+    expect(await walkGraphql('messages', `tenantId: "${tenantId}"`)).toEqual(messageIds);
+    expect(await walkGraphql('deliveries', `endpointId: "${endpointId}"`)).toEqual(
+      await all(`/deliveries?endpoint_id=${endpointId}`),
+    );
   });
 
   it('GET /messages with only created_after: the window is the first page one, not 30 days from a later now', async () => {
@@ -210,5 +214,11 @@ describe('paging on the real clock', () => {
     // A cursor of one list is not a cursor of another.
     const crossed = await h.request('GET', `/deliveries?limit=2&cursor=${cursor}`);
     expect(crossed.json.error.code).toBe('invalid_cursor');
+    // The window it carries is covered by its digest: widened by hand, it is no cursor of this list.
+    const decoded = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8'));
+    decoded.w[0] -= 86_400_000;
+    const widened = Buffer.from(JSON.stringify(decoded)).toString('base64url');
+    const forged = await h.request('GET', `/messages?tenant_id=${tenantId}&limit=2&cursor=${widened}`);
+    expect(forged.json.error.code).toBe('invalid_cursor');
   });
 });
