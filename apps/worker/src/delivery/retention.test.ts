@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DAY, HOUR, MINUTE, SECOND } from '@svc/core';
 import { post } from '../../../server/src/testing/harness.js';
+import { rawPost } from '../../../server/src/testing/raw-post.js';
 import { startDeliveryStack, type DeliveryStack } from './delivery.testing.js';
 
 /**
@@ -226,5 +227,50 @@ describe('response bodies, attempts and messages', () => {
     ]);
     expect(attempts[0].n).toBe(0);
     expect((await charges())[0].n).toBe(before);
+  });
+});
+
+describe('source event IDs', () => {
+  it('are deleted by the sweep after their keep: provider IDs after 35 days, body hashes after 24 hours', async () => {
+    const { tenantId } = await stack.setup('/captures');
+    const source = await post(stack.h, '/sources', {
+      tenant_id: tenantId,
+      name: 'retention',
+      verification: { kind: 'bearer' },
+      event_type: 'order.created',
+    });
+    expect(source.status, source.text).toBe(201);
+    const token = String(source.json.receive_url).split('/receive/')[1]!;
+    const captured = await rawPost(`${stack.h.baseUrl}/receive/${token}`, '{"n":1}', {
+      authorization: `Bearer ${source.json.secret}`,
+      'content-type': 'application/json',
+    });
+    expect(captured.status, captured.text).toBe(200);
+    // Provider IDs received 36 and 34 days ago (kept 35 days), written as the receive route writes them.
+    const now = stack.h.clock.now().getTime();
+    await stack.h.services.db.query(
+      `INSERT INTO source_event_ids (source_id, event_key, message_id, expires_at)
+       VALUES ($1, 'id:old', $3, $2::timestamptz - interval '1 day'), ($1, 'id:recent', $3, $2::timestamptz + interval '1 day')`,
+      [source.json.id, new Date(now), captured.json.message_id],
+    );
+    const keys = async () =>
+      (
+        await stack.h.services.db.query(
+          'SELECT event_key FROM source_event_ids WHERE source_id = $1 ORDER BY event_key',
+          [source.json.id],
+        )
+      ).map((r: { event_key: string }) => r.event_key);
+    expect(await keys()).toHaveLength(3);
+
+    expect((await stack.h.services.retention.sweep()).sourceEventIdsPurged).toBe(1);
+    const kept = await keys();
+    expect(kept).toHaveLength(2);
+    expect(kept).toContain('id:recent');
+    expect(kept).not.toContain('id:old');
+
+    // A day later the body hash (24 hours) and the provider ID received 34 days ago (now 35) are gone too.
+    await stack.advance(DAY + MINUTE);
+    expect((await stack.h.services.retention.sweep()).sourceEventIdsPurged).toBe(2);
+    expect(await keys()).toEqual([]);
   });
 });

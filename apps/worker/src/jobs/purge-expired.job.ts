@@ -3,8 +3,8 @@ import { defineJobHandler } from './job.js';
 
 /**
  * Retention (docs/retention.md), in small batches that never hold a long transaction: message content, response
- * bodies, old messages with their deliveries and attempts, redaction completion, idempotency records past their
- * 35 days and operational events past 30.
+ * bodies, old messages with their deliveries and attempts, source event IDs, redaction completion, idempotency
+ * records past their 35 days and operational events past 30.
  */
 export const purgeExpiredHandler = defineJobHandler({
   contract: purgeExpiredJob,

@@ -7,8 +7,8 @@ import { subscriptionDeliveryJob, subscriptionSweepJob } from '../subscriptions/
 import { defineJobContract, type JobContract } from './job-contract.js';
 
 /**
- * Retention sweeps (docs/retention.md): content, response bodies, old messages, redaction completion, idempotency
- * records and operational events, in small batches. Every 5 minutes: a redaction completes well within 24 hours.
+ * Retention sweeps (docs/retention.md): content, response bodies, old messages, source event IDs, redaction
+ * completion, idempotency records and operational events, in small batches. Every 5 minutes: a redaction completes well within 24 hours.
  */
 export const purgeExpiredJob = defineJobContract({
   queue: 'maintenance.purge-expired',

@@ -31,7 +31,8 @@ const NO_PENDING = `NOT EXISTS (SELECT 1 FROM deliveries d
  * 1. message content past its effective retained_until, once no delivery of the message can still be attempted;
  * 2. redactions completed once no snapshot can still see the erased bytes and VACUUM has removed them;
  * 3. response bodies past response_retention_days;
- * 4. messages, with their deliveries and attempts, 30 days after acceptance.
+ * 4. messages, with their deliveries and attempts, 30 days after acceptance;
+ * 5. source event IDs past their keep (35 days for provider IDs, 24 hours for body hashes).
  */
 export class RetentionService {
   constructor(
@@ -70,6 +71,10 @@ export class RetentionService {
       (await drain(
         () => this.deleteOldMessages(batch),
         (n) => (report.messagesDeleted += n),
+      )) &&
+      (await drain(
+        () => this.purgeSourceEventIds(batch),
+        (n) => (report.sourceEventIdsPurged += n),
       ));
     report.redactionsCompleted = await this.completeRedactions();
     return report;
