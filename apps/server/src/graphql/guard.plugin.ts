@@ -16,7 +16,7 @@ import { checkOperationLimits, measureOperation } from './operation-limits.js';
  * Mutations that admit paid work (like POST /messages, /endpoints/{id}/test and /deliveries/{id}/replay) spend the
  * admission bucket.
  */
-const ADMISSION_FIELDS: ReadonlySet<string> = new Set(['publishMessage', 'sendTestMessage', 'replayDelivery']);
+export const ADMISSION_FIELDS: ReadonlySet<string> = new Set(['publishMessage', 'sendTestMessage', 'replayDelivery']);
 
 /**
  * The bucket an operation's tokens come from: reads for queries; admissions for a mutation made only of

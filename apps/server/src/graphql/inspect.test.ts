@@ -1,6 +1,8 @@
+import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { EngineSteps, type AttemptResult } from '@svc/core';
 import { post, startHarness, uniqueKey, type Harness } from '../testing/harness.js';
+import { ADMISSION_FIELDS } from './guard.plugin.js';
 import { graphqlClient } from './test-client.js';
 
 let h: Harness;
@@ -467,5 +469,13 @@ describe('GraphQL replay rate limits', () => {
     }
     const cancel = await gql(CANCEL, { id: 'wdm_missing' }, { key: team.key });
     expect(cancel.body.errors[0].extensions.code).toBe('not_found');
+  });
+  it('docs/api-choices.md names every mutation that spends the admission bucket', () => {
+    const doc = readFileSync(new URL('../../../../docs/api-choices.md', import.meta.url), 'utf8');
+    const cost = doc.slice(doc.indexOf('4. **Cost**'), doc.indexOf('Mutations that create or rotate'));
+    const named = [...cost.matchAll(/made only of\s[^(]*\(([^)]*)\)/g)].flatMap((m) =>
+      [...m[1]!.matchAll(/`(\w+)`/g)].map((n) => n[1]),
+    );
+    expect(named.sort()).toEqual([...ADMISSION_FIELDS].sort());
   });
 });

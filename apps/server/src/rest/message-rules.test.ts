@@ -162,7 +162,23 @@ describe('matching', () => {
     const payload = { blob: 'x'.repeat(110_000) };
     const r = await post(h, '/messages', { tenant_id: tenant.json.id, event_type: 'rule.checked', payload });
     expect(r.status).toBe(422);
-    expect(r.json.error.code).toBe('invalid_field');
+    // Without endpoint_ids the field to change is the body, not the tenant.
+    expect(r.json.error).toMatchObject({ code: 'invalid_field', field: 'payload' });
+    const raw = await post(h, '/messages', {
+      tenant_id: tenant.json.id,
+      event_type: 'rule.checked',
+      body_base64: Buffer.from(JSON.stringify(payload)).toString('base64'),
+      content_type: 'application/json',
+    });
+    expect(raw.json.error).toMatchObject({ code: 'invalid_field', field: 'body_base64' });
+    const endpoints = await h.services.db.query('SELECT id FROM endpoints WHERE tenant_id = $1', [tenant.json.id]);
+    const listed = await post(h, '/messages', {
+      tenant_id: tenant.json.id,
+      event_type: 'rule.checked',
+      payload,
+      endpoint_ids: endpoints.map((e: { id: string }) => e.id),
+    });
+    expect(listed.json.error).toMatchObject({ code: 'invalid_field', field: 'endpoint_ids' });
   });
 });
 

@@ -23,7 +23,42 @@ async function health(endpointId: string) {
   return (await stack.h.services.endpoints.getEndpoint({ actor: stack.h.team }, endpointId)).health;
 }
 
+/** svc_delivery_attempts_total of one outcome label in this process. */
+async function attemptsCounted(outcome: string): Promise<number> {
+  const metric = await stack.h.services.metrics.attempts.get();
+  return metric.values.find((v) => v.labels.outcome === outcome)?.value ?? 0;
+}
+
 describe('engine rules', () => {
+  it('counts a success that arrives after its delivery was settled elsewhere as already_settled, not succeeded', async () => {
+    stack.delays.set('/late', 1500);
+    const { tenantId } = await stack.setup('/late');
+    const id = await stack.publish(tenantId, { late: true });
+    const [delivery] = (await stack.h.services.deliveries.listDeliveries({ actor: stack.h.team }, { message_id: id }))
+      .data;
+    await stack.until('the attempt to be in flight', async () => {
+      const rows = await stack.h.services.db.query(
+        'SELECT 1 FROM delivery_queue WHERE delivery_id = $1 AND lease_owner IS NOT NULL',
+        [delivery!.id],
+      );
+      return rows.length > 0 ? true : undefined;
+    });
+    const before = { succeeded: await attemptsCounted('succeeded'), late: await attemptsCounted('already_settled') };
+    // Meanwhile its lease lapsed and another worker's attempt settled it as failed.
+    await stack.h.services.db.query('DELETE FROM delivery_queue WHERE delivery_id = $1', [delivery!.id]);
+    await stack.h.services.db.query(`UPDATE deliveries SET status = 'failed', finished_at = now() WHERE id = $1`, [
+      delivery!.id,
+    ]);
+    await stack.until('the late success to settle', async () =>
+      (await attemptsCounted('already_settled')) > before.late ? true : undefined,
+    );
+    expect(await attemptsCounted('already_settled')).toBe(before.late + 1);
+    expect(await attemptsCounted('succeeded')).toBe(before.succeeded);
+    expect(await attemptsCounted('failed')).toBe(0);
+    const after = await stack.h.services.deliveries.getDelivery({ actor: stack.h.team }, delivery!.id);
+    expect(after.status).toBe('failed');
+  });
+
   it('ten consecutive failures open the circuit; after a minute one probe goes; a success closes it (recovered)', async () => {
     stack.script.set('/circuit', [500]);
     const { tenantId, endpointId } = await stack.setup('/circuit', { retry_delays_seconds: [] });

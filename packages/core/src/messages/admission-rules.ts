@@ -207,12 +207,19 @@ export class AdmissionRules {
 
   private checkFanout(deliveries: MatchedDelivery[], input: CreateMessageInput): void {
     const { limits } = this.deps;
-    const field = input.endpoint_ids ? 'endpoint_ids' : 'tenant_id';
     if (deliveries.length > limits.max_fanout_endpoints.value)
-      throw invalidField(field, `the message matches more than ${limits.max_fanout_endpoints.value} endpoints`);
+      throw invalidField(
+        input.endpoint_ids ? 'endpoint_ids' : 'tenant_id',
+        `the message matches more than ${limits.max_fanout_endpoints.value} endpoints`,
+      );
     const total = deliveries.reduce((sum, d) => sum + d.bodyBytes, 0);
+    // Without endpoint_ids the body is what the sender can change, not the tenant it names.
+    const bodyField = input.body_base64 !== undefined ? 'body_base64' : 'payload';
     if (total > limits.max_transformed_bytes_per_message.value)
-      throw invalidField(field, 'the bodies for all matched endpoints exceed 8 MiB in all');
+      throw invalidField(
+        input.endpoint_ids ? 'endpoint_ids' : bodyField,
+        'the bodies for all matched endpoints exceed 8 MiB in all',
+      );
   }
 }
 

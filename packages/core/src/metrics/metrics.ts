@@ -28,7 +28,7 @@ export class Metrics {
 
   readonly attempts = new Counter({
     name: 'svc_delivery_attempts_total',
-    help: 'Delivery attempts by outcome (succeeded, retry, failed, expired, timeout, network_error, unsafe_destination)',
+    help: 'Delivery attempts by outcome (succeeded, retry_wait, failed, expired; timeout, network_error, unsafe_destination without a response; already_settled when another attempt had settled the delivery)',
     labelNames: ['outcome'] as const,
     registers: [this.registry],
   });
