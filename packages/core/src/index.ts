@@ -149,7 +149,7 @@ export * from './analytics/analytics.view.js';
 export { AnalyticsService, type AnalyticsScope } from './analytics/analytics.service.js';
 export { analyticsRollupJob, nextRollupRun, ROLLUP_INTERVAL_MS } from './analytics/analytics.jobs.js';
 export { ANALYTICS_RETENTION_DAYS, type RollupReport } from './analytics/analytics-rollup.js';
-export { deliveriesCreatedFactSql, recordDeliveriesCreated } from './analytics/analytics-facts.js';
+export { deliveriesCreatedFactSql } from './analytics/analytics-facts.js';
 export * from './feature-flags/feature-flag.inputs.js';
 export type { EnvironmentView, FlagView, DeletedFlagView } from './feature-flags/feature-flag.view.js';
 export { FeatureFlagService, type FlagChange } from './feature-flags/feature-flag.service.js';

@@ -4,8 +4,8 @@ export { checkHostName, checkDestinationAddress, describeBlockReason } from './h
 export type { UrlPolicy, HostCheck, AddressCheck } from './host-policy.js';
 export { checkReceiverUrl, MAX_RECEIVER_URL_BYTES } from './url-policy.js';
 export type { UrlCheck, UrlCheckCode } from './url-policy.js';
-export { resolvePublicIPv4, resolveDestination, checkConnectedAddress, systemLookup } from './resolve.js';
-export type { LookupFn, ResolveResult, DestinationResult, DestinationBlock, ConnectedAddressCheck } from './resolve.js';
+export { resolveDestination, checkConnectedAddress, systemLookup } from './resolve.js';
+export type { LookupFn, DestinationResult, DestinationBlock, ConnectedAddressCheck } from './resolve.js';
 export { createDnsLookup } from './dns-lookup.js';
 export type { DnsLookupOptions } from './dns-lookup.js';
 export { createPinnedConnector, UnsafeDestinationError, DnsLookupError } from './pinned-connector.js';

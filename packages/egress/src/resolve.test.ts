@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { UrlPolicy } from './host-policy.js';
-import { checkConnectedAddress, resolvePublicIPv4, type LookupFn } from './resolve.js';
+import { checkConnectedAddress, resolveDestination, type LookupFn } from './resolve.js';
 
 const STRICT: UrlPolicy = { allowLoopback: false, serviceHosts: ['svc.example'] };
 const LOOPBACK: UrlPolicy = { allowLoopback: true, serviceHosts: ['svc.example'] };
@@ -17,19 +17,20 @@ function fakeDns(answers: Record<string, string[]>): LookupFn & { asked: string[
   return Object.assign(lookup, { asked });
 }
 
-describe('resolvePublicIPv4', () => {
+describe('resolveDestination', () => {
   it('returns every address when all are public', async () => {
     const dns = fakeDns({ 'hooks.example.com.': ['93.184.216.34', '8.8.8.8'] });
-    await expect(resolvePublicIPv4('hooks.example.com', STRICT, dns)).resolves.toEqual({
+    await expect(resolveDestination('hooks.example.com', STRICT, dns)).resolves.toEqual({
       ok: true,
       addresses: ['93.184.216.34', '8.8.8.8'],
+      hostIsIp: false,
     });
   });
 
   it('refuses the whole name when one address is private (DNS rebinding)', async () => {
     const dns = fakeDns({ 'rebind.example.com.': ['93.184.216.34', '10.0.0.1', '8.8.8.8'] });
-    const result = await resolvePublicIPv4('rebind.example.com', STRICT, dns);
-    expect(result).toEqual({ ok: false, reason: 'host resolves to a private address' });
+    const result = await resolveDestination('rebind.example.com', STRICT, dns);
+    expect(result).toEqual({ ok: false, reason: 'host resolves to a private address', blocked: 'address' });
   });
 
   it.each([
@@ -41,76 +42,82 @@ describe('resolvePublicIPv4', () => {
     ['not-an-address', 'not a valid IPv4 address'],
   ])('refuses a name that resolves to %s', async (address, words) => {
     const dns = fakeDns({ 'evil.example.com.': ['8.8.8.8', address] });
-    const result = await resolvePublicIPv4('evil.example.com', STRICT, dns);
+    const result = await resolveDestination('evil.example.com', STRICT, dns);
     expect(result.ok).toBe(false);
     expect(result).toMatchObject({ reason: expect.stringContaining(words) });
   });
 
   it('refuses a name without addresses', async () => {
     const dns = fakeDns({ 'empty.example.com.': [] });
-    await expect(resolvePublicIPv4('empty.example.com', STRICT, dns)).resolves.toEqual({
+    await expect(resolveDestination('empty.example.com', STRICT, dns)).resolves.toEqual({
       ok: false,
       reason: 'host has no IPv4 address',
+      blocked: 'host',
     });
   });
 
   it('lets a lookup failure reject, so the caller can tell a network failure from an unsafe host', async () => {
-    await expect(resolvePublicIPv4('missing.example.com', STRICT, fakeDns({}))).rejects.toThrow('ENOTFOUND');
+    await expect(resolveDestination('missing.example.com', STRICT, fakeDns({}))).rejects.toThrow('ENOTFOUND');
   });
 
   it('asks for the absolute name so resolver search domains never apply', async () => {
     const dns = fakeDns({ 'hooks.example.com.': ['8.8.8.8'] });
-    await resolvePublicIPv4('Hooks.Example.COM.', STRICT, dns);
+    await resolveDestination('Hooks.Example.COM.', STRICT, dns);
     expect(dns.asked).toEqual(['hooks.example.com.']);
   });
 
   it('removes duplicate addresses', async () => {
     const dns = fakeDns({ 'dup.example.com.': ['8.8.8.8', '8.8.8.8', '1.1.1.1'] });
-    await expect(resolvePublicIPv4('dup.example.com', STRICT, dns)).resolves.toEqual({
+    await expect(resolveDestination('dup.example.com', STRICT, dns)).resolves.toEqual({
       ok: true,
       addresses: ['8.8.8.8', '1.1.1.1'],
+      hostIsIp: false,
     });
   });
 
   it('classifies IP literals directly without a lookup', async () => {
     const dns = fakeDns({});
-    await expect(resolvePublicIPv4('93.184.216.34', STRICT, dns)).resolves.toEqual({
+    await expect(resolveDestination('93.184.216.34', STRICT, dns)).resolves.toEqual({
       ok: true,
       addresses: ['93.184.216.34'],
+      hostIsIp: true,
     });
-    await expect(resolvePublicIPv4('10.0.0.1', STRICT, dns)).resolves.toMatchObject({ ok: false });
-    await expect(resolvePublicIPv4('0x7f.1', STRICT, dns)).resolves.toMatchObject({ ok: false });
-    await expect(resolvePublicIPv4('2130706433', STRICT, dns)).resolves.toMatchObject({ ok: false });
-    await expect(resolvePublicIPv4('[::1]', STRICT, dns)).resolves.toMatchObject({ ok: false });
-    await expect(resolvePublicIPv4('::ffff:8.8.8.8', STRICT, dns)).resolves.toMatchObject({ ok: false });
+    await expect(resolveDestination('10.0.0.1', STRICT, dns)).resolves.toMatchObject({ ok: false });
+    await expect(resolveDestination('0x7f.1', STRICT, dns)).resolves.toMatchObject({ ok: false });
+    await expect(resolveDestination('2130706433', STRICT, dns)).resolves.toMatchObject({ ok: false });
+    await expect(resolveDestination('[::1]', STRICT, dns)).resolves.toMatchObject({ ok: false });
+    await expect(resolveDestination('::ffff:8.8.8.8', STRICT, dns)).resolves.toMatchObject({ ok: false });
     expect(dns.asked).toEqual([]);
   });
 
   it('refuses blocked names before asking DNS', async () => {
     const dns = fakeDns({});
     for (const host of ['localhost', 'db.internal', 'printer.local.', 'intranet', 'hooks.svc.example', 'a b']) {
-      await expect(resolvePublicIPv4(host, STRICT, dns)).resolves.toMatchObject({ ok: false });
+      await expect(resolveDestination(host, STRICT, dns)).resolves.toMatchObject({ ok: false });
     }
     expect(dns.asked).toEqual([]);
   });
 
   it('with loopback allowed, accepts 127.0.0.0/8 and localhost but nothing else private', async () => {
     const dns = fakeDns({ 'dev.example.com.': ['127.0.0.1'], 'lan.example.com.': ['127.0.0.1', '192.168.1.10'] });
-    await expect(resolvePublicIPv4('localhost', LOOPBACK, dns)).resolves.toEqual({
+    await expect(resolveDestination('localhost', LOOPBACK, dns)).resolves.toEqual({
       ok: true,
       addresses: ['127.0.0.1'],
+      hostIsIp: false,
     });
-    await expect(resolvePublicIPv4('127.0.0.2', LOOPBACK, dns)).resolves.toEqual({
+    await expect(resolveDestination('127.0.0.2', LOOPBACK, dns)).resolves.toEqual({
       ok: true,
       addresses: ['127.0.0.2'],
+      hostIsIp: true,
     });
-    await expect(resolvePublicIPv4('dev.example.com', LOOPBACK, dns)).resolves.toEqual({
+    await expect(resolveDestination('dev.example.com', LOOPBACK, dns)).resolves.toEqual({
       ok: true,
       addresses: ['127.0.0.1'],
+      hostIsIp: false,
     });
-    await expect(resolvePublicIPv4('lan.example.com', LOOPBACK, dns)).resolves.toMatchObject({ ok: false });
-    await expect(resolvePublicIPv4('10.0.0.1', LOOPBACK, dns)).resolves.toMatchObject({ ok: false });
-    await expect(resolvePublicIPv4('::1', LOOPBACK, dns)).resolves.toMatchObject({ ok: false });
+    await expect(resolveDestination('lan.example.com', LOOPBACK, dns)).resolves.toMatchObject({ ok: false });
+    await expect(resolveDestination('10.0.0.1', LOOPBACK, dns)).resolves.toMatchObject({ ok: false });
+    await expect(resolveDestination('::1', LOOPBACK, dns)).resolves.toMatchObject({ ok: false });
   });
 });
 

@@ -10,8 +10,6 @@ import { checkDestinationAddress, checkHostName, describeBlockReason, type UrlPo
 /** Resolves a host name to IPv4 addresses. Rejects on resolver failure (ENOTFOUND, timeouts). */
 export type LookupFn = (host: string) => Promise<string[]>;
 
-export type ResolveResult = { ok: true; addresses: string[] } | { ok: false; reason: string };
-
 export type ConnectedAddressCheck = { ok: true; address: string } | { ok: false; reason: string };
 
 export const systemLookup: LookupFn = async (host) => {
@@ -64,19 +62,6 @@ export async function resolveDestination(
     }
   }
   return { ok: true, addresses, hostIsIp: false };
-}
-
-/**
- * Returns the addresses the connector may dial for `host`. `ok: false` is an unsafe destination (no retry).
- * A lookup failure rejects instead: that is a network failure, which the caller may retry.
- */
-export async function resolvePublicIPv4(
-  host: string,
-  policy: UrlPolicy,
-  lookup: LookupFn = systemLookup,
-): Promise<ResolveResult> {
-  const result = await resolveDestination(host, policy, lookup);
-  return result.ok ? { ok: true, addresses: result.addresses } : { ok: false, reason: result.reason };
 }
 
 // Node reports IPv4 peers of dual-stack sockets as IPv4-mapped IPv6 in dotted form.

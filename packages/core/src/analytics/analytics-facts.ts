@@ -1,5 +1,3 @@
-import type { EntityManager } from 'typeorm';
-
 /**
  * The analytics facts the transitions append (docs/analytics.md). Each builder returns an SQL statement the hot path
  * embeds as a CTE of a statement it already sends, so recording a fact costs no round trip. The placeholders are the
@@ -50,17 +48,6 @@ export function admissionFactsSql(p: {
 export function deliveriesCreatedFactSql(from: string): string {
   return `INSERT INTO analytics_facts (team_id, tenant_id, endpoint_id, message_id, at, deliveries)
           SELECT team_id, tenant_id, endpoint_id, message_id, created_at, 1 FROM ${from}`;
-}
-
-/** The same as deliveriesCreatedFactSql for a caller without a statement to fold it into: one round trip. */
-export async function recordDeliveriesCreated(tx: EntityManager, deliveryIds: readonly string[]): Promise<void> {
-  if (deliveryIds.length === 0) return;
-  await tx.query(
-    deliveriesCreatedFactSql(
-      `(SELECT team_id, tenant_id, endpoint_id, message_id, created_at FROM deliveries WHERE id = ANY($1::text[])) d`,
-    ),
-    [deliveryIds],
-  );
 }
 
 /** Attempts, one fact each, counted when they started: the placeholders name parallel arrays. */

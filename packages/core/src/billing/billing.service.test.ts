@@ -1,10 +1,19 @@
 import { describe, expect, it } from 'vitest';
 import { ManualClock } from '../common/clock.js';
 import { useTestCore } from '../testing/test-core.js';
-import { priceMicros, unitsFor } from './billing.service.js';
+import { billingMonth, priceMicros, unitsFor } from './billing.service.js';
 
 const clock = new ManualClock('2026-11-30T23:59:00Z');
 const core = useTestCore(clock);
+
+/** What the key has spent in the clock's billing month, as the spending-limit check reads it. */
+async function spentThisMonth(keyId: string): Promise<bigint> {
+  const rows: { spent_micros: string }[] = await core.services.db.query(
+    `SELECT spent_micros FROM key_monthly_spend WHERE key_id = $1 AND billing_month = $2`,
+    [keyId, billingMonth(clock.now())],
+  );
+  return BigInt(rows[0]?.spent_micros ?? '0');
+}
 
 describe('pricing', () => {
   it('charges per started unit, at least one', () => {
@@ -41,10 +50,10 @@ describe('charges against a key', () => {
     ).rejects.toMatchObject({
       code: 'spending_limit',
     });
-    expect(await core.services.billing.monthToDateMicros(core.services.db.manager, key.keyId)).toBe(100n);
+    expect(await spentThisMonth(key.keyId)).toBe(100n);
     clock.advance(60_000);
     await core.services.db.transaction((tx) => core.services.billing.charge(tx, payer, [item]));
-    expect(await core.services.billing.monthToDateMicros(core.services.db.manager, key.keyId)).toBe(50n);
+    expect(await spentThisMonth(key.keyId)).toBe(50n);
   });
 
   it('never lets concurrent charges pass the limit together', async () => {
@@ -59,6 +68,6 @@ describe('charges against a key', () => {
       ),
     );
     expect(results.filter((r) => r.status === 'fulfilled')).toHaveLength(10);
-    expect(await core.services.billing.monthToDateMicros(core.services.db.manager, key.keyId)).toBe(500n);
+    expect(await spentThisMonth(key.keyId)).toBe(500n);
   });
 });

@@ -219,12 +219,4 @@ export class BillingService {
     );
     return rows[0]?.closed === true;
   }
-
-  async monthToDateMicros(tx: EntityManager, keyId: string): Promise<bigint> {
-    const rows: { spent_micros: string }[] = await tx.query(
-      `SELECT spent_micros FROM key_monthly_spend WHERE key_id = $1 AND billing_month = $2`,
-      [keyId, billingMonth(this.clock.now())],
-    );
-    return BigInt(rows[0]?.spent_micros ?? '0');
-  }
 }
