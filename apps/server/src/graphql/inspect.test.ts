@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { EngineSteps, type AttemptResult } from '@svc/core';
@@ -33,7 +34,7 @@ const MESSAGES = `query($tenantId: ID, $eventType: String, $externalId: String, 
     after: $after, createdBefore: $createdBefore) { nodes { id tenantId eventType externalId status } nextCursor }
 }`;
 const MESSAGE_DELIVERIES = `query($id: ID!) {
-  message(id: $id) { id status redacted contentAvailable deliveries { nodes { ${DELIVERY_FIELDS} } nextCursor } }
+  message(id: $id) { id status redacted contentAvailable bodySha256 deliveries { nodes { ${DELIVERY_FIELDS} } nextCursor } }
 }`;
 const CONTENT = `query($id: ID!) { messageContent(id: $id) { contentType bytes bodyBase64 text } }`;
 const CANCEL = `mutation($id: ID!, $key: String) {
@@ -153,6 +154,8 @@ describe('GraphQL messages list, content, cancel and redact', () => {
     const { tenantId } = await tenantWithEndpoint('gql-inspect-content');
     const json = await publish(tenantId, { payload: { city: 'Zürich', n: 1 } });
     const text = '{"city":"Zürich","n":1}';
+    const before = await gql(MESSAGE_DELIVERIES, { id: json });
+    expect(before.body.data.message.bodySha256).toBe(createHash('sha256').update(text).digest('hex'));
     const read = await gql(CONTENT, { id: json });
     expect(read.body.data.messageContent).toEqual({
       contentType: 'application/json',
@@ -180,7 +183,13 @@ describe('GraphQL messages list, content, cancel and redact', () => {
     expect(gone.body.errors[0].extensions.code).toBe('payload_expired');
     expect(gone.body.data).toBeNull();
     const message = await gql(MESSAGE_DELIVERIES, { id: json });
-    expect(message.body.data.message).toMatchObject({ redacted: true, contentAvailable: false, status: 'canceled' });
+    // The body's hash is erased with it: for a guessable body it would confirm a guess.
+    expect(message.body.data.message).toMatchObject({
+      redacted: true,
+      contentAvailable: false,
+      status: 'canceled',
+      bodySha256: null,
+    });
     expect(message.body.data.message.deliveries.nodes).toMatchObject([
       { status: 'canceled', lastError: 'message_redacted', finishedAt: NOW },
     ]);

@@ -37,7 +37,11 @@ export class Message {
   })
   status!: string;
   @Field(() => Int) bodyBytes!: number;
-  @Field(() => String, { description: 'Hex SHA-256 of the body' }) bodySha256!: string;
+  @Field(() => String, {
+    nullable: true,
+    description: 'Hex SHA-256 of the body; null once the message is redacted (erased with the body)',
+  })
+  bodySha256!: string | null;
   @Field(() => String) contentType!: string;
   @Field(() => Date) deliverAt!: Date;
   @Field(() => Date, { description: 'No attempt starts at or after this time' }) expiresAt!: Date;

@@ -251,6 +251,7 @@ describe('POST /messages/{id}/redact', () => {
     const id = await publish({ payload: { order: { secret: 'card-4242' } }, metadata: { case: 'gdpr' } });
     const charged = await chargesOf(id);
     const storedBefore = await storedContentBytes();
+    expect((await get(`/messages/${id}`)).json.body_sha256).toMatch(/^[0-9a-f]{64}$/);
     const r = await post(h, `/messages/${id}/redact`, {});
     expect(r.status).toBe(202);
     expect(r.json).toEqual({ message_id: id, status: 'redacting', redacted_at: h.clock.now().toISOString() });
@@ -266,15 +267,18 @@ describe('POST /messages/{id}/redact', () => {
       content_available: false,
       metadata: { case: 'gdpr' },
       status: 'canceled',
+      // The body's hash goes with the body: for a guessable body (a card number) it would confirm a guess.
+      body_sha256: null,
     });
     expect(await chargesOf(id)).toBe(charged);
     const stored = await h.services.db.query(
       `SELECT (SELECT body FROM message_contents WHERE message_id = $1) AS body,
+              (SELECT body_sha256 FROM messages WHERE id = $1) AS hash,
               (SELECT count(*)::int FROM deliveries WHERE message_id = $1 AND body IS NOT NULL) AS copies,
               (SELECT count(*)::int FROM deliveries WHERE message_id = $1 AND endpoint_id = $2) AS transformed`,
       [id, transformedEndpointId],
     );
-    expect(stored[0]).toEqual({ body: null, copies: 0, transformed: 1 });
+    expect(stored[0]).toEqual({ body: null, hash: null, copies: 0, transformed: 1 });
     // The message body and the transformed copy no longer count against the team's stored content.
     const freed =
       Buffer.byteLength('{"order":{"secret":"card-4242"}}') + Buffer.byteLength('{"wrapped":{"secret":"card-4242"}}');

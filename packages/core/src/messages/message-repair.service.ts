@@ -68,8 +68,8 @@ export class MessageRepairService {
   }
 
   /**
-   * POST /messages/{id}/redact: the body and every transformed copy are erased now (reads and replays stop at
-   * once), every pending delivery, replays included, is canceled, and the message is marked redacting. The
+   * POST /messages/{id}/redact: the body, its SHA-256 and every transformed copy are erased now (reads and
+   * replays stop at once), every pending delivery, replays included, is canceled, and the message is marked redacting. The
    * retention sweep completes it once no database snapshot can still see the old bytes and VACUUM has removed
    * them (docs/retention.md). Metadata and charges stay. Repeating changes nothing.
    */
@@ -87,7 +87,11 @@ export class MessageRepairService {
       );
       await this.cancelPending(tx, id, { originalsOnly: false }, 'message_redacted');
       await eraseContent(tx, [id], now);
-      await tx.query(`UPDATE messages SET redacted_at = $2, redaction_status = 'redacting' WHERE id = $1`, [id, now]);
+      // The body's hash goes with it: for a guessable body (a card number) it would confirm a guess.
+      await tx.query(
+        `UPDATE messages SET redacted_at = $2, redaction_status = 'redacting', body_sha256 = NULL WHERE id = $1`,
+        [id, now],
+      );
       return { message_id: id, status: 'redacting', redacted_at: now.toISOString() };
     });
   }

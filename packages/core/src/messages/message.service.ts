@@ -44,7 +44,7 @@ interface MessageRow {
   source_id: string | null;
   content_type: string;
   body_bytes: number;
-  body_sha256: string;
+  body_sha256: string | null;
   deliver_at: Date;
   expires_at: Date;
   retained_until: Date;

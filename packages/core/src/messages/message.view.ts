@@ -11,7 +11,8 @@ export interface MessageRecord {
   sourceId: string | null;
   contentType: string;
   bodyBytes: number;
-  bodySha256: string;
+  /** Null once the message is redacted. */
+  bodySha256: string | null;
   deliverAt: Date;
   expiresAt: Date;
   retainedUntil: Date;
@@ -36,7 +37,7 @@ export interface MessageView {
   source_id: string | null;
   status: MessageStatus;
   body_bytes: number;
-  body_sha256: string;
+  body_sha256: string | null;
   content_type: string;
   deliver_at: string;
   expires_at: string;

@@ -53,7 +53,10 @@ export function MessageFields({ message, tenantName }: { message: Message; tenan
         },
         { label: 'Content type', value: message.contentType },
         { label: 'Body size', value: `${message.bodyBytes} bytes` },
-        { label: 'Body SHA-256', value: <Code>{message.bodySha256}</Code> },
+        {
+          label: 'Body SHA-256',
+          value: message.bodySha256 === null ? orNone(null, 'erased with the body') : <Code>{message.bodySha256}</Code>,
+        },
         { label: 'Content available', value: yesNo(message.contentAvailable) },
         { label: 'Deliver at', value: formatTimestamp(message.deliverAt) },
         { label: 'Expires at', value: formatTimestamp(message.expiresAt) },

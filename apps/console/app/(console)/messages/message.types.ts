@@ -27,7 +27,8 @@ export interface Message {
   sourceId: string | null;
   status: string;
   bodyBytes: number;
-  bodySha256: string;
+  /** Null once the message is redacted. */
+  bodySha256: string | null;
   contentType: string;
   deliverAt: string;
   expiresAt: string;

@@ -31,7 +31,11 @@ export const MessageShape = z
     source_id: z.string().nullable(),
     status: z.enum(MESSAGE_STATUSES).describe('Derived from the original deliveries (docs/delivery.md)'),
     body_bytes: z.number().int().min(0),
-    body_sha256: z.string().regex(/^[0-9a-f]{64}$/),
+    body_sha256: z
+      .string()
+      .regex(/^[0-9a-f]{64}$/)
+      .nullable()
+      .describe('Hex SHA-256 of the body; null once the message is redacted (erased with the body)'),
     content_type: z.string(),
     deliver_at: timestamp,
     expires_at: timestamp.describe('No attempt starts at or after this time'),
