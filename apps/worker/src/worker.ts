@@ -1,7 +1,7 @@
 import PgBoss from 'pg-boss';
 import type { Logger } from 'pino';
 import { randomBytes } from 'node:crypto';
-import { DELIVERY_WAKE_CHANNEL, JOB_SCHEMA, parseWakePayload, queueRetryPolicy, type Services } from '@svc/core';
+import { DELIVERY_WAKE_CHANNEL, ensureQueue, JOB_SCHEMA, parseWakePayload, type Services } from '@svc/core';
 import { poolConfig } from '@svc/db';
 import { createDeliveryEngine, type DeliveryEngine } from './delivery/delivery.job.js';
 import type { JobHandler } from './jobs/job.js';
@@ -156,11 +156,7 @@ export async function startWorker(options: WorkerOptions): Promise<RunningWorker
   await boss.start();
   for (const handler of handlers) {
     const { contract } = handler;
-    await boss.createQueue(contract.queue, {
-      name: contract.queue,
-      ...queueRetryPolicy(contract),
-      ...(contract.expireInSeconds ? { expireInSeconds: contract.expireInSeconds } : {}),
-    });
+    await ensureQueue(boss, contract);
     if (contract.cron) await boss.schedule(contract.queue, contract.cron, { v: contract.version }, { tz: 'UTC' });
   }
 
@@ -180,20 +176,41 @@ export async function startWorker(options: WorkerOptions): Promise<RunningWorker
       wakers.add(wake);
     });
 
-  async function execute(handler: JobHandler<unknown>, job: PgBoss.Job<unknown>): Promise<void> {
+  async function execute(handler: JobHandler<unknown>, job: PgBoss.JobWithMetadata<unknown>): Promise<void> {
     const { contract } = handler;
+    let payload: unknown;
     try {
       const data = job.data as { v?: unknown } | null;
       if (data?.v !== undefined && data.v !== contract.version)
         throw new Error(`job version ${String(data.v)} is not ${contract.version}`);
-      await handler.run(contract.payload.parse(data ?? {}), services);
+      payload = contract.payload.parse(data ?? {});
+      await handler.run(payload, services);
       completions.complete(contract.queue, job.id);
     } catch (error) {
       logger.error({ err: error, queue: contract.queue, jobId: job.id }, 'job failed');
       await boss.fail(contract.queue, job.id, { message: (error as Error).message }).catch(() => undefined);
+      if (job.retryCount >= job.retryLimit) await giveUp(handler, job, payload, error);
     } finally {
       pool.finish(contract.queue);
       services.metrics.poolInUse.set(pool.active);
+    }
+  }
+
+  /** The job failed on its last allowed try: pg-boss keeps it as failed; the handler makes the failure visible. */
+  async function giveUp(
+    handler: JobHandler<unknown>,
+    job: PgBoss.JobWithMetadata<unknown>,
+    payload: unknown,
+    error: unknown,
+  ): Promise<void> {
+    const { queue } = handler.contract;
+    services.metrics.jobsGivenUp.inc({ queue });
+    logger.error({ err: error, queue, jobId: job.id, tries: job.retryCount + 1 }, 'job gave up');
+    if (payload === undefined || !handler.giveUp) return;
+    try {
+      await handler.giveUp(payload, services);
+    } catch (failure) {
+      logger.error({ err: failure, queue, jobId: job.id }, 'recording a job that gave up failed');
     }
   }
 
@@ -212,10 +229,11 @@ export async function startWorker(options: WorkerOptions): Promise<RunningWorker
         continue;
       }
       const wanted = Math.min(free, batchSize);
-      let jobs: PgBoss.Job<unknown>[] = [];
+      let jobs: PgBoss.JobWithMetadata<unknown>[] = [];
       lastFetch = Date.now();
       try {
-        jobs = await boss.fetch<unknown>(queue, { batchSize: wanted });
+        // With metadata: the retry count tells a job's last allowed try.
+        jobs = await boss.fetch<unknown>(queue, { batchSize: wanted, includeMetadata: true });
       } catch (error) {
         if (stopping) break;
         logger.error({ err: error, queue }, 'fetching jobs failed');

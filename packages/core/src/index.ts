@@ -41,7 +41,15 @@ export { ENTITIES } from './entities.js';
 export { createServices, type Services, type CoreOptions } from './services.js';
 export { openCore, openProductionCore, type OpenCoreOptions, type OpenedCore } from './boot.js';
 export { defineJobContract, type JobContract, type JobEnvelope } from './jobs/job-contract.js';
-export { PgBossJobQueue, JOB_SCHEMA, queueRetryPolicy, type JobQueue, type NewJob } from './jobs/job-queue.js';
+export {
+  PgBossJobQueue,
+  JOB_SCHEMA,
+  MAX_JOB_RETRIES,
+  ensureQueue,
+  queueRetryPolicy,
+  type JobQueue,
+  type NewJob,
+} from './jobs/job-queue.js';
 export * from './jobs/contracts.js';
 export {
   deliveryReconcileJob,

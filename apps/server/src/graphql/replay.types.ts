@@ -43,7 +43,7 @@ export class Replay {
     nullable: true,
     description:
       'Why creation stopped early or the replay failed: max_cost_reached, spending_limit, billing_required, ' +
-      'endpoint_deleted, endpoint_disabled, canceled',
+      'endpoint_deleted, endpoint_disabled, canceled, job_failed (the worker gave up on it after its retries)',
   })
   reason!: string | null;
   @Field(() => ReplayCounts) counts!: ReplayCounts;

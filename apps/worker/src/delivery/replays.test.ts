@@ -301,3 +301,53 @@ describe('POST /replays/{id}/cancel', () => {
     expect(generations[0].n).toBe(100);
   });
 });
+
+describe('a replay whose job keeps failing', () => {
+  it('gives up after the bounded retries: the replay ends failed (job_failed) with webhooks.replay.failed', async () => {
+    const { endpointId } = await deadLetters('/gives-up', 1);
+    // Every batch of this endpoint's replays fails as it moves the replay's cursor (as if Postgres refused it).
+    const db = stack.h.services.db;
+    await db.query(`CREATE FUNCTION test_refuse_batch() RETURNS trigger LANGUAGE plpgsql AS $$
+      BEGIN RAISE EXCEPTION 'batch refused by the test'; END $$`);
+    await db.query(`CREATE TRIGGER test_refuse_batch BEFORE UPDATE ON replays FOR EACH ROW
+      WHEN (NEW.endpoint_id = '${endpointId}' AND NEW.status = 'running') EXECUTE FUNCTION test_refuse_batch()`);
+    const givenUp = async () =>
+      (await stack.h.services.metrics.jobsGivenUp.get()).values.find((v) => v.labels.queue === 'replay.batch')?.value ??
+      0;
+    const before = await givenUp();
+    try {
+      const r = await post(stack.h, '/replays', { endpoint_id: endpointId });
+      expect(r.status, r.text).toBe(202);
+      // Each retry waits longer (5 s doubling, with jitter): the test moves the queue's clock instead of waiting.
+      const failed = await stack.until(
+        'the replay to fail',
+        async () => {
+          const replay = await stack.h.services.replays.getReplay({ actor: stack.h.team }, r.json.id);
+          if (replay.status === 'failed') return replay;
+          await stack.advance(90_000);
+          await new Promise((resolve) => setTimeout(resolve, 200));
+          return undefined;
+        },
+        60_000,
+      );
+      expect(failed).toMatchObject({ status: 'failed', reason: 'job_failed', counts: { created: 0 } });
+      const events = await stack.eventsUntil('webhooks.replay.failed', (d) => d['replay_id'] === r.json.id);
+      expect(events.find((d) => d['replay_id'] === r.json.id)).toEqual({
+        replay_id: r.json.id,
+        deliveries: 0,
+        reason: 'job_failed',
+      });
+      expect(await givenUp()).toBe(before + 1);
+      // pg-boss keeps the job as failed after its first try and 4 retries, with the error.
+      const jobs = await db.query(
+        `SELECT state, retry_count, output->>'message' AS error FROM pgboss.job
+          WHERE name = 'replay.batch' AND data->>'replay_id' = $1`,
+        [r.json.id],
+      );
+      expect(jobs).toEqual([{ state: 'failed', retry_count: 4, error: expect.stringContaining('batch refused') }]);
+    } finally {
+      await db.query('DROP TRIGGER test_refuse_batch ON replays');
+      await db.query('DROP FUNCTION test_refuse_batch()');
+    }
+  });
+});

@@ -8,4 +8,7 @@ export const replayCheckHandler = defineJobHandler({
   async run(payload, services) {
     await services.replays.checkCompletion(payload.replay_id);
   },
+  async giveUp(payload, services) {
+    await services.replays.giveUp(payload.replay_id);
+  },
 });

@@ -22,7 +22,10 @@ export const replayBatchJob = defineJobContract({
   version: 1,
   payload: z.object({ replay_id: z.string().startsWith('wdr_') }),
   expireInSeconds: 120,
-  retryLimit: 1000,
+  // A batch that failed (Postgres away, a lock timeout) runs again from its cursor after 5-10 s, 10-20 s, 20-40 s and
+  // 40-80 s; one that still fails fails its replay (job_failed) instead of retrying for days.
+  retryLimit: 4,
+  retryDelaySeconds: 5,
 });
 
 /** Looks whether a replay's generations have all finished (then it completes and emits its event). */
@@ -31,7 +34,8 @@ export const replayCheckJob = defineJobContract({
   version: 1,
   payload: z.object({ replay_id: z.string().startsWith('wdr_') }),
   expireInSeconds: 60,
-  retryLimit: 1000,
+  retryLimit: 4,
+  retryDelaySeconds: 5,
 });
 
 /** Dead letters looked at per batch (each batch is one transaction and one charge). */
@@ -81,7 +85,7 @@ export interface ReplayView {
   max_cost_usd: string | null;
   paying_key_id: string;
   status: ReplayStatus;
-  /** Why creation stopped early or the replay failed: max_cost_reached, spending_limit, billing_required, endpoint_deleted, endpoint_disabled, canceled. */
+  /** Why creation stopped early or the replay failed: max_cost_reached, spending_limit, billing_required, endpoint_deleted, endpoint_disabled, canceled, job_failed. */
   reason: string | null;
   counts: { matched: number; created: number; skipped: number; succeeded: number; failed: number; pending: number };
   cost_usd: string;
@@ -294,6 +298,14 @@ export class ReplayService {
     }
   }
 
+  /**
+   * The worker gave up on one of the replay's jobs (a batch or the completion check failed on every try): the replay
+   * ends failed with reason job_failed and emits webhooks.replay.failed; generations already created go on.
+   */
+  async giveUp(replayId: string): Promise<void> {
+    await this.deps.db.transaction((tx) => this.stop(tx, replayId, 'failed', 'job_failed', ['running', 'delivering']));
+  }
+
   /** Completes a delivering replay once none of its generations is pending; else looks again later. */
   async checkCompletion(replayId: string): Promise<void> {
     await this.deps.db.transaction(async (tx) => {
@@ -463,15 +475,24 @@ export class ReplayService {
     await this.deps.jobs.send(tx, replayCheckJob, [{ payload: { replay_id: replay.id }, startAfter: now }]);
   }
 
-  /** The replay stops creating and fails with `reason` (its created generations run); emits replay.failed. */
-  private async stop(tx: EntityManager, replayId: string, status: 'failed', reason: string): Promise<void> {
+  /**
+   * The replay stops creating and fails with `reason` (its created generations run); emits replay.failed. Only a
+   * replay in one of `from` (a running one, unless the worker gave up on it) changes.
+   */
+  private async stop(
+    tx: EntityManager,
+    replayId: string,
+    status: 'failed',
+    reason: string,
+    from: readonly ReplayStatus[] = ['running'],
+  ): Promise<void> {
     const now = this.deps.clock.now();
     // TypeORM answers an UPDATE with [rows, count].
     const [rows]: [{ team_id: string; tenant_id: string; created_count: number }[], number] = await tx.query(
       `UPDATE replays SET status = $2, reason = $3, updated_at = $4, finished_at = $4
-        WHERE id = $1 AND status = 'running'
+        WHERE id = $1 AND status = ANY($5::text[])
         RETURNING team_id, tenant_id, created_count`,
-      [replayId, status, reason, now],
+      [replayId, status, reason, now, from],
     );
     const row = rows[0];
     if (!row) return;

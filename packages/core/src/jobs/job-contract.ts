@@ -13,7 +13,10 @@ export interface JobContract<P> {
   readonly cron?: string;
   /** Seconds a fetched job may run before pg-boss treats its worker as dead and hands it out again. */
   readonly expireInSeconds?: number;
-  /** Automatic retries of a job that failed (not the delivery retry schedule, which the engine owns). */
+  /**
+   * Automatic retries of a job that failed (not the delivery retry schedule, which the engine owns); at most
+   * MAX_JOB_RETRIES. After the last one the worker gives up: see the handler's giveUp.
+   */
   readonly retryLimit?: number;
   /** Seconds before the first automatic retry; each later one waits twice as long (pg-boss backoff). */
   readonly retryDelaySeconds?: number;

@@ -53,13 +53,7 @@ export class PgBossJobQueue implements JobQueue {
     });
     boss.on('error', () => undefined);
     await boss.start();
-    for (const contract of contracts) {
-      await boss.createQueue(contract.queue, {
-        name: contract.queue,
-        ...(contract.expireInSeconds ? { expireInSeconds: contract.expireInSeconds } : {}),
-        ...queueRetryPolicy(contract),
-      });
-    }
+    for (const contract of contracts) await ensureQueue(boss, contract);
     return new PgBossJobQueue(boss, clock);
   }
 
@@ -83,14 +77,33 @@ export class PgBossJobQueue implements JobQueue {
   }
 }
 
+/** The most automatic retries any job gets: a job that keeps failing gives up within minutes, never loops. */
+export const MAX_JOB_RETRIES = 10;
+
 /**
- * A job that fails is retried a bounded number of times with a growing delay (5 s, 10 s, 20 s, ... by default),
- * never at once in a loop.
+ * A job that fails is retried a bounded number of times with a growing delay (5 s, 10 s, 20 s, ... by default, each
+ * with up to as much again of jitter), never at once in a loop.
  */
 export function queueRetryPolicy(contract: JobContract<unknown>): {
   retryLimit: number;
   retryDelay: number;
   retryBackoff: boolean;
 } {
-  return { retryLimit: contract.retryLimit ?? 2, retryDelay: contract.retryDelaySeconds ?? 5, retryBackoff: true };
+  const retryLimit = contract.retryLimit ?? 2;
+  if (!Number.isInteger(retryLimit) || retryLimit < 0 || retryLimit > MAX_JOB_RETRIES)
+    throw new Error(`${contract.queue}: retryLimit must be 0 to ${MAX_JOB_RETRIES}`);
+  return { retryLimit, retryDelay: Math.max(1, contract.retryDelaySeconds ?? 5), retryBackoff: true };
+}
+
+/**
+ * Creates a contract's queue, or brings an existing one to the contract's policy: pg-boss's createQueue leaves a
+ * queue that exists as it was, so a changed retry bound would otherwise never reach installations made before it.
+ */
+export async function ensureQueue(boss: PgBoss, contract: JobContract<unknown>): Promise<void> {
+  const options = {
+    ...queueRetryPolicy(contract),
+    ...(contract.expireInSeconds ? { expireInSeconds: contract.expireInSeconds } : {}),
+  };
+  await boss.createQueue(contract.queue, { name: contract.queue, ...options });
+  await boss.updateQueue(contract.queue, { name: contract.queue, ...options });
 }

@@ -54,6 +54,13 @@ export class Metrics {
     registers: [this.registry],
   });
 
+  readonly jobsGivenUp = new Counter({
+    name: 'svc_jobs_given_up_total',
+    help: 'pg-boss jobs that failed on their last allowed try (the job stays in pg-boss as failed), by queue',
+    labelNames: ['queue'] as const,
+    registers: [this.registry],
+  });
+
   readonly fetchBatchSize = new Histogram({
     name: 'svc_worker_fetch_batch_size',
     help: 'Jobs returned by one fetch, by queue',

@@ -33,7 +33,7 @@ export const ReplayShape = z
       .string()
       .nullable()
       .describe(
-        'Why creation stopped early or the replay failed: max_cost_reached, spending_limit, billing_required, endpoint_deleted, endpoint_disabled, canceled',
+        'Why creation stopped early or the replay failed: max_cost_reached, spending_limit, billing_required, endpoint_deleted, endpoint_disabled, canceled, job_failed (the worker gave up on it after its retries)',
       ),
     counts: z.strictObject({
       matched: z.number().int().describe('Dead letters in the window when the replay started'),
