@@ -9,3 +9,8 @@ UPDATE messages SET body_sha256 = NULL WHERE redacted_at IS NOT NULL;
 -- every insert filled them. operational_events.txid stays: GET /events pages by it.
 ALTER TABLE messages DROP COLUMN txid;
 ALTER TABLE deliveries DROP COLUMN txid;
+
+-- Redaction completion without a VACUUM of whole tables every 5 minutes (docs/retention.md): once no snapshot can
+-- see a redaction's old row versions, the sweep notes how many vacuums (manual or autovacuum) each table that held
+-- them has completed; two more of each prove one started after that moment and removed them.
+ALTER TABLE messages ADD COLUMN redaction_vacuum_baseline jsonb;

@@ -104,7 +104,7 @@ export {
   type ReplayQuoteItem,
 } from './deliveries/delivery.service.js';
 export { MessageRepairService, type CancelResult, type RedactResult } from './messages/message-repair.service.js';
-export { RetentionService, type SweepReport } from './retention/retention.service.js';
+export { REDACTION_VACUUM_AFTER_MS, RetentionService, type SweepReport } from './retention/retention.service.js';
 export { MAX_WINDOW_DAYS } from './common/window.js';
 export * from './deliveries/replay.inputs.js';
 export {

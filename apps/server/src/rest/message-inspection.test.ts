@@ -1,6 +1,6 @@
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { DAY, HOUR } from '@svc/core';
+import { DAY, HOUR, REDACTION_VACUUM_AFTER_MS } from '@svc/core';
 import { post, startHarness, uniqueKey, type Harness } from '../testing/harness.js';
 
 /**
@@ -246,6 +246,43 @@ async function storedContentBytes(): Promise<number> {
   return rows[0].n;
 }
 
+/**
+ * One run of the redaction sweep, then the clock an hour on: a redaction it found provable but autovacuum has not
+ * covered gets its own VACUUM on the next run.
+ */
+async function sweepUntilVacuumed(): Promise<number> {
+  const completed = await h.services.retention.completeRedactions();
+  h.clock.advance(REDACTION_VACUUM_AFTER_MS);
+  return completed;
+}
+
+/** Completed manual VACUUMs (not autovacuum) of the tables a redaction rewrites and of their TOAST tables. */
+async function manualVacuums(): Promise<number> {
+  const rows: { n: number }[] = await h.services.db.query(
+    `SELECT sum(s.vacuum_count)::int AS n FROM pg_class c
+       JOIN pg_stat_all_tables s ON s.relid IN (c.oid, c.reltoastrelid)
+      WHERE c.oid = ANY(ARRAY['messages', 'message_contents', 'deliveries']::regclass[])`,
+  );
+  return rows[0]!.n;
+}
+
+/** Redacts a message and runs the sweep until it has noted the tables' vacuum counts (the redaction is provable). */
+async function redactAndNote(payload: unknown): Promise<string> {
+  const id = await publish({ payload });
+  await post(h, `/messages/${id}/redact`, {});
+  await expect
+    .poll(
+      async () => {
+        await h.services.retention.completeRedactions();
+        const rows = await h.services.db.query('SELECT redaction_vacuum_baseline FROM messages WHERE id = $1', [id]);
+        return rows[0].redaction_vacuum_baseline !== null;
+      },
+      { timeout: 15_000 },
+    )
+    .toBe(true);
+  return id;
+}
+
 describe('POST /messages/{id}/redact', () => {
   it('erases the body and every transformed copy at once, cancels pending deliveries, keeps metadata and charges', async () => {
     const id = await publish({ payload: { order: { secret: 'card-4242' } }, metadata: { case: 'gdpr' } });
@@ -307,7 +344,7 @@ describe('POST /messages/{id}/redact', () => {
       await reader.release();
     }
     // Write transactions anywhere in the cluster (other test files' databases) hold it back too, briefly.
-    await expect.poll(() => h.services.retention.completeRedactions(), { timeout: 15_000 }).toBeGreaterThanOrEqual(1);
+    await expect.poll(sweepUntilVacuumed, { timeout: 15_000 }).toBeGreaterThanOrEqual(1);
     const done = await get(`/messages/${id}`);
     expect(done.json).toMatchObject({ redacted: true, redaction_status: 'complete', content_available: false });
   });
@@ -321,7 +358,7 @@ describe('POST /messages/{id}/redact', () => {
       await elsewhere.query('SELECT count(*) FROM pg_class');
       await post(h, `/messages/${id}/redact`, {});
       // Other test files' write transactions hold it back for moments; the open snapshot here never ends in time.
-      await expect.poll(() => h.services.retention.completeRedactions(), { timeout: 15_000 }).toBeGreaterThanOrEqual(1);
+      await expect.poll(sweepUntilVacuumed, { timeout: 15_000 }).toBeGreaterThanOrEqual(1);
       expect((await get(`/messages/${id}`)).json.redaction_status).toBe('complete');
       // The snapshot was open all along.
       const open: { snapshots: number }[] = await h.services.db.query(
@@ -332,6 +369,41 @@ describe('POST /messages/{id}/redact', () => {
       await elsewhere.query('ROLLBACK');
       await elsewhere.end();
     }
+  });
+});
+
+describe('redaction completion at volume: no VACUUM of whole tables every run', () => {
+  it('completes through vacuums it did not run (autovacuum): two of each table since the redaction became provable', async () => {
+    const id = await redactAndNote({ card: '4242 4242 4242 4242' });
+    const before = await manualVacuums();
+    // Runs within the hour after the note neither vacuum nor complete (the old sweep vacuumed both tables each run).
+    h.clock.advance(REDACTION_VACUUM_AFTER_MS - 60_000);
+    expect(await h.services.retention.completeRedactions()).toBe(0);
+    expect(await manualVacuums()).toBe(before);
+    expect((await get(`/messages/${id}`)).json.redaction_status).toBe('redacting');
+    // Two vacuums of each table, as autovacuum runs them: the second one started after the redaction was provable.
+    await h.services.db.query('VACUUM messages, message_contents, deliveries');
+    expect(await h.services.retention.completeRedactions()).toBe(0);
+    await h.services.db.query('VACUUM messages, message_contents, deliveries');
+    expect(await h.services.retention.completeRedactions()).toBeGreaterThanOrEqual(1);
+    expect(await manualVacuums()).toBe(before + 12);
+    expect((await get(`/messages/${id}`)).json.redaction_status).toBe('complete');
+  });
+
+  it('runs one VACUUM itself for a redaction that waited an hour, which completes every provable redaction', async () => {
+    const first = await redactAndNote({ n: 1 });
+    const second = await redactAndNote({ n: 2 });
+    const before = await manualVacuums();
+    h.clock.advance(REDACTION_VACUUM_AFTER_MS);
+    expect(await h.services.retention.completeRedactions()).toBe(2);
+    // One VACUUM of the three tables and their TOAST tables.
+    expect(await manualVacuums()).toBe(before + 6);
+    for (const id of [first, second]) expect((await get(`/messages/${id}`)).json.redaction_status).toBe('complete');
+    const stored = await h.services.db.query(
+      'SELECT count(*)::int AS n FROM messages WHERE id = ANY($1) AND redaction_vacuum_baseline IS NULL',
+      [[first, second]],
+    );
+    expect(stored[0].n).toBe(2);
   });
 });
 

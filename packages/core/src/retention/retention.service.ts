@@ -1,5 +1,5 @@
 import type { DataSource, EntityManager } from 'typeorm';
-import { DAY, type Clock } from '../common/clock.js';
+import { DAY, HOUR, type Clock } from '../common/clock.js';
 import { eraseContent } from '../deliveries/delivery-records.js';
 
 /** Messages, their deliveries and attempts are kept this long after acceptance. */
@@ -29,7 +29,7 @@ const NO_PENDING = `NOT EXISTS (SELECT 1 FROM deliveries d
 /**
  * Retention sweeps, run by the maintenance job in small batches, each its own transaction (docs/retention.md):
  * 1. message content past its effective retained_until, once no delivery of the message can still be attempted;
- * 2. redactions completed once no snapshot can still see the erased bytes and VACUUM has removed them;
+ * 2. redactions completed once no snapshot can still see the erased bytes and a VACUUM has removed them;
  * 3. response bodies past response_retention_days;
  * 4. messages, with their deliveries and attempts, 30 days after acceptance;
  * 5. source event IDs past their keep (35 days for provider IDs, 24 hours for body hashes).
@@ -195,36 +195,105 @@ export class RetentionService {
   /**
    * Redactions whose erasing transaction committed before every snapshot still open was taken (so no reader can
    * see the old row versions: pg_stat_activity's backend_xmin covers read-only snapshots, which the running
-   * transaction IDs of pg_current_snapshot do not), after a VACUUM of the tables that held the bytes has removed
-   * those versions: then `complete`. Snapshots in other databases of the cluster cannot see these rows and do not
-   * hold back VACUUM here; backends of no database (WAL senders with hot_standby_feedback) do, and count.
+   * transaction IDs of pg_current_snapshot do not), once a VACUUM that started after that moment has processed each
+   * table that held the bytes (and its TOAST table): then `complete`. Snapshots in other databases of the cluster
+   * cannot see these rows and do not hold back VACUUM here; backends of no database (WAL senders with
+   * hot_standby_feedback) do, and count.
+   *
+   * Proof without vacuuming whole tables every run: the first run that finds a redaction provable notes each
+   * table's count of completed vacuums (manual and autovacuum, pg_stat_all_tables) in the message. Vacuums of one
+   * table never overlap, so two more completions mean one started after the note and saw no snapshot that could
+   * keep the old versions. Busy tables get there through autovacuum alone; a redaction still waiting
+   * REDACTION_VACUUM_AFTER_MS after its note gets one VACUUM of the three tables, which then proves every redaction
+   * provable at its start. It skips index cleanup: the erased bytes are in the heap and TOAST tuples, which it
+   * prunes; index entries hold keys only, and autovacuum cleans them up later.
    */
   async completeRedactions(): Promise<number> {
-    const candidates: { id: string }[] = await this.db.query(
-      `SELECT m.id FROM messages m
+    const candidates: { id: string; baseline: VacuumBaseline | null }[] = await this.db.query(
+      `SELECT m.id, m.redaction_vacuum_baseline AS baseline FROM messages m
         WHERE m.redaction_status = 'redacting'
           AND m.erase_txid < pg_snapshot_xmin(pg_current_snapshot())
           AND NOT EXISTS (SELECT 1 FROM pg_stat_activity a
                            WHERE a.backend_xmin IS NOT NULL AND a.pid <> pg_backend_pid()
                              AND (a.datid IS NULL OR a.datname = current_database())
                              AND age(a.backend_xmin) >= age(xid(m.erase_txid)))
+          -- A replication slot's xmin (a standby's feedback) holds back what VACUUM may remove, like a snapshot.
+          AND NOT EXISTS (SELECT 1 FROM pg_replication_slots r
+                           WHERE r.xmin IS NOT NULL AND age(r.xmin) >= age(xid(m.erase_txid)))
         LIMIT 1000`,
     );
     if (candidates.length === 0) return 0;
+    const now = this.clock.now();
+    const counts = await this.vacuumCounts();
+    const proven: string[] = [];
+    const noted: string[] = [];
+    let overdue = false;
+    for (const { id, baseline } of candidates) {
+      const relations = baseline ? Object.entries(baseline.counts) : [];
+      // No note yet, or the statistics were reset since (counts went down): note now.
+      if (!baseline || relations.some(([relation, n]) => (counts[relation] ?? 0) < n)) noted.push(id);
+      else if (relations.every(([relation, n]) => (counts[relation] ?? 0) >= n + 2)) proven.push(id);
+      else if (now.getTime() - new Date(baseline.at).getTime() >= REDACTION_VACUUM_AFTER_MS) overdue = true;
+    }
+    if (overdue) {
+      await this.vacuumRedactedTables();
+      // It started after every candidate became provable: it removed the old versions of all of them.
+      proven.splice(0, proven.length, ...candidates.map((c) => c.id));
+    } else if (noted.length > 0) {
+      const baseline: VacuumBaseline = { at: now.toISOString(), counts };
+      await this.db.query(
+        `UPDATE messages SET redaction_vacuum_baseline = $2::jsonb
+          WHERE id = ANY($1::text[]) AND redaction_status = 'redacting'`,
+        [noted, JSON.stringify(baseline)],
+      );
+    }
+    if (proven.length === 0) return 0;
+    const [, count]: [unknown, number] = await this.db.query(
+      `UPDATE messages SET redaction_status = 'complete', redaction_vacuum_baseline = NULL
+        WHERE id = ANY($1::text[]) AND redaction_status = 'redacting'`,
+      [proven],
+    );
+    return count;
+  }
+
+  /** Completed vacuums (manual and autovacuum) of each table a redaction rewrites, and of its TOAST table. */
+  private async vacuumCounts(): Promise<Record<string, number>> {
+    const rows: { relation: string; n: string }[] = await this.db.query(
+      `SELECT c.relname || x.suffix AS relation, (s.vacuum_count + s.autovacuum_count)::text AS n
+         FROM pg_class c
+         CROSS JOIN LATERAL (VALUES (c.oid, ''), (c.reltoastrelid, '.toast')) AS x(relid, suffix)
+         JOIN pg_stat_all_tables s ON s.relid = x.relid
+        WHERE c.oid = ANY($1::regclass[])`,
+      [REDACTED_TABLES],
+    );
+    return Object.fromEntries(rows.map((r) => [r.relation, Number(r.n)]));
+  }
+
+  private async vacuumRedactedTables(): Promise<void> {
     const runner = this.db.createQueryRunner();
     try {
       await runner.connect();
       // VACUUM cannot run in a transaction and may outlast the pool's statement timeout on a large table.
       await runner.query(`SET statement_timeout = 0`);
-      await runner.query(`VACUUM (PROCESS_TOAST) message_contents, deliveries`);
+      await runner.query(`VACUUM (PROCESS_TOAST, INDEX_CLEANUP OFF, TRUNCATE OFF) ${REDACTED_TABLES.join(', ')}`);
       await runner.query(`RESET statement_timeout`);
     } finally {
       await runner.release();
     }
-    const [, count]: [unknown, number] = await this.db.query(
-      `UPDATE messages SET redaction_status = 'complete' WHERE id = ANY($1::text[]) AND redaction_status = 'redacting'`,
-      [candidates.map((c) => c.id)],
-    );
-    return count;
   }
+}
+
+/**
+ * The tables a redaction rewrites (the message's body_sha256, its content, its deliveries' copies): their old row
+ * versions hold what was erased until a VACUUM removes them.
+ */
+const REDACTED_TABLES = ['messages', 'message_contents', 'deliveries'];
+
+/** A redaction waits at most this long for autovacuum before the sweep runs one VACUUM of the tables itself. */
+export const REDACTION_VACUUM_AFTER_MS = HOUR;
+
+/** When a redaction became provable, and the vacuum counts of the tables then. */
+interface VacuumBaseline {
+  at: string;
+  counts: Record<string, number>;
 }
