@@ -9,25 +9,11 @@
  *           (what the hot paths pay to append them)
  */
 import http from 'node:http';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
 import pino from 'pino';
 import type { DataSource } from 'typeorm';
-import {
-  AnalyticsQuery,
-  CreateEndpointInput,
-  CreateTenantInput,
-  DAY,
-  HOUR,
-  limitsWith,
-  openCore,
-  parseInput,
-  systemClock,
-  testCoreOptions,
-} from '@svc/core';
-import { ensureDatabase, runMigrations, startEmbeddedPostgres } from '@svc/db';
+import { AnalyticsQuery, DAY, HOUR, limitsWith, openCore, parseInput, systemClock, testCoreOptions } from '@svc/core';
 import { buildApp, readServerConfig } from '@svc/server';
+import { createBenchEndpoint, startBenchDatabase } from './bench-setup.js';
 
 const SECONDS = Number(process.env['BENCH_SECONDS'] ?? 5);
 const TENANTS = 20;
@@ -83,12 +69,8 @@ function latency(url: string, headers: Record<string, string>): Promise<Latency>
 }
 
 export async function runAnalyticsBench(): Promise<{ analytics: AnalyticsFigures }> {
-  const dataDir = mkdtempSync(path.join(tmpdir(), 'svc-bench-analytics-'));
-  const cluster = await startEmbeddedPostgres({ dataDir, persistent: false });
-  const databaseUrl = cluster.url.replace(/\/postgres$/, '/bench_analytics');
+  const { databaseUrl, stop } = await startBenchDatabase('analytics');
   try {
-    await ensureDatabase(databaseUrl);
-    await runMigrations(databaseUrl);
     const core = await openCore(testCoreOptions(databaseUrl, systemClock, { poolSize: 10, limits: limitsWith({}) }));
     const { services } = core;
     const config = { ...readServerConfig({ PORT: '0', LOG_LEVEL: 'silent' }, 'local'), limits: services.limits };
@@ -103,22 +85,14 @@ export async function runAnalyticsBench(): Promise<{ analytics: AnalyticsFigures
     // One tenant and endpoint exist (GET checks the filter's owner); the rollups of the other scopes stand for
     // the rest of the busy team's tenants, endpoints and sources.
     const ctx = { actor: { teamId: team.id, keyId: 'key_bench' } };
-    const tenant = await services.tenants.createTenant(
-      ctx,
-      parseInput(CreateTenantInput, { external_id: 'bench', name: 'Bench' }),
-    );
-    const endpoint = await services.endpoints.createEndpoint(
-      ctx,
-      parseInput(CreateEndpointInput, { tenant_id: tenant.id, url: 'https://example.com/bench' }),
-    );
-    const endpointId = endpoint.endpoint.id;
+    const { tenantId, endpointId } = await createBenchEndpoint(services, ctx);
     const now = new Date();
     const to = new Date(Math.floor(now.getTime() / HOUR) * HOUR);
     const from = new Date(to.getTime() - 30 * DAY);
     const db = services.db;
     const scopes: [string, string][] = [
       ['team', team.id],
-      ['tenant', tenant.id],
+      ['tenant', tenantId],
       ['endpoint', endpointId],
     ];
     for (let t = 2; t <= TENANTS; t += 1) scopes.push(['tenant', 'wdt_bench' + String(t).padStart(22, '0')]);
@@ -167,8 +141,7 @@ export async function runAnalyticsBench(): Promise<{ analytics: AnalyticsFigures
       },
     };
   } finally {
-    await cluster.stop();
-    rmSync(dataDir, { recursive: true, force: true });
+    await stop();
   }
 }
 

@@ -13,21 +13,10 @@
  *
  * Prints a table and writes .tmp/bench-redaction.json.
  */
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import type { DataSource } from 'typeorm';
-import {
-  CreateEndpointInput,
-  CreateTenantInput,
-  limitsWith,
-  openCore,
-  parseInput,
-  RATE_VERSION,
-  systemClock,
-  testCoreOptions,
-} from '@svc/core';
-import { ensureDatabase, runMigrations, startEmbeddedPostgres } from '@svc/db';
+import { limitsWith, openCore, RATE_VERSION, systemClock, testCoreOptions } from '@svc/core';
+import { createBenchEndpoint, startBenchDatabase } from './bench-setup.js';
 
 const MESSAGES = Number(process.env['BENCH_REDACTION_MESSAGES'] ?? 200_000);
 const ROUNDS = Number(process.env['BENCH_REDACTION_ROUNDS'] ?? 3);
@@ -93,12 +82,8 @@ async function vacuum(db: DataSource, statement: string): Promise<number> {
 const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
 
 async function main(): Promise<void> {
-  const dataDir = mkdtempSync(path.join(tmpdir(), 'svc-bench-redaction-'));
-  const cluster = await startEmbeddedPostgres({ dataDir, persistent: false });
-  const databaseUrl = cluster.url.replace(/\/postgres$/, '/bench_redaction');
+  const { databaseUrl, stop } = await startBenchDatabase('redaction');
   try {
-    await ensureDatabase(databaseUrl);
-    await runMigrations(databaseUrl);
     const core = await openCore(testCoreOptions(databaseUrl, systemClock, { poolSize: 4, limits: limitsWith({}) }));
     const { services } = core;
     const db = services.db;
@@ -106,15 +91,7 @@ async function main(): Promise<void> {
       const team = await services.teams.createTeam('bench');
       const key = await services.teams.createKey(team.id);
       const ctx = { actor: { teamId: team.id, keyId: key.keyId } };
-      const tenant = await services.tenants.createTenant(
-        ctx,
-        parseInput(CreateTenantInput, { external_id: 'bench', name: 'Bench' }),
-      );
-      const endpoint = await services.endpoints.createEndpoint(
-        ctx,
-        parseInput(CreateEndpointInput, { tenant_id: tenant.id, url: 'https://example.com/bench' }),
-      );
-      const seeded = { teamId: team.id, tenantId: tenant.id, endpointId: endpoint.endpoint.id, keyId: key.keyId };
+      const seeded = { teamId: team.id, keyId: key.keyId, ...(await createBenchEndpoint(services, ctx)) };
       const seedMs = await timed(async () => {
         for (let done = 0; done < MESSAGES; done += BATCH)
           await insertMessages(db, seeded, `seed${done / BATCH}`, Math.min(BATCH, MESSAGES - done));
@@ -189,8 +166,7 @@ async function main(): Promise<void> {
       await core.close();
     }
   } finally {
-    await cluster.stop();
-    rmSync(dataDir, { recursive: true, force: true });
+    await stop();
   }
 }
 
