@@ -283,7 +283,14 @@ describe('POST /replays/{id}/cancel', () => {
       return rows.length > 0 ? true : undefined;
     });
     const cancel = post(stack.h, `/replays/${r.json.id}/cancel`, {});
-    await new Promise((resolve) => setTimeout(resolve, 200));
+    // The cancel waits for the replay row the batch holds (not a fixed pause: on a busy machine the request can take
+    // longer to get there, and the batch would commit before it).
+    await stack.until('the cancel to wait for the replay row', async () => {
+      const rows = await stack.h.services.db.query(
+        `SELECT 1 FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND query LIKE '%FROM replays WHERE id%FOR UPDATE%'`,
+      );
+      return rows.length > 0 ? true : undefined;
+    });
     await holder.query('COMMIT');
     await holder.release();
     const canceled = await cancel;
