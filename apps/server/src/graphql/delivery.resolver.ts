@@ -1,7 +1,6 @@
 import { Arg, Authorized, Ctx, FieldResolver, ID, Int, Mutation, Query, Resolver, Root } from 'type-graphql';
 import {
   EmptyInput,
-  ListAttemptsQuery,
   ListDeliveriesQuery,
   parseInput,
   ReplayDeliveryInput,
@@ -9,7 +8,7 @@ import {
   type DeliveryView,
   type ReplayQuote as ReplayQuoteView,
 } from '@svc/core';
-import { callContext, type GraphqlContext } from './context.js';
+import { callContext, loadersOf, type GraphqlContext } from './context.js';
 import { Attempt, AttemptConnection, Delivery, DeliveryConnection, ReplayQuote } from './delivery.types.js';
 import { IDEMPOTENCY_KEY_ARG, IDEMPOTENCY_KEY_OPTIONS, runIdempotent } from './idempotent.js';
 import { defined } from './mappers.js';
@@ -154,11 +153,11 @@ export class DeliveryResolver {
     @Arg('first', () => Int, { nullable: true }) first?: number,
     @Arg('after', () => String, { nullable: true }) after?: string,
   ): Promise<AttemptConnection> {
-    const page = await context.services.deliveries.listAttempts(
-      callContext(context),
-      delivery.id,
-      parseInput(ListAttemptsQuery, defined({ limit: first ?? undefined, cursor: after ?? undefined })),
-    );
+    const page = await loadersOf(context).deliveryAttempts.load({
+      deliveryId: delivery.id,
+      limit: first ?? undefined,
+      cursor: after ?? undefined,
+    });
     return { nodes: page.data.map(toAttempt), nextCursor: page.nextCursor };
   }
 

@@ -12,10 +12,10 @@ import {
   type EndpointView,
   type PreviewResult,
 } from '@svc/core';
-import { callContext, type GraphqlContext } from './context.js';
+import { callContext, loadersOf, type GraphqlContext } from './context.js';
 import { IDEMPOTENCY_KEY_ARG, IDEMPOTENCY_KEY_OPTIONS, runIdempotent } from './idempotent.js';
 import { defined, rawJsonArgument } from './mappers.js';
-import { listReplays } from './replay.resolver.js';
+import { toReplay } from './replay.resolver.js';
 import { ReplayConnection } from './replay.types.js';
 import {
   CreateEndpointInput,
@@ -140,7 +140,12 @@ export class EndpointResolver {
     @Arg('first', () => Int, { nullable: true }) first?: number,
     @Arg('after', () => String, { nullable: true }) after?: string,
   ): Promise<ReplayConnection> {
-    return listReplays(context, { endpointId: endpoint.id, first, after });
+    const page = await loadersOf(context).endpointReplays.load({
+      endpointId: endpoint.id,
+      limit: first ?? undefined,
+      cursor: after ?? undefined,
+    });
+    return { nodes: page.data.map(toReplay), nextCursor: page.nextCursor };
   }
 
   @Authorized()

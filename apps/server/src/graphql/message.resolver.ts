@@ -2,12 +2,9 @@ import { Arg, Authorized, Ctx, FieldResolver, ID, Int, Mutation, Query, Resolver
 import { decodeUtf8Strict, JsonSyntaxError } from '@svc/json';
 import {
   CreateMessageInput,
-  DAY,
   EmptyInput,
   EndpointTestInput,
-  ListDeliveriesQuery,
   ListMessagesQuery,
-  MAX_WINDOW_DAYS,
   parseInput,
   sendEndpointTest,
   type CallContext,
@@ -15,7 +12,7 @@ import {
   type MessageView,
   type RedactResult,
 } from '@svc/core';
-import { callContext, type GraphqlContext } from './context.js';
+import { callContext, loadersOf, type GraphqlContext } from './context.js';
 import { toDelivery } from './delivery.resolver.js';
 import { DeliveryConnection } from './delivery.types.js';
 import { IDEMPOTENCY_KEY_ARG, IDEMPOTENCY_KEY_OPTIONS, runIdempotent } from './idempotent.js';
@@ -160,23 +157,14 @@ export class MessageResolver {
     @Arg('first', () => Int, { nullable: true }) first?: number,
     @Arg('after', () => String, { nullable: true }) after?: string,
   ): Promise<DeliveryConnection> {
-    // A message kept from an idempotent replay has its dates as ISO text.
-    const createdAt = new Date(message.createdAt);
-    // The list wants a window of at most 30 days; every delivery of a message is created within one from the
-    // message: the originals with it, replays only while its content is retained (at most 30 days).
-    const page = await context.services.deliveries.listDeliveries(
-      callContext(context),
-      parseInput(
-        ListDeliveriesQuery,
-        defined({
-          message_id: message.id,
-          created_after: createdAt.toISOString(),
-          created_before: new Date(createdAt.getTime() + MAX_WINDOW_DAYS * DAY).toISOString(),
-          limit: first ?? undefined,
-          cursor: after ?? undefined,
-        }),
-      ),
-    );
+    // A message kept from an idempotent replay has its dates as ISO text. Every delivery of a message is created
+    // within 30 days of it (replays only while its content is retained), the window its page is listed in.
+    const page = await loadersOf(context).messageDeliveries.load({
+      messageId: message.id,
+      createdAt: new Date(message.createdAt),
+      limit: first ?? undefined,
+      cursor: after ?? undefined,
+    });
     return { nodes: page.data.map(toDelivery), nextCursor: page.nextCursor };
   }
 

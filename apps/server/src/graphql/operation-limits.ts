@@ -9,7 +9,7 @@ import { ServiceError } from '@svc/core';
 
 /** The most one GraphQL operation may ask for (docs/api-choices.md, "GraphQL: cost and limits"). */
 export const OPERATION_LIMITS = {
-  /** Root fields (after expanding fragments; every alias counts). Each costs one rate-limit token. */
+  /** Root fields (after expanding fragments; every alias counts). What they cost is in operation-cost.ts. */
   rootFields: 20,
   /** Aliased fields anywhere in the operation. */
   aliases: 30,
@@ -22,16 +22,13 @@ export interface OperationShape {
   rootFieldNames: ReadonlySet<string>;
   /** Root field selections, every alias and fragment spread counted. */
   rootFields: number;
-  /** Root fields that run a resolver (introspection fields are free). */
-  cost: number;
   aliases: number;
   depth: number;
 }
 
 interface SelectionSetShape {
-  /** Fields at this level, and those of them that are not introspection. */
+  /** Fields at this level. */
   fields: number;
-  resolved: number;
   names: Set<string>;
   aliases: number;
   depth: number;
@@ -51,10 +48,9 @@ export function measureOperation(document: DocumentNode, operation: OperationDef
   const measured = new Map<string, SelectionSetShape>();
 
   const measure = (selectionSet: SelectionSetNode, seen: ReadonlySet<string>): SelectionSetShape => {
-    const shape: SelectionSetShape = { fields: 0, resolved: 0, names: new Set(), aliases: 0, depth: 0 };
+    const shape: SelectionSetShape = { fields: 0, names: new Set(), aliases: 0, depth: 0 };
     const add = (inner: SelectionSetShape) => {
       shape.fields += inner.fields;
-      shape.resolved += inner.resolved;
       for (const name of inner.names) shape.names.add(name);
       shape.aliases += inner.aliases;
       shape.depth = Math.max(shape.depth, inner.depth);
@@ -64,7 +60,6 @@ export function measureOperation(document: DocumentNode, operation: OperationDef
         const name = selection.name.value;
         shape.fields += 1;
         shape.names.add(name);
-        if (!isIntrospection(name)) shape.resolved += 1;
         if (selection.alias) shape.aliases += 1;
         const child = selection.selectionSet ? measure(selection.selectionSet, seen) : null;
         if (child) shape.aliases += child.aliases;
@@ -91,7 +86,6 @@ export function measureOperation(document: DocumentNode, operation: OperationDef
   return {
     rootFieldNames: root.names,
     rootFields: root.fields,
-    cost: root.resolved,
     aliases: root.aliases,
     depth: root.depth,
   };

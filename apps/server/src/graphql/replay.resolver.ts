@@ -71,7 +71,7 @@ function isEstimate(result: ReplayView | ReplayEstimateView): result is ReplayEs
   return 'dry_run' in result;
 }
 
-/** Lists replays for the replays query and the Endpoint.replays field. */
+/** Lists replays for the replays query (Endpoint.replays loads its pages in batches). */
 export async function listReplays(
   context: GraphqlContext,
   args: { endpointId?: string | null; first?: number | null; after?: string | null },

@@ -11,7 +11,7 @@ import {
   type SourceView,
   type SourceWithSecrets as SourceWithSecretsView,
 } from '@svc/core';
-import { callContext, type GraphqlContext } from './context.js';
+import { callContext, loadersOf, type GraphqlContext } from './context.js';
 import { toOperationalEvent } from './event.resolver.js';
 import { OperationalEvent } from './event.types.js';
 import { IDEMPOTENCY_KEY_ARG, IDEMPOTENCY_KEY_OPTIONS, runIdempotent } from './idempotent.js';
@@ -76,6 +76,9 @@ function sourceFields(input: CreateSourceInput | UpdateSourceInput): Record<stri
   });
 }
 
+/** How many of a source's newest captures or rejections are listed: 1-200 (more reads 200), default 20. */
+const RECENT_FIRST = { nullable: true, defaultValue: 20 } as const;
+
 /**
  * Sources for the console (REST: /sources). The receive URL is built from SVC_PUBLIC_BASE_URL, which the schema
  * is built with (null for a schema that is only printed).
@@ -120,9 +123,12 @@ export class SourceResolver {
   async recentMessages(
     @Ctx() context: GraphqlContext,
     @Root() source: Source,
-    @Arg('first', () => Int, { nullable: true }) first?: number,
+    @Arg('first', () => Int, RECENT_FIRST) first?: number | null,
   ): Promise<Message[]> {
-    const messages = await context.services.messages.recentCaptures(callContext(context), source.id, first ?? 20);
+    const messages = await loadersOf(context).sourceCaptures.load({
+      sourceId: source.id,
+      limit: first ?? RECENT_FIRST.defaultValue,
+    });
     return messages.map(toMessage);
   }
 
@@ -134,13 +140,12 @@ export class SourceResolver {
   async recentRejections(
     @Ctx() context: GraphqlContext,
     @Root() source: Source,
-    @Arg('first', () => Int, { nullable: true }) first?: number,
+    @Arg('first', () => Int, RECENT_FIRST) first?: number | null,
   ): Promise<OperationalEvent[]> {
-    const events = await context.services.events.recentEvents(
-      callContext(context),
-      { type: 'webhooks.source.rejected', resourceId: source.id },
-      first ?? 20,
-    );
+    const events = await loadersOf(context).sourceRejections.load({
+      sourceId: source.id,
+      limit: first ?? RECENT_FIRST.defaultValue,
+    });
     return events.map(toOperationalEvent);
   }
 

@@ -107,3 +107,33 @@ export function toPage<R extends { id: string }, T>(
   const last = pageRows[pageRows.length - 1];
   return { data: pageRows.map(render), nextCursor: more && last ? encodeCursor(scope, last.id) : null };
 }
+
+/**
+ * One answer per request of a batch of pages (a nested list loaded for many parents in one statement): its page,
+ * or the error of a request with a bad limit or cursor, which fails that request only.
+ */
+export type PageAnswer<T> = Page<T> | ServiceError;
+
+/** Checks each request of a batch; a request that fails its check answers its ServiceError, anything else throws. */
+export function checkEach<R, C>(requests: readonly R[], check: (request: R) => C): (C | ServiceError)[] {
+  return requests.map((request) => {
+    try {
+      return check(request);
+    } catch (error) {
+      if (error instanceof ServiceError) return error;
+      throw error;
+    }
+  });
+}
+
+/** The requests of a batch that passed their checks, in order. */
+export function passed<C>(checked: readonly (C | ServiceError)[]): C[] {
+  return checked.filter((entry): entry is C => !(entry instanceof ServiceError));
+}
+
+/** Splits the rows of a batched statement by the 1-based ordinal (`ord`) of the request each answers. */
+export function rowsByRequest<R extends { ord: string | number }>(rows: readonly R[], requests: number): R[][] {
+  const grouped: R[][] = Array.from({ length: requests }, () => []);
+  for (const row of rows) grouped[Number(row.ord) - 1]?.push(row);
+  return grouped;
+}

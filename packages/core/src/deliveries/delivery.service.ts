@@ -3,16 +3,26 @@ import { parseStrict } from '@svc/json';
 import { priceMicros, unitsFor, type BillingService } from '../billing/billing.service.js';
 import { formatUsd } from '../catalog/catalog.js';
 import type { Limits } from '../catalog/limits.js';
-import { HOUR, type Clock } from '../common/clock.js';
+import { DAY, HOUR, type Clock } from '../common/clock.js';
 import type { CallContext } from '../common/context.js';
 import { notFound, ServiceError } from '../common/errors.js';
-import { decodeCursor, parseLimit, toPage, type ListScope, type Page } from '../common/paging.js';
+import {
+  checkEach,
+  decodeCursor,
+  parseLimit,
+  passed,
+  rowsByRequest,
+  toPage,
+  type ListScope,
+  type Page,
+  type PageAnswer,
+} from '../common/paging.js';
 import { inTransaction, lockTeamQueue, reader } from '../common/transaction.js';
-import { openWindowedPage, windowedCursor } from '../common/window.js';
+import { MAX_WINDOW_DAYS, openWindowedPage, windowedCursor } from '../common/window.js';
 import { compileRules } from '../endpoints/endpoint-rules.js';
 import type { JobQueue } from '../jobs/job-queue.js';
 import { DELIVERY_WAKE_CHANNEL } from './delivery.jobs.js';
-import { DELIVERY_FROM, SHOWN_ATTEMPT_COUNT_SQL, shownStatusSql } from './delivery-status.js';
+import { DELIVERY_FROM, LEASE_JOIN, SHOWN_ATTEMPT_COUNT_SQL, shownStatusSql } from './delivery-status.js';
 import { insertGenerations } from './replay-generations.js';
 import type { ListAttemptsQuery, ListDeliveriesQuery, ReplayDeliveryInput } from './delivery.inputs.js';
 import {
@@ -85,6 +95,53 @@ interface ReplaySourceRow {
   content_bytes: string;
 }
 
+/** An attempt as the API shows it; the response body only within the team's response retention ($3 is now). */
+const ATTEMPT_COLUMNS = `
+  a.id, a.delivery_id, a.endpoint_id, a.number, a.trigger, a.started_at, a.duration_ms, a.url_revision,
+  a.status_code, a.error_kind,
+  CASE WHEN a.created_at > $3::timestamptz - make_interval(days => coalesce(s.response_retention_days, 7))
+       THEN a.response_body END AS response_body,
+  a.created_at`;
+
+/** One page of a message's deliveries (GraphQL `Message.deliveries`). */
+export interface MessageDeliveriesRequest {
+  messageId: string;
+  /** The message's creation: its deliveries are listed in the 30 days from it. */
+  createdAt: Date;
+  limit?: unknown;
+  cursor?: unknown;
+}
+
+/** One page of a delivery's attempts (GraphQL `Delivery.attempts`). */
+export interface DeliveryAttemptsRequest {
+  deliveryId: string;
+  limit?: unknown;
+  cursor?: unknown;
+}
+
+/** What a cursor of GET /deliveries is bound to: the team and the filters as sent (the window parameters too). */
+function deliveryListScope(teamId: string, query: Omit<ListDeliveriesQuery, 'limit' | 'cursor'>): ListScope {
+  return {
+    teamId,
+    list: 'deliveries',
+    filters: {
+      created_after: query.created_after ?? null,
+      created_before: query.created_before ?? null,
+      status: query.status ?? null,
+      message_id: query.message_id ?? null,
+      endpoint_id: query.endpoint_id ?? null,
+      tenant_id: query.tenant_id ?? null,
+      event_type: query.event_type ?? null,
+      kind: query.kind ?? null,
+    },
+  };
+}
+
+/** What a cursor of GET /deliveries/{id}/attempts is bound to. */
+function attemptListScope(teamId: string, deliveryId: string): ListScope {
+  return { teamId, list: 'attempts', filters: { delivery_id: deliveryId } };
+}
+
 /**
  * Deliveries and attempts for support staff: lists (dead letters are the failed and expired ones), one delivery,
  * its attempts, retry now (free, uses the remaining attempts) and replay (a new paid generation).
@@ -96,20 +153,7 @@ export class DeliveryService {
   async listDeliveries(ctx: CallContext, query: ListDeliveriesQuery): Promise<Page<DeliveryView>> {
     const now = this.deps.clock.now();
     const limit = parseLimit(query.limit);
-    const scope: ListScope = {
-      teamId: ctx.actor.teamId,
-      list: 'deliveries',
-      filters: {
-        created_after: query.created_after ?? null,
-        created_before: query.created_before ?? null,
-        status: query.status ?? null,
-        message_id: query.message_id ?? null,
-        endpoint_id: query.endpoint_id ?? null,
-        tenant_id: query.tenant_id ?? null,
-        event_type: query.event_type ?? null,
-        kind: query.kind ?? null,
-      },
-    };
+    const scope = deliveryListScope(ctx.actor.teamId, query);
     const { window, position } = openWindowedPage(scope, query, now, 'wdd_');
     const deadLetters = query.status === 'failed' || query.status === 'expired';
     const rows: DeliveryRecordRow[] = await reader(this.deps.db, ctx).query(
@@ -163,14 +207,10 @@ export class DeliveryService {
     const now = this.deps.clock.now();
     await this.readDelivery(db, ctx.actor.teamId, deliveryId);
     const limit = parseLimit(query.limit);
-    const scope: ListScope = { teamId: ctx.actor.teamId, list: 'attempts', filters: { delivery_id: deliveryId } };
+    const scope = attemptListScope(ctx.actor.teamId, deliveryId);
     const after = decodeCursor(scope, query.cursor);
     const rows: AttemptRecordRow[] = await db.query(
-      `SELECT a.id, a.delivery_id, a.endpoint_id, a.number, a.trigger, a.started_at, a.duration_ms, a.url_revision,
-              a.status_code, a.error_kind,
-              CASE WHEN a.created_at > $3::timestamptz - make_interval(days => coalesce(s.response_retention_days, 7))
-                   THEN a.response_body END AS response_body,
-              a.created_at
+      `SELECT ${ATTEMPT_COLUMNS}
          FROM attempts a LEFT JOIN team_settings s ON s.team_id = a.team_id
         WHERE a.delivery_id = $1 AND a.team_id = $2 AND ($4::text IS NULL OR a.id > $4)
         ORDER BY a.id
@@ -178,6 +218,111 @@ export class DeliveryService {
       [deliveryId, ctx.actor.teamId, now, after, limit + 1],
     );
     return toPage(scope, rows, limit, toAttemptView);
+  }
+
+  /**
+   * The deliveries of many messages, a page each, in one statement (GraphQL `Message.deliveries` for a page of
+   * messages). Each page is the one GET /deliveries answers with `message_id` and the window of 30 days from the
+   * message's creation (every delivery of a message is created within it), with the same cursors.
+   */
+  async listDeliveriesOfMessages(
+    ctx: CallContext,
+    requests: readonly MessageDeliveriesRequest[],
+  ): Promise<PageAnswer<DeliveryView>[]> {
+    const now = this.deps.clock.now();
+    const checked = checkEach(requests, (request) => {
+      const limit = parseLimit(request.limit);
+      const query = {
+        message_id: request.messageId,
+        created_after: request.createdAt.toISOString(),
+        created_before: new Date(request.createdAt.getTime() + MAX_WINDOW_DAYS * DAY).toISOString(),
+        cursor: request.cursor,
+      };
+      const scope = deliveryListScope(ctx.actor.teamId, query);
+      return { messageId: request.messageId, limit, scope, ...openWindowedPage(scope, query, now, 'wdd_') };
+    });
+    const valid = passed(checked);
+    const rows: (DeliveryRecordRow & { ord: string })[] =
+      valid.length === 0
+        ? []
+        : await reader(this.deps.db, ctx).query(
+            `SELECT k.ord, ${DELIVERY_COLUMNS}
+               FROM unnest($3::text[], $4::timestamptz[], $5::timestamptz[], $6::timestamptz[], $7::text[], $8::int[])
+                      WITH ORDINALITY AS k(message_id, after, before, position_at, position_id, lim, ord)
+              CROSS JOIN LATERAL (
+                SELECT * FROM deliveries x
+                 WHERE x.team_id = $2 AND x.message_id = k.message_id
+                   AND x.created_at >= k.after AND x.created_at < k.before
+                   AND (k.position_at IS NULL OR (x.created_at, x.id) > (k.position_at, k.position_id))
+                 ORDER BY x.created_at, x.id
+                 LIMIT k.lim) d
+              ${LEASE_JOIN}
+              ORDER BY k.ord, d.created_at, d.id`,
+            [
+              now,
+              ctx.actor.teamId,
+              valid.map((entry) => entry.messageId),
+              valid.map((entry) => entry.window.after),
+              valid.map((entry) => entry.window.before),
+              valid.map((entry) => entry.position?.createdAt ?? null),
+              valid.map((entry) => entry.position?.id ?? null),
+              valid.map((entry) => entry.limit + 1),
+            ],
+          );
+    const grouped = rowsByRequest(rows, valid.length);
+    let next = 0;
+    return checked.map((entry) => {
+      if (entry instanceof ServiceError) return entry;
+      const group = grouped[next++] ?? [];
+      const page = group.slice(0, entry.limit);
+      const last = page[page.length - 1];
+      return {
+        data: page.map(toDeliveryView),
+        nextCursor: group.length > entry.limit && last ? windowedCursor(entry.scope, entry.window, last) : null,
+      };
+    });
+  }
+
+  /**
+   * The attempts of many deliveries, a page each, in one statement (GraphQL `Delivery.attempts` for a page of
+   * deliveries the caller has just read): each page and cursor is the one GET /deliveries/{id}/attempts answers.
+   */
+  async listAttemptsOfDeliveries(
+    ctx: CallContext,
+    requests: readonly DeliveryAttemptsRequest[],
+  ): Promise<PageAnswer<AttemptView>[]> {
+    const checked = checkEach(requests, (request) => {
+      const limit = parseLimit(request.limit);
+      const scope = attemptListScope(ctx.actor.teamId, request.deliveryId);
+      return { deliveryId: request.deliveryId, limit, scope, after: decodeCursor(scope, request.cursor) };
+    });
+    const valid = passed(checked);
+    const rows: (AttemptRecordRow & { ord: string })[] =
+      valid.length === 0
+        ? []
+        : await reader(this.deps.db, ctx).query(
+            `SELECT k.ord, ${ATTEMPT_COLUMNS}
+               FROM unnest($2::text[], $4::text[], $5::int[]) WITH ORDINALITY AS k(delivery_id, after, lim, ord)
+              CROSS JOIN LATERAL (
+                SELECT * FROM attempts x
+                 WHERE x.delivery_id = k.delivery_id AND x.team_id = $1 AND (k.after IS NULL OR x.id > k.after)
+                 ORDER BY x.id
+                 LIMIT k.lim) a
+               LEFT JOIN team_settings s ON s.team_id = a.team_id
+              ORDER BY k.ord, a.id`,
+            [
+              ctx.actor.teamId,
+              valid.map((entry) => entry.deliveryId),
+              this.deps.clock.now(),
+              valid.map((entry) => entry.after),
+              valid.map((entry) => entry.limit + 1),
+            ],
+          );
+    const grouped = rowsByRequest(rows, valid.length);
+    let next = 0;
+    return checked.map((entry) =>
+      entry instanceof ServiceError ? entry : toPage(entry.scope, grouped[next++] ?? [], entry.limit, toAttemptView),
+    );
   }
 
   /**

@@ -7,7 +7,17 @@ import { HOUR, SECOND, type Clock } from '../common/clock.js';
 import type { CallContext } from '../common/context.js';
 import { invalidField, isServiceError, notFound, ServiceError } from '../common/errors.js';
 import { newId } from '../common/ids.js';
-import { decodeCursor, parseLimit, toPage, type ListScope, type Page } from '../common/paging.js';
+import {
+  checkEach,
+  decodeCursor,
+  parseLimit,
+  passed,
+  rowsByRequest,
+  toPage,
+  type ListScope,
+  type Page,
+  type PageAnswer,
+} from '../common/paging.js';
 import { inTransaction, lockTeamQueue, lockTeamReplays, reader } from '../common/transaction.js';
 import { parseWindow } from '../common/window.js';
 import type { OperationalEventService } from '../events/operational-event.service.js';
@@ -244,11 +254,7 @@ export class ReplayService {
 
   async listReplays(ctx: CallContext, query: ListReplaysQuery): Promise<Page<ReplayView>> {
     const limit = parseLimit(query.limit);
-    const scope: ListScope = {
-      teamId: ctx.actor.teamId,
-      list: 'replays',
-      filters: { endpoint_id: query.endpoint_id ?? null },
-    };
+    const scope = replayListScope(ctx.actor.teamId, query.endpoint_id ?? null);
     const after = decodeCursor(scope, query.cursor);
     const rows: ReplayRow[] = await reader(this.deps.db, ctx).query(
       `${SELECT_REPLAY}
@@ -258,6 +264,48 @@ export class ReplayService {
       [ctx.actor.teamId, query.endpoint_id ?? null, after, limit + 1],
     );
     return toPage(scope, rows, limit, (row) => toReplayView(row));
+  }
+
+  /**
+   * The replays of many endpoints, a page each, in one statement (GraphQL `Endpoint.replays` for a page of
+   * endpoints): each page and cursor is the one GET /replays answers with `endpoint_id`.
+   */
+  async listReplaysOfEndpoints(
+    ctx: CallContext,
+    requests: readonly EndpointReplaysRequest[],
+  ): Promise<PageAnswer<ReplayView>[]> {
+    const checked = checkEach(requests, (request) => {
+      const limit = parseLimit(request.limit);
+      const scope = replayListScope(ctx.actor.teamId, request.endpointId);
+      return { endpointId: request.endpointId, limit, scope, after: decodeCursor(scope, request.cursor) };
+    });
+    const valid = passed(checked);
+    const rows: (ReplayRow & { ord: string })[] =
+      valid.length === 0
+        ? []
+        : await reader(this.deps.db, ctx).query(
+            `SELECT k.ord, ${REPLAY_COLUMNS}
+               FROM unnest($2::text[], $3::text[], $4::int[]) WITH ORDINALITY AS k(endpoint_id, after, lim, ord)
+              CROSS JOIN LATERAL (
+                SELECT * FROM replays x
+                 WHERE x.team_id = $1 AND x.endpoint_id = k.endpoint_id AND (k.after IS NULL OR x.id > k.after)
+                 ORDER BY x.id
+                 LIMIT k.lim) r
+              ORDER BY k.ord, r.id`,
+            [
+              ctx.actor.teamId,
+              valid.map((entry) => entry.endpointId),
+              valid.map((entry) => entry.after),
+              valid.map((entry) => entry.limit + 1),
+            ],
+          );
+    const grouped = rowsByRequest(rows, valid.length);
+    let next = 0;
+    return checked.map((entry) =>
+      entry instanceof ServiceError
+        ? entry
+        : toPage(entry.scope, grouped[next++] ?? [], entry.limit, (row) => toReplayView(row)),
+    );
   }
 
   /**
@@ -568,14 +616,28 @@ export class ReplayService {
   }
 }
 
-const SELECT_REPLAY = `
-  SELECT r.*,
-         (SELECT json_build_object(
-                   'succeeded', count(*) FILTER (WHERE status = 'succeeded'),
-                   'failed', count(*) FILTER (WHERE status IN ('failed', 'expired', 'canceled')),
-                   'pending', count(*) FILTER (WHERE status IN ('queued', 'in_flight', 'retry_wait')))
-            FROM deliveries WHERE replay_id = r.id) AS outcomes
-    FROM replays r`;
+/** A replay row `r` with the outcomes of the deliveries it created. */
+const REPLAY_COLUMNS = `
+  r.*,
+  (SELECT json_build_object(
+            'succeeded', count(*) FILTER (WHERE status = 'succeeded'),
+            'failed', count(*) FILTER (WHERE status IN ('failed', 'expired', 'canceled')),
+            'pending', count(*) FILTER (WHERE status IN ('queued', 'in_flight', 'retry_wait')))
+     FROM deliveries WHERE replay_id = r.id) AS outcomes`;
+
+const SELECT_REPLAY = `SELECT ${REPLAY_COLUMNS} FROM replays r`;
+
+/** What a cursor of GET /replays is bound to. */
+function replayListScope(teamId: string, endpointId: string | null): ListScope {
+  return { teamId, list: 'replays', filters: { endpoint_id: endpointId } };
+}
+
+/** One page of an endpoint's replays (GraphQL `Endpoint.replays`). */
+export interface EndpointReplaysRequest {
+  endpointId: string;
+  limit?: unknown;
+  cursor?: unknown;
+}
 
 function toReplayView(row: ReplayRow): ReplayView {
   const outcomes = row.outcomes ?? { succeeded: 0, failed: 0, pending: 0 };

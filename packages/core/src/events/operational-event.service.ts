@@ -3,7 +3,7 @@ import { addMs, DAY, SECOND, type Clock } from '../common/clock.js';
 import type { CallContext } from '../common/context.js';
 import { notFound, ServiceError } from '../common/errors.js';
 import { hasPrefix, newId } from '../common/ids.js';
-import { decodeCursor, encodeCursor, parseLimit, type ListScope, type Page } from '../common/paging.js';
+import { decodeCursor, encodeCursor, parseLimit, rowsByRequest, type ListScope, type Page } from '../common/paging.js';
 import { reader } from '../common/transaction.js';
 import type { ListOperationalEventsQuery } from './operational-event.inputs.js';
 import {
@@ -172,20 +172,34 @@ export class OperationalEventService {
     };
   }
 
-  /** The newest events of a type and resource, newest first (the console's source page); no paging. */
-  async recentEvents(
+  /**
+   * The newest events of a type about each resource, newest first, no paging (the console's source page), for many
+   * resources in one statement (GraphQL `Source.recentRejections` for a page of sources).
+   */
+  async recentEventsOfResources(
     ctx: CallContext,
-    filter: { type: OperationalEventType; resourceId: string },
-    limit: number,
-  ): Promise<OperationalEventView[]> {
-    const rows: OperationalEventRow[] = await reader(this.db, ctx).query(
-      `SELECT ${COLUMNS} FROM operational_events
-        WHERE team_id = $1 AND type = $2 AND (resource_id = $3 OR (coalesced AND last_id = $3)) AND created_at > $4
-        ORDER BY last_occurred_at DESC, id DESC
-        LIMIT $5`,
-      [ctx.actor.teamId, filter.type, filter.resourceId, this.retentionCutoff(), Math.min(Math.max(1, limit), 200)],
+    type: OperationalEventType,
+    requests: readonly { resourceId: string; limit: number }[],
+  ): Promise<OperationalEventView[][]> {
+    if (requests.length === 0) return [];
+    const rows: (OperationalEventRow & { ord: string })[] = await reader(this.db, ctx).query(
+      `SELECT k.ord, x.* FROM unnest($3::text[], $5::int[]) WITH ORDINALITY AS k(resource_id, lim, ord)
+        CROSS JOIN LATERAL (
+          SELECT ${COLUMNS}, last_occurred_at AS sort_at FROM operational_events
+           WHERE team_id = $1 AND type = $2 AND (resource_id = k.resource_id OR (coalesced AND last_id = k.resource_id))
+             AND created_at > $4
+           ORDER BY last_occurred_at DESC, id DESC
+           LIMIT k.lim) x
+        ORDER BY k.ord, x.sort_at DESC, x.id DESC`,
+      [
+        ctx.actor.teamId,
+        type,
+        requests.map((request) => request.resourceId),
+        this.retentionCutoff(),
+        requests.map((request) => Math.min(Math.max(1, request.limit), 200)),
+      ],
     );
-    return rows.map(toOperationalEventView);
+    return rowsByRequest(rows, requests.length).map((group) => group.map(toOperationalEventView));
   }
 
   /** Retention: deletes events past their 30 days in small batches (no long transaction). */

@@ -2,7 +2,7 @@ import type { DataSource } from 'typeorm';
 import type { Clock } from '../common/clock.js';
 import type { CallContext } from '../common/context.js';
 import { ServiceError, notFound } from '../common/errors.js';
-import { MAX_LIMIT, parseLimit, type ListScope, type Page } from '../common/paging.js';
+import { MAX_LIMIT, parseLimit, rowsByRequest, type ListScope, type Page } from '../common/paging.js';
 import { reader } from '../common/transaction.js';
 import { openWindowedPage, windowedCursor } from '../common/window.js';
 import { DELIVERY_FROM, shownStatusSql } from '../deliveries/delivery-status.js';
@@ -145,14 +145,32 @@ export class MessageService {
     };
   }
 
-  /** The newest messages a source captured, newest first (the console's source page); no paging. */
-  async recentCaptures(ctx: CallContext, sourceId: string, limit: number): Promise<MessageView[]> {
+  /**
+   * The newest messages each source captured, newest first, no paging (the console's source page), for many
+   * sources in one statement (GraphQL `Source.recentMessages` for a page of sources).
+   */
+  async recentCapturesOfSources(
+    ctx: CallContext,
+    requests: readonly { sourceId: string; limit: number }[],
+  ): Promise<MessageView[][]> {
+    if (requests.length === 0) return [];
     const now = this.deps.clock.now();
-    const rows: MessageRow[] = await reader(this.deps.db, ctx).query(
-      `${MESSAGE_SELECT} WHERE m.source_id = $1 AND m.team_id = $2 ORDER BY m.created_at DESC, m.id DESC LIMIT $4`,
-      [sourceId, ctx.actor.teamId, now, Math.min(Math.max(1, limit), MAX_LIMIT)],
+    const rows: (MessageRow & { ord: string })[] = await reader(this.deps.db, ctx).query(
+      `SELECT k.ord, x.* FROM unnest($1::text[], $4::int[]) WITH ORDINALITY AS k(source_id, lim, ord)
+        CROSS JOIN LATERAL (
+          ${MESSAGE_SELECT} WHERE m.source_id = k.source_id AND m.team_id = $2
+           ORDER BY m.created_at DESC, m.id DESC LIMIT k.lim) x
+        ORDER BY k.ord, x.created_at DESC, x.id DESC`,
+      [
+        requests.map((request) => request.sourceId),
+        ctx.actor.teamId,
+        now,
+        requests.map((request) => Math.min(Math.max(1, request.limit), MAX_LIMIT)),
+      ],
     );
-    return rows.map((row) => toMessageView(toRecord(row), { ...emptyCounts(), ...(row.counts ?? {}) }, now));
+    return rowsByRequest(rows, requests.length).map((group) =>
+      group.map((row) => toMessageView(toRecord(row), { ...emptyCounts(), ...(row.counts ?? {}) }, now)),
+    );
   }
 
   /**
