@@ -1,6 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { IDEMPOTENCY_KEY_PATTERN, RawJson, STRONG_ETAG } from '@svc/core';
 import { DISCOVERY_PATHS } from '../app.js';
-import { startHarness, type Harness } from '../testing/harness.js';
+import { post, startHarness, type Harness } from '../testing/harness.js';
+import type { RouteSpec } from './route.js';
+import { ErrorShape } from './shapes.js';
 
 let h: Harness;
 beforeAll(async () => {
@@ -126,10 +129,127 @@ describe('OpenAPI document', () => {
   });
 });
 
+describe('OpenAPI document says what the server enforces', () => {
+  it('gives headers, names, IDs, message bodies and subscription events the rules the server checks', async () => {
+    const { json } = await h.request('GET', '/openapi.json', { key: null });
+    const parameter = (path: string, method: string, name: string) =>
+      (json.paths[path][method].parameters as Parameter[]).find((p) => p.name === name)!;
+    const tenant = await post(h, '/tenants', { external_id: 'openapi-rules', name: 'Rules' });
+    const etag = tenant.headers.get('etag')!;
+
+    const ifMatch = parameter('/tenants/{id}', 'patch', 'If-Match');
+    expect(ifMatch.schema['pattern']).toBe(STRONG_ETAG.source);
+    expect(new RegExp(ifMatch.schema['pattern'] as string).test(etag)).toBe(true);
+    expect(new RegExp(ifMatch.schema['pattern'] as string).test('W/"weak"')).toBe(false);
+    const key = parameter('/tenants', 'post', 'Idempotency-Key');
+    expect(key.schema).toMatchObject({ minLength: 1, maxLength: 128, pattern: IDEMPOTENCY_KEY_PATTERN.source });
+    expect(new RegExp(key.schema['pattern'] as string).test('caf\u00e9')).toBe(false);
+
+    const schemas = json.components.schemas;
+    expect(schemas.CreateTenantRequest.properties.name).toMatchObject({ minLength: 1, maxLength: 128 });
+    expect(schemas.CreateEndpointRequest.properties.name).toMatchObject({ minLength: 1, maxLength: 128 });
+    expect(schemas.CreateEventSubscriptionRequest.properties.events.uniqueItems).toBe(true);
+    expect(schemas.CreateEndpointRequest.properties.events.uniqueItems).toBe(true);
+    expect(schemas.CreateMessageRequest.oneOf).toEqual([{ required: ['payload'] }, { required: ['body_base64'] }]);
+
+    // ID path parameters: the pattern of their kind, which real IDs match; a malformed one is documented as 404.
+    const id = parameter('/tenants/{id}', 'get', 'id');
+    expect(id.schema['pattern']).toBe('^wdt_[0-9a-z]{26}$');
+    expect(new RegExp(id.schema['pattern'] as string).test(tenant.json.id)).toBe(true);
+    expect(json.paths['/tenants/{id}'].get.responses['404']).toBeDefined();
+    expect(parameter('/platform/event_subscriptions/{endpoint_id}', 'get', 'endpoint_id').schema['pattern']).toBe(
+      '^whe_[0-9a-z]{26}$',
+    );
+    for (const [path, operations] of Object.entries(json.paths as Record<string, Record<string, Operation>>))
+      for (const op of Object.values(operations))
+        for (const p of (op as unknown as { parameters: Parameter[] }).parameters.filter((q) => q.in === 'path'))
+          expect(p.schema['pattern'], `${path} ${p.name}`).toEqual(expect.any(String));
+
+    // Svc-Mode's 422 on every route, GET included; idempotency conflicts on cancel and redact.
+    for (const operations of Object.values(json.paths as Record<string, Record<string, Operation>>))
+      for (const op of Object.values(operations)) expect(Object.keys(op.responses), op.operationId).toContain('422');
+    for (const path of ['/messages/{id}/cancel', '/messages/{id}/redact']) {
+      const conflict = json.paths[path].post.responses['409'];
+      expect(conflict.description).toContain('idempotency_conflict');
+      expect(Object.keys(conflict.content['application/json'].examples)).toEqual(
+        expect.arrayContaining(['idempotency_conflict', 'request_in_progress']),
+      );
+    }
+  });
+
+  it('documents every status each route can answer, derived from its declaration', async () => {
+    const { json } = await h.request('GET', '/openapi.json', { key: null });
+    for (const route of h.built.routes) {
+      const expected = new Set<number>([
+        401,
+        403,
+        422,
+        500,
+        400,
+        413,
+        415,
+        ...Object.keys(route.responses).map(Number),
+      ]);
+      if (route.rateClass !== 'none') expected.add(429);
+      if (route.ifMatch) for (const status of [412, 428]) expected.add(status);
+      if (route.idempotent) expected.add(409);
+      if (/:(?!flag_key)\w+/.test(route.path)) expected.add(404);
+      const documented = Object.keys(operationOf(json, route).responses).map(Number);
+      expect(documented, `${route.method} ${route.path}`).toEqual(expect.arrayContaining([...expected]));
+    }
+  });
+
+  it("gives every operation request and response examples that the route's own schemas accept", async () => {
+    const { json } = await h.request('GET', '/openapi.json', { key: null });
+    for (const route of h.built.routes) {
+      const op = operationOf(json, route);
+      const name = `${route.method} ${route.path}`;
+      if (route.input) {
+        const example = op.requestBody!.content['application/json']!.example as Record<string, unknown>;
+        expect(example, name).toBeDefined();
+        const body = Object.fromEntries(
+          Object.entries(example).map(([field, value]) => [
+            field,
+            route.rawFields?.includes(field) && value !== null ? new RawJson(JSON.stringify(value)) : value,
+          ]),
+        );
+        const parsed = route.input.safeParse(body);
+        expect(parsed.error?.issues, `${name} request example`).toBeUndefined();
+      }
+      for (const [status, response] of Object.entries(op.responses)) {
+        const media = response.content?.['application/json'];
+        if (!media) continue;
+        if (Number(status) < 400) {
+          const parsed = route.responses[Number(status)]!.safeParse(media.example);
+          expect(parsed.error?.issues, `${name} ${status} example`).toBeUndefined();
+        } else {
+          const examples = Object.values(media.examples ?? {});
+          expect(examples.length, `${name} ${status} examples`).toBeGreaterThan(0);
+          for (const example of examples) expect(ErrorShape.safeParse(example.value).success).toBe(true);
+        }
+      }
+      for (const p of (op as unknown as { parameters: Parameter[] }).parameters.filter((q) => q.in === 'path'))
+        expect(new RegExp(p.schema['pattern'] as string).test(p.example as string), `${name} ${p.name}`).toBe(true);
+    }
+  });
+});
+
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+function operationOf(document: any, route: RouteSpec): Operation {
+  return document.paths[route.path.replace(/:([A-Za-z_]+)/g, '{$1}')][route.method.toLowerCase()];
+}
+
+interface MediaType {
+  schema: unknown;
+  example?: unknown;
+  examples?: Record<string, { value: unknown }>;
+}
+
 interface Operation {
   operationId: string;
   tags: string[];
-  responses: Record<string, { content?: Record<string, { schema: unknown }> }>;
+  requestBody?: { content: Record<string, MediaType> };
+  responses: Record<string, { description: string; content?: Record<string, MediaType> }>;
 }
 
 interface Parameter {
@@ -138,6 +258,7 @@ interface Parameter {
   required: boolean;
   description?: string;
   schema: Record<string, unknown>;
+  example?: unknown;
 }
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any

@@ -1,32 +1,68 @@
 import { z } from 'zod';
-import { SERVICE_VERSION } from '@svc/core';
+import { FLAG_KEY, ID_PREFIXES, IDEMPOTENCY_KEY_PATTERN, SERVICE_VERSION, STRONG_ETAG, type IdKind } from '@svc/core';
+import { exampleId, exampleOf } from './openapi-examples.js';
+import {
+  documentedStatuses,
+  errorExamples,
+  STATUS_TEXT,
+  statusDescription,
+  unauthenticatedStatuses,
+} from './openapi-statuses.js';
 import type { RouteSpec, UnauthenticatedRouteSpec } from './route.js';
 import { documentedPath, etagSource } from './routes/discovery.js';
 import { ErrorShape } from './shapes.js';
 
-const STATUS_TEXT: Record<number, string> = {
-  200: 'OK',
-  201: 'Created',
-  202: 'Accepted',
-  204: 'No Content',
-  400: 'Bad Request',
-  401: 'Unauthorized',
-  402: 'Payment Required',
-  403: 'Forbidden',
-  404: 'Not Found',
-  409: 'Conflict',
-  410: 'Gone',
-  412: 'Precondition Failed',
-  413: 'Content Too Large',
-  415: 'Unsupported Media Type',
-  422: 'Unprocessable Content',
-  428: 'Precondition Required',
-  429: 'Too Many Requests',
-  503: 'Service Unavailable',
+/** The kind of ID an `:id` parameter names, by the collection before it (`/tenants/:id`). */
+const COLLECTION_ID_KINDS: Record<string, IdKind> = {
+  tenants: 'tenant',
+  event_types: 'eventType',
+  endpoints: 'endpoint',
+  messages: 'message',
+  deliveries: 'delivery',
+  sources: 'source',
+  replays: 'replay',
+  events: 'operationalEvent',
 };
 
-/** Errors every authenticated route can answer, whatever it declares. */
-const COMMON_ERRORS = [401, 403, 415, 400, 413, 429];
+/** Named ID parameters of the platform API (an event subscription's ID is called endpoint_id by its spec). */
+const NAMED_ID_KINDS: Record<string, IdKind> = {
+  environment_id: 'environment',
+  endpoint_id: 'subscription',
+  delivery_id: 'subscriptionDelivery',
+  event_id: 'platformEvent',
+};
+
+/** What an ID looks like after its prefix: 26 lowercase base32 characters (common/ids.ts). */
+const ID_BODY_PATTERN = '[0-9a-z]{26}';
+
+/**
+ * A path parameter with the shape the server accepts: an ID of its kind (a malformed one is answered 404 like an
+ * unknown one) or a flag key (422 otherwise).
+ */
+function pathParameter(path: string, name: string): JsonObject {
+  const segments = path.split('/');
+  const index = segments.indexOf(`:${name}`);
+  const kind = name === 'id' ? COLLECTION_ID_KINDS[segments[index - 1] ?? ''] : NAMED_ID_KINDS[name];
+  if (name === 'flag_key')
+    return {
+      name,
+      in: 'path',
+      required: true,
+      description: 'The flag key: 1 to 128 letters, digits, _ . -',
+      schema: { type: 'string', pattern: FLAG_KEY.source },
+      example: 'new-checkout',
+    };
+  if (!kind) throw new Error(`${path}: no ID kind is known for the path parameter ${name}`);
+  const prefix = ID_PREFIXES[kind];
+  return {
+    name,
+    in: 'path',
+    required: true,
+    description: `The ID (${prefix} and 26 base32 characters); a malformed or unknown ID answers 404 not_found`,
+    schema: { type: 'string', pattern: `^${prefix}${ID_BODY_PATTERN}$` },
+    example: exampleId(prefix),
+  };
+}
 
 /** Operations are grouped by the first segment of their path. */
 const TAGS: readonly { name: string; segments: readonly string[]; description: string }[] = [
@@ -224,14 +260,7 @@ export function buildOpenApi(
   for (const route of routes) {
     const path = documentedPath(route.path);
     const parameters: unknown[] = [];
-    for (const match of route.path.matchAll(/:([A-Za-z_]+)/g))
-      parameters.push({
-        name: match[1],
-        in: 'path',
-        required: true,
-        description: 'The resource ID',
-        schema: { type: 'string' },
-      });
+    for (const match of route.path.matchAll(/:([A-Za-z_]+)/g)) parameters.push(pathParameter(route.path, match[1]!));
     if (route.query instanceof z.ZodObject) {
       for (const [name, schema] of Object.entries(route.query.shape as Record<string, z.ZodType>))
         parameters.push(queryParameter(name, schema));
@@ -243,7 +272,8 @@ export function buildOpenApi(
         required: true,
         description:
           'Your unique key for this request (1 to 128 printable ASCII characters); a retry with the same key and request returns the first response',
-        schema: { type: 'string', minLength: 1, maxLength: 128 },
+        schema: { type: 'string', minLength: 1, maxLength: 128, pattern: IDEMPOTENCY_KEY_PATTERN.source },
+        example: 'order-1234-create',
       });
     if (route.ifMatch)
       parameters.push({
@@ -254,7 +284,8 @@ export function buildOpenApi(
           route.ifMatch === true
             ? `The ETag header from ${etagSource('', route.path)} (or from the response that last changed the resource)`
             : `Optional: the ETag header from ${etagSource('', route.path)}; when sent, the request applies only to that version (for PUT of an existing flag it is required)`,
-        schema: { type: 'string' },
+        schema: { type: 'string', pattern: STRONG_ETAG.source },
+        example: '"wd:wdt_01jd8x9m2k3n4p5q6r7s8t9v0w:3"',
       });
     parameters.push({
       name: 'Svc-Mode',
@@ -264,17 +295,22 @@ export function buildOpenApi(
       schema: { type: 'string', enum: ['live'] },
     });
     const responses: Record<string, unknown> = {};
-    const statuses = new Set([...Object.keys(route.responses).map(Number), ...COMMON_ERRORS]);
-    for (const status of [...statuses].sort()) {
+    for (const [status, codes] of documentedStatuses(route)) {
       const schema = route.responses[status];
-      const description = STATUS_TEXT[status] ?? String(status);
+      const description = statusDescription(status, codes);
+      const json = responseJson.get(schema ?? ErrorShape);
       responses[String(status)] = route.rawResponses?.includes(status)
         ? { description, content: { '*/*': { schema: { type: 'string', format: 'binary' } } } }
         : schema === null
           ? { description }
           : {
               description,
-              content: { 'application/json': { schema: responseJson.get(schema ?? ErrorShape) } },
+              content: {
+                'application/json':
+                  status < 400
+                    ? { schema: json, example: exampleOf(json, components, 'output') }
+                    : { schema: json, examples: errorExamples(status, codes) },
+              },
             };
     }
     paths[path] ??= {};
@@ -285,7 +321,17 @@ export function buildOpenApi(
       security: [{ bearer: [] }],
       parameters,
       ...(route.input
-        ? { requestBody: { required: true, content: { 'application/json': { schema: requestRefs.get(route) } } } }
+        ? {
+            requestBody: {
+              required: true,
+              content: {
+                'application/json': {
+                  schema: requestRefs.get(route),
+                  example: exampleOf(requestRefs.get(route), components, 'input'),
+                },
+              },
+            },
+          }
         : {}),
       responses,
     };
@@ -293,8 +339,9 @@ export function buildOpenApi(
   // Routes a provider's signature authenticates: no key, the body as the provider sends it, raw answers.
   for (const route of unauthenticated) {
     const responses: Record<string, unknown> = {};
-    for (const status of Object.keys(route.responses).map(Number).sort()) {
-      const schema = route.responses[status];
+    for (const status of unauthenticatedStatuses(route)) {
+      const schema =
+        status >= 500 || status === 422 ? (route.responses[status] ?? ErrorShape) : route.responses[status];
       const description = STATUS_TEXT[status] ?? String(status);
       responses[String(status)] =
         schema === null || schema === undefined
@@ -315,8 +362,9 @@ export function buildOpenApi(
           name: 'token',
           in: 'path',
           required: true,
-          description: 'The secret part of the receive URL',
-          schema: { type: 'string' },
+          description: 'The secret part of the receive URL; any other answers 404',
+          schema: { type: 'string', pattern: '^rcv_[A-Za-z0-9_-]{43}$' },
+          example: 'rcv_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSwYz4ypTB7J0k',
         },
       ],
       requestBody: {

@@ -5,7 +5,8 @@ export function etagFor(id: string, version: string | number | bigint): string {
   return `"wd:${id}:${String(version)}"`;
 }
 
-const STRONG_ETAG = /^"[\x21\x23-\x7e]{1,200}"$/;
+/** One strong ETag in quotes: what If-Match must hold (after trimming surrounding whitespace). */
+export const STRONG_ETAG = /^"[\x21\x23-\x7e]{1,200}"$/;
 
 /**
  * Validates an If-Match header holding exactly one strong ETag; 428 when absent, 422 when malformed. `readPath`

@@ -70,9 +70,13 @@ export function utf8Bytes(text: string): number {
 
 /** A string of 1..max UTF-8 bytes. */
 export const boundedText = (min: number, max: number) =>
-  z.string().refine((s) => utf8Bytes(s) >= min && utf8Bytes(s) <= max, {
-    message: min > 0 ? `must be ${min} to ${max} UTF-8 bytes` : `must be at most ${max} UTF-8 bytes`,
-  });
+  z
+    .string()
+    .refine((s) => utf8Bytes(s) >= min && utf8Bytes(s) <= max, {
+      message: min > 0 ? `must be ${min} to ${max} UTF-8 bytes` : `must be at most ${max} UTF-8 bytes`,
+    })
+    // For the API description: characters, which the byte bounds imply (a character is 1 to 4 bytes).
+    .meta({ ...(min > 0 ? { minLength: min } : {}), maxLength: max });
 
 /** Metadata: a flat object of string values. The spec leaves its bounds to us (docs/api-choices.md). */
 export const METADATA_MAX_KEYS = 50;

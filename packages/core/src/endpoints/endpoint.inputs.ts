@@ -50,7 +50,8 @@ const events = z
   .array(z.string().max(256).regex(EVENT_PATTERN, 'must be an event type name, <prefix>.* or *'))
   .min(1, 'at least one pattern')
   .max(MAX_EVENT_PATTERNS, `at most ${MAX_EVENT_PATTERNS} patterns`)
-  .refine((list) => new Set(list).size === list.length, 'patterns must not repeat');
+  .refine((list) => new Set(list).size === list.length, 'patterns must not repeat')
+  .meta({ uniqueItems: true });
 
 const rule = z
   .instanceof(RawJson, { message: 'must be a JSON object or null' })

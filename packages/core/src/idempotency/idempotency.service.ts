@@ -8,7 +8,8 @@ import { comparableValue } from '../common/raw-json.js';
 import { retryOnConflict, statementParameters, type Bind } from '../common/transaction.js';
 
 export const IDEMPOTENCY_RETENTION_MS = 35 * DAY;
-const KEY_PATTERN = /^[\x20-\x7e]{1,128}$/;
+/** An Idempotency-Key: 1 to 128 printable ASCII characters. */
+export const IDEMPOTENCY_KEY_PATTERN = /^[\x20-\x7e]{1,128}$/;
 
 export interface StoredResponse {
   status: number;
@@ -30,7 +31,7 @@ export function validateIdempotencyKey(header: string | string[] | undefined): s
   if (header === undefined)
     throw new ServiceError('invalid_field', 'Idempotency-Key is required', { field: 'Idempotency-Key' });
   const value = Array.isArray(header) ? (header.length === 1 ? header[0]! : '') : header;
-  if (!KEY_PATTERN.test(value))
+  if (!IDEMPOTENCY_KEY_PATTERN.test(value))
     throw new ServiceError('invalid_field', 'Idempotency-Key must be 1 to 128 printable ASCII characters', {
       field: 'Idempotency-Key',
     });

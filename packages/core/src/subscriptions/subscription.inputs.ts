@@ -13,13 +13,15 @@ const events = z
   .array(z.enum(SUBSCRIBABLE_EVENTS, { message: `must be one of ${SUBSCRIBABLE_EVENTS.join(', ')}` }))
   .min(1, 'must name at least one event')
   .max(SUBSCRIBABLE_EVENTS.length)
-  .refine((names) => new Set(names).size === names.length, { message: 'must not repeat an event' });
+  .refine((names) => new Set(names).size === names.length, { message: 'must not repeat an event' })
+  .meta({ uniqueItems: true });
 
 const environmentIds = z
   .array(environmentId)
   .min(1, 'must name at least one environment')
   .max(MAX_SUBSCRIPTION_ENVIRONMENTS)
-  .refine((ids) => new Set(ids).size === ids.length, { message: 'must not repeat an environment' });
+  .refine((ids) => new Set(ids).size === ids.length, { message: 'must not repeat an environment' })
+  .meta({ uniqueItems: true });
 
 /** POST /event_subscriptions. */
 export const CreateSubscriptionInput = z.strictObject({
