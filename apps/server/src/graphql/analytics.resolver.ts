@@ -1,6 +1,7 @@
 import { Arg, Authorized, Ctx, ID, Query, Resolver } from 'type-graphql';
 import { AnalyticsQuery, parseInput, type AnalyticsRow as AnalyticsRowView, type AnalyticsView } from '@svc/core';
 import { Analytics, type AnalyticsRow } from './analytics.types.js';
+import { AnalyticsBucket } from './enums.js';
 import { callContext, type GraphqlContext } from './context.js';
 import { defined } from './mappers.js';
 
@@ -47,7 +48,7 @@ export class AnalyticsResolver {
     @Arg('createdAfter', () => Date, { description: 'Inclusive' }) createdAfter: Date,
     @Arg('createdBefore', () => Date, { description: 'Exclusive; at most 30 days after createdAfter' })
     createdBefore: Date,
-    @Arg('bucket', () => String, { nullable: true, description: 'hour (default) or day, aligned to UTC' })
+    @Arg('bucket', () => AnalyticsBucket, { nullable: true, description: 'hour (default) or day, aligned to UTC' })
     bucket?: string,
     @Arg('tenantId', () => ID, { nullable: true }) tenantId?: string,
     @Arg('endpointId', () => ID, { nullable: true }) endpointId?: string,

@@ -8,6 +8,7 @@ import {
   type DeliveryView,
   type ReplayQuote as ReplayQuoteView,
 } from '@svc/core';
+import { DeliveryKind, DeliveryStatus, ReplayConfiguration } from './enums.js';
 import { callContext, loadersOf, type GraphqlContext } from './context.js';
 import { Attempt, AttemptConnection, Delivery, DeliveryConnection, ReplayQuote } from './delivery.types.js';
 import { IDEMPOTENCY_KEY_ARG, IDEMPOTENCY_KEY_OPTIONS, runIdempotent } from './idempotent.js';
@@ -96,13 +97,13 @@ export class DeliveryResolver {
     @Ctx() context: GraphqlContext,
     @Arg('createdAfter', () => Date, { nullable: true, description: 'Inclusive' }) createdAfter?: Date,
     @Arg('createdBefore', () => Date, { nullable: true, description: 'Exclusive; default now' }) createdBefore?: Date,
-    @Arg('status', () => String, { nullable: true, description: 'failed or expired lists the dead letters' })
+    @Arg('status', () => DeliveryStatus, { nullable: true, description: 'failed or expired lists the dead letters' })
     status?: string,
     @Arg('messageId', () => ID, { nullable: true }) messageId?: string,
     @Arg('endpointId', () => ID, { nullable: true }) endpointId?: string,
     @Arg('tenantId', () => ID, { nullable: true }) tenantId?: string,
     @Arg('eventType', () => String, { nullable: true }) eventType?: string,
-    @Arg('kind', () => String, { nullable: true, description: 'original or replay' }) kind?: string,
+    @Arg('kind', () => DeliveryKind, { nullable: true, description: 'original or replay' }) kind?: string,
     @Arg('first', () => Int, { nullable: true }) first?: number,
     @Arg('after', () => String, { nullable: true }) after?: string,
   ): Promise<DeliveryConnection> {
@@ -140,7 +141,7 @@ export class DeliveryResolver {
   async replayQuote(
     @Ctx() context: GraphqlContext,
     @Arg('deliveryIds', () => [ID]) deliveryIds: string[],
-    @Arg('configuration', () => String, CONFIGURATION_OPTIONS) configuration?: string,
+    @Arg('configuration', () => ReplayConfiguration, CONFIGURATION_OPTIONS) configuration?: string,
   ): Promise<ReplayQuote> {
     const parsed = parseInput(ReplayDeliveryInput, defined({ configuration: configuration ?? undefined }));
     return toReplayQuote(await context.services.deliveries.quoteReplays(callContext(context), deliveryIds, parsed));
@@ -191,7 +192,7 @@ export class DeliveryResolver {
   async replayDelivery(
     @Ctx() context: GraphqlContext,
     @Arg('id', () => ID) id: string,
-    @Arg('configuration', () => String, CONFIGURATION_OPTIONS) configuration?: string | null,
+    @Arg('configuration', () => ReplayConfiguration, CONFIGURATION_OPTIONS) configuration?: string | null,
     @Arg(IDEMPOTENCY_KEY_ARG, () => String, IDEMPOTENCY_KEY_OPTIONS) idempotencyKey?: string | null,
   ): Promise<Delivery> {
     const parsed = parseInput(ReplayDeliveryInput, defined({ configuration: configuration ?? undefined }));

@@ -12,6 +12,7 @@ import {
   type EndpointView,
   type PreviewResult,
 } from '@svc/core';
+import { EndpointStatus } from './enums.js';
 import { callContext, loadersOf, type GraphqlContext } from './context.js';
 import { IDEMPOTENCY_KEY_ARG, IDEMPOTENCY_KEY_OPTIONS, runIdempotent } from './idempotent.js';
 import { defined, rawJsonArgument } from './mappers.js';
@@ -83,7 +84,7 @@ export class EndpointResolver {
   async endpoints(
     @Ctx() context: GraphqlContext,
     @Arg('tenantId', () => ID, { nullable: true }) tenantId?: string,
-    @Arg('status', () => String, { nullable: true }) status?: string,
+    @Arg('status', () => EndpointStatus, { nullable: true }) status?: string,
     @Arg('first', () => Int, { nullable: true }) first?: number,
     @Arg('after', () => String, { nullable: true }) after?: string,
   ): Promise<EndpointConnection> {

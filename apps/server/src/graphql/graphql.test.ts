@@ -1,6 +1,13 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { getNamedType, isObjectType, printSchema, type GraphQLNamedType } from 'graphql';
+import { getNamedType, isEnumType, isObjectType, printSchema, type GraphQLNamedType } from 'graphql';
 import { readFileSync } from 'node:fs';
+import {
+  ANALYTICS_BUCKETS,
+  DELIVERY_STATUSES,
+  ListEndpointsQuery,
+  ListSubscriptionDeliveriesQuery,
+  MESSAGE_STATUSES,
+} from '@svc/core';
 import { buildGraphqlSchema } from './schema.js';
 import { startHarness, type Harness } from '../testing/harness.js';
 
@@ -195,6 +202,37 @@ describe('GraphQL', () => {
     expect(subscriptionRevealing).toEqual(['createEventSubscription', 'rotateEventSubscriptionSecret']);
     const committed = readFileSync(new URL('../../../../docs/schema.graphql', import.meta.url), 'utf8');
     expect(committed.trim()).toBe(printSchema(schema).trim());
+  });
+});
+
+describe('GraphQL filter arguments', () => {
+  it('are enums of the values the services accept, so clients learn them and GraphQL refuses others', async () => {
+    const schema = await buildGraphqlSchema();
+    const argument = (type: string, field: string, name: string) => {
+      const parent = schema.getType(type);
+      if (!isObjectType(parent)) throw new Error(type);
+      const arg = parent.getFields()[field]!.args.find((a) => a.name === name)!;
+      const named = getNamedType(arg.type);
+      if (!isEnumType(named)) throw new Error(`${type}.${field}(${name}) is ${named.name}, not an enum`);
+      return named.getValues().map((value) => value.value as string);
+    };
+    expect(argument('Query', 'messages', 'status')).toEqual([...MESSAGE_STATUSES]);
+    expect(argument('Query', 'deliveries', 'status')).toEqual([...DELIVERY_STATUSES]);
+    expect(argument('Query', 'deliveries', 'kind')).toEqual(['original', 'replay']);
+    expect(argument('Query', 'endpoints', 'status')).toEqual(ListEndpointsQuery.shape.status.unwrap().options);
+    expect(argument('Query', 'analytics', 'bucket')).toEqual([...ANALYTICS_BUCKETS]);
+    expect(argument('Query', 'replayQuote', 'configuration')).toEqual(['frozen', 'current']);
+    expect(argument('Mutation', 'replayDelivery', 'configuration')).toEqual(['frozen', 'current']);
+    expect(argument('Query', 'eventSubscriptionDeliveries', 'status')).toEqual(
+      ListSubscriptionDeliveriesQuery.shape.status.unwrap().options,
+    );
+
+    // The values are spelt as on REST; another is refused before any resolver runs.
+    const listed = await gql('query($s: DeliveryStatus) { deliveries(status: $s) { nextCursor } }', { s: 'failed' });
+    expect(listed.body.errors).toBeUndefined();
+    const refused = await gql('{ endpoints(status: sleeping) { nextCursor } }');
+    expect(refused.body.errors[0].extensions.code).toBe('GRAPHQL_VALIDATION_FAILED');
+    expect(refused.body.errors[0].message).toContain('EndpointStatus');
   });
 });
 

@@ -12,6 +12,7 @@ import {
   type MessageView,
   type RedactResult,
 } from '@svc/core';
+import { MessageStatus } from './enums.js';
 import { callContext, loadersOf, type GraphqlContext } from './context.js';
 import { toDelivery } from './delivery.resolver.js';
 import { DeliveryConnection } from './delivery.types.js';
@@ -117,7 +118,7 @@ export class MessageResolver {
     @Arg('tenantId', () => ID, { nullable: true }) tenantId?: string,
     @Arg('eventType', () => String, { nullable: true }) eventType?: string,
     @Arg('sourceId', () => ID, { nullable: true }) sourceId?: string,
-    @Arg('status', () => String, { nullable: true }) status?: string,
+    @Arg('status', () => MessageStatus, { nullable: true }) status?: string,
     @Arg('externalId', () => String, { nullable: true }) externalId?: string,
     @Arg('first', () => Int, { nullable: true }) first?: number,
     @Arg('after', () => String, { nullable: true }) after?: string,

@@ -18,6 +18,7 @@ import {
   type SubscriptionView,
   type SubscriptionWithSecret,
 } from '@svc/core';
+import { SubscriptionDeliveryStatus } from './enums.js';
 import { callContext, type GraphqlContext } from './context.js';
 import { IDEMPOTENCY_KEY_ARG, IDEMPOTENCY_KEY_OPTIONS, runIdempotent } from './idempotent.js';
 import { defined, rawJsonArgument } from './mappers.js';
@@ -307,7 +308,7 @@ export class PlatformResolver {
   async eventSubscriptionDeliveries(
     @Ctx() context: GraphqlContext,
     @Arg('subscriptionId', () => ID) subscriptionId: string,
-    @Arg('status', () => String, { nullable: true }) status?: string | null,
+    @Arg('status', () => SubscriptionDeliveryStatus, { nullable: true }) status?: string | null,
     @Arg('eventId', () => ID, { nullable: true }) eventId?: string | null,
     @Arg('first', () => Int, { nullable: true }) first?: number | null,
     @Arg('after', () => String, { nullable: true }) after?: string | null,

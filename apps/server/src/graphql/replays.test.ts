@@ -48,7 +48,7 @@ const ENDPOINT_REPLAYS = `query($id: ID!) {
   endpoint(id: $id) { id status replays { nodes { id status counts { created succeeded failed } } nextCursor } }
 }`;
 const REPLAY_DELIVERIES = `query($endpointId: ID!) {
-  deliveries(endpointId: $endpointId, kind: "replay") { nodes { id status generation replayOf replayId } }
+  deliveries(endpointId: $endpointId, kind: replay) { nodes { id status generation replayOf replayId } }
 }`;
 
 const answer = (status: number): AttemptResult => ({ kind: 'response', status, retryAfterSeconds: null });

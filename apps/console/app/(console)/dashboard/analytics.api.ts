@@ -15,7 +15,7 @@ export async function getAnalytics(
   scope: AnalyticsScope,
 ): Promise<Analytics> {
   const data = await consoleRequest<{ analytics: Analytics }>(
-    `query Analytics($createdAfter: DateTimeISO!, $createdBefore: DateTimeISO!, $bucket: String, $tenantId: ID,
+    `query Analytics($createdAfter: DateTimeISO!, $createdBefore: DateTimeISO!, $bucket: AnalyticsBucket, $tenantId: ID,
         $endpointId: ID, $sourceId: ID) {
       analytics(createdAfter: $createdAfter, createdBefore: $createdBefore, bucket: $bucket, tenantId: $tenantId,
           endpointId: $endpointId, sourceId: $sourceId) {

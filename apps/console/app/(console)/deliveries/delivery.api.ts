@@ -24,7 +24,7 @@ export async function listDeliveries(
   page: { after: string | null; first?: number },
 ): Promise<DeliveryPage> {
   const data = await consoleRequest<{ deliveries: DeliveryPage }>(
-    `query Deliveries($first: Int, $after: String, $status: String, $tenantId: ID, $endpointId: ID,
+    `query Deliveries($first: Int, $after: String, $status: DeliveryStatus, $tenantId: ID, $endpointId: ID,
         $eventType: String, $createdAfter: DateTimeISO, $createdBefore: DateTimeISO) {
       deliveries(first: $first, after: $after, status: $status, tenantId: $tenantId, endpointId: $endpointId,
           eventType: $eventType, createdAfter: $createdAfter, createdBefore: $createdBefore) {
@@ -74,7 +74,7 @@ export async function listRecentEndpointDeliveries(endpointId: string, count: nu
 /** The price of replaying these deliveries now, and which of them cannot be replayed and why. */
 export async function quoteReplays(deliveryIds: string[], configuration: ReplayConfiguration): Promise<ReplayQuote> {
   const data = await consoleRequest<{ replayQuote: ReplayQuote }>(
-    `query ReplayQuote($deliveryIds: [ID!]!, $configuration: String) {
+    `query ReplayQuote($deliveryIds: [ID!]!, $configuration: ReplayConfiguration) {
       replayQuote(deliveryIds: $deliveryIds, configuration: $configuration) {
         items { deliveryId replayable errorCode reason deliveryUnits totalUsd } deliveryUnits totalUsd
       }
@@ -92,7 +92,7 @@ export async function replayDelivery(
 ): Promise<Delivery> {
   const idem = idempotencyParts(idempotencyKey);
   const data = await consoleRequest<{ replayDelivery: Delivery }>(
-    `mutation ReplayDelivery($id: ID!, $configuration: String${idem.declaration}) {
+    `mutation ReplayDelivery($id: ID!, $configuration: ReplayConfiguration${idem.declaration}) {
       replayDelivery(id: $id, configuration: $configuration${idem.argument}) { ${DELIVERY_FIELDS} }
     }`,
     { id, configuration, ...idem.variables },

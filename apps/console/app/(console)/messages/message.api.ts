@@ -37,7 +37,7 @@ export async function getMessage(id: string): Promise<Message> {
 export async function listMessages(filters: Partial<MessageFilters>, after: string | null): Promise<MessagePage> {
   const data = await consoleRequest<{ messages: MessagePage }>(
     `query Messages($first: Int, $after: String, $createdAfter: DateTimeISO, $createdBefore: DateTimeISO,
-        $tenantId: ID, $eventType: String, $sourceId: ID, $status: String, $externalId: String) {
+        $tenantId: ID, $eventType: String, $sourceId: ID, $status: MessageStatus, $externalId: String) {
       messages(first: $first, after: $after, createdAfter: $createdAfter, createdBefore: $createdBefore,
           tenantId: $tenantId, eventType: $eventType, sourceId: $sourceId, status: $status, externalId: $externalId) {
         nodes { ${MESSAGE_FIELDS} } nextCursor

@@ -1,0 +1,46 @@
+import { registerEnumType } from 'type-graphql';
+import {
+  ANALYTICS_BUCKETS,
+  DELIVERY_STATUSES,
+  ListDeliveriesQuery,
+  ListEndpointsQuery,
+  ListSubscriptionDeliveriesQuery,
+  MESSAGE_STATUSES,
+  ReplayDeliveryInput,
+} from '@svc/core';
+
+/**
+ * The closed sets of values the filter and option arguments take, as GraphQL enums made from the same declarations
+ * the services validate with: a client learns them from the schema and GraphQL refuses any other value before a
+ * resolver runs. Values keep the REST spelling (lowercase), so a query sends the same words as a REST call.
+ */
+function enumOf<const T extends string>(values: readonly T[]): { [K in T]: K } {
+  return Object.fromEntries(values.map((value) => [value, value])) as { [K in T]: K };
+}
+
+export const MessageStatus = enumOf(MESSAGE_STATUSES);
+export const DeliveryStatus = enumOf(DELIVERY_STATUSES);
+export const DeliveryKind = enumOf(ListDeliveriesQuery.shape.kind.unwrap().options);
+export const EndpointStatus = enumOf(ListEndpointsQuery.shape.status.unwrap().options);
+export const AnalyticsBucket = enumOf(ANALYTICS_BUCKETS);
+export const ReplayConfiguration = enumOf(ReplayDeliveryInput.shape.configuration.unwrap().options);
+export const SubscriptionDeliveryStatus = enumOf(ListSubscriptionDeliveriesQuery.shape.status.unwrap().options);
+
+registerEnumType(MessageStatus, {
+  name: 'MessageStatus',
+  description: "A message's status, derived from its original deliveries",
+});
+registerEnumType(DeliveryStatus, { name: 'DeliveryStatus', description: "A delivery's status" });
+registerEnumType(DeliveryKind, { name: 'DeliveryKind', description: 'original (generation 0) or replay' });
+registerEnumType(EndpointStatus, { name: 'EndpointStatus', description: "An endpoint's status" });
+registerEnumType(AnalyticsBucket, { name: 'AnalyticsBucket', description: 'Buckets aligned to UTC hours or days' });
+registerEnumType(ReplayConfiguration, {
+  name: 'ReplayConfiguration',
+  description:
+    "frozen: the bytes the delivery was sent with; current: the endpoint's current transform applied to the " +
+    'original content',
+});
+registerEnumType(SubscriptionDeliveryStatus, {
+  name: 'SubscriptionDeliveryStatus',
+  description: "An event subscription delivery's status",
+});
