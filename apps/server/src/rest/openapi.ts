@@ -1,6 +1,7 @@
 import { z } from 'zod';
-import { FLAG_KEY, ID_PREFIXES, IDEMPOTENCY_KEY_PATTERN, SERVICE_VERSION, STRONG_ETAG, type IdKind } from '@svc/core';
-import { exampleId, exampleOf } from './openapi-examples.js';
+import { IDEMPOTENCY_KEY_PATTERN, SERVICE_VERSION, STRONG_ETAG } from '@svc/core';
+import { exampleOf } from './openapi-examples.js';
+import { pathParameter } from './openapi-parameters.js';
 import {
   documentedStatuses,
   errorExamples,
@@ -11,58 +12,6 @@ import {
 import type { RouteSpec, UnauthenticatedRouteSpec } from './route.js';
 import { documentedPath, etagSource } from './routes/discovery.js';
 import { ErrorShape } from './shapes.js';
-
-/** The kind of ID an `:id` parameter names, by the collection before it (`/tenants/:id`). */
-const COLLECTION_ID_KINDS: Record<string, IdKind> = {
-  tenants: 'tenant',
-  event_types: 'eventType',
-  endpoints: 'endpoint',
-  messages: 'message',
-  deliveries: 'delivery',
-  sources: 'source',
-  replays: 'replay',
-  events: 'operationalEvent',
-};
-
-/** Named ID parameters of the platform API (an event subscription's ID is called endpoint_id by its spec). */
-const NAMED_ID_KINDS: Record<string, IdKind> = {
-  environment_id: 'environment',
-  endpoint_id: 'subscription',
-  delivery_id: 'subscriptionDelivery',
-  event_id: 'platformEvent',
-};
-
-/** What an ID looks like after its prefix: 26 lowercase base32 characters (common/ids.ts). */
-const ID_BODY_PATTERN = '[0-9a-z]{26}';
-
-/**
- * A path parameter with the shape the server accepts: an ID of its kind (a malformed one is answered 404 like an
- * unknown one) or a flag key (422 otherwise).
- */
-function pathParameter(path: string, name: string): JsonObject {
-  const segments = path.split('/');
-  const index = segments.indexOf(`:${name}`);
-  const kind = name === 'id' ? COLLECTION_ID_KINDS[segments[index - 1] ?? ''] : NAMED_ID_KINDS[name];
-  if (name === 'flag_key')
-    return {
-      name,
-      in: 'path',
-      required: true,
-      description: 'The flag key: 1 to 128 letters, digits, _ . -',
-      schema: { type: 'string', pattern: FLAG_KEY.source },
-      example: 'new-checkout',
-    };
-  if (!kind) throw new Error(`${path}: no ID kind is known for the path parameter ${name}`);
-  const prefix = ID_PREFIXES[kind];
-  return {
-    name,
-    in: 'path',
-    required: true,
-    description: `The ID (${prefix} and 26 base32 characters); a malformed or unknown ID answers 404 not_found`,
-    schema: { type: 'string', pattern: `^${prefix}${ID_BODY_PATTERN}$` },
-    example: exampleId(prefix),
-  };
-}
 
 /** Operations are grouped by the first segment of their path. */
 const TAGS: readonly { name: string; segments: readonly string[]; description: string }[] = [
@@ -113,7 +62,12 @@ const FIELD_DESCRIPTIONS: Record<string, string> = {
   external_id: 'Your ID for the tenant: 1 to 128 letters, digits, _ . : -; unique in the team',
   name: 'A display name (1 to 128 UTF-8 bytes)',
   metadata: 'Your key/value pairs (string values, at most 50 keys); replaced in full on update',
-  description: 'Free text (at most 4096 UTF-8 bytes)',
+  description: 'Free text (at most maxLength UTF-8 bytes)',
+  'CreateMessageRequest.tenant_id': 'The tenant the message is for',
+  'CreateMessageRequest.payload':
+    'The payload (any JSON value, null included), delivered as written minus whitespace outside strings; send it or body_base64',
+  'CreateMessageRequest.body_base64': 'The body as standard padded Base64 (at most 1 MiB decoded), with content_type',
+  'CreateMessageRequest.event_type': 'An active event type of the catalog',
   example: 'An example payload (any JSON value, at most 16 KiB), kept exactly as written; null clears it',
   archived: 'Only false is accepted (unarchive); DELETE archives',
   tenant_id: 'The tenant the endpoint receives messages for',

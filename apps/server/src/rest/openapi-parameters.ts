@@ -1,0 +1,56 @@
+import { FLAG_KEY, ID_PREFIXES, type IdKind } from '@svc/core';
+import { exampleId } from './openapi-examples.js';
+
+type JsonObject = Record<string, unknown>;
+
+/** The kind of ID an `:id` parameter names, by the collection before it (`/tenants/:id`). */
+const COLLECTION_ID_KINDS: Record<string, IdKind> = {
+  tenants: 'tenant',
+  event_types: 'eventType',
+  endpoints: 'endpoint',
+  messages: 'message',
+  deliveries: 'delivery',
+  sources: 'source',
+  replays: 'replay',
+  events: 'operationalEvent',
+};
+
+/** Named ID parameters of the platform API (an event subscription's ID is called endpoint_id by its spec). */
+const NAMED_ID_KINDS: Record<string, IdKind> = {
+  environment_id: 'environment',
+  endpoint_id: 'subscription',
+  delivery_id: 'subscriptionDelivery',
+  event_id: 'platformEvent',
+};
+
+/** What an ID looks like after its prefix: 26 lowercase base32 characters (common/ids.ts). */
+const ID_BODY_PATTERN = '[0-9a-z]{26}';
+
+/**
+ * A path parameter with the shape the server accepts: an ID of its kind (a malformed one is answered 404 like an
+ * unknown one) or a flag key (422 otherwise).
+ */
+export function pathParameter(path: string, name: string): JsonObject {
+  const segments = path.split('/');
+  const index = segments.indexOf(`:${name}`);
+  const kind = name === 'id' ? COLLECTION_ID_KINDS[segments[index - 1] ?? ''] : NAMED_ID_KINDS[name];
+  if (name === 'flag_key')
+    return {
+      name,
+      in: 'path',
+      required: true,
+      description: 'The flag key: 1 to 128 letters, digits, _ . -',
+      schema: { type: 'string', pattern: FLAG_KEY.source },
+      example: 'new-checkout',
+    };
+  if (!kind) throw new Error(`${path}: no ID kind is known for the path parameter ${name}`);
+  const prefix = ID_PREFIXES[kind];
+  return {
+    name,
+    in: 'path',
+    required: true,
+    description: `The ID (${prefix} and 26 base32 characters); a malformed or unknown ID answers 404 not_found`,
+    schema: { type: 'string', pattern: `^${prefix}${ID_BODY_PATTERN}$` },
+    example: exampleId(prefix),
+  };
+}
