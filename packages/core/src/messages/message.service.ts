@@ -156,11 +156,11 @@ export class MessageService {
     if (requests.length === 0) return [];
     const now = this.deps.clock.now();
     const rows: (MessageRow & { ord: string })[] = await reader(this.deps.db, ctx).query(
-      `SELECT k.ord, x.* FROM unnest($1::text[], $4::int[]) WITH ORDINALITY AS k(source_id, lim, ord)
+      `SELECT k.ord, c.* FROM unnest($1::text[], $4::int[]) WITH ORDINALITY AS k(source_id, lim, ord)
         CROSS JOIN LATERAL (
           ${MESSAGE_SELECT} WHERE m.source_id = k.source_id AND m.team_id = $2
-           ORDER BY m.created_at DESC, m.id DESC LIMIT k.lim) x
-        ORDER BY k.ord, x.created_at DESC, x.id DESC`,
+           ORDER BY m.created_at DESC, m.id DESC LIMIT k.lim) c
+        ORDER BY k.ord, c.created_at DESC, c.id DESC`,
       [
         requests.map((request) => request.sourceId),
         ctx.actor.teamId,
