@@ -8,25 +8,24 @@ export const MAX_ENDPOINT_IDS = 100;
 const timestamp = z.iso.datetime({ offset: true, message: 'must be an RFC 3339 timestamp' });
 
 /** POST /messages. The payload arrives as its exact JSON text (a raw field); JSON null is a payload too. */
-export const CreateMessageInput = z
-  .strictObject({
-    tenant_id: z.string().min(1),
-    event_type: z.string().min(1).max(256),
-    payload: z.union([z.instanceof(RawJson), z.null()]).optional(),
-    body_base64: z.string().optional(),
-    content_type: z.string().optional(),
-    endpoint_ids: z
-      .array(z.string())
-      .max(MAX_ENDPOINT_IDS, `at most ${MAX_ENDPOINT_IDS} endpoint IDs`)
-      .nullable()
-      .optional(),
-    external_id: z.string().min(1).max(256).optional(),
-    deliver_at: timestamp.nullable().optional(),
-    expires_at: timestamp.nullable().optional(),
-    metadata: metadataSchema.default({}),
-  })
-  // message-body.ts refuses anything but exactly one of them; the API description says so.
-  .meta({ oneOf: [{ required: ['payload'] }, { required: ['body_base64'] }] });
+export const CreateMessageInput = z.strictObject({
+  tenant_id: z.string().min(1),
+  event_type: z.string().min(1).max(256),
+  payload: z.union([z.instanceof(RawJson), z.null()]).optional(),
+  body_base64: z.string().optional(),
+  content_type: z.string().optional(),
+  endpoint_ids: z
+    .array(z.string())
+    .max(MAX_ENDPOINT_IDS, `at most ${MAX_ENDPOINT_IDS} endpoint IDs`)
+    .nullable()
+    .optional(),
+  external_id: z.string().min(1).max(256).optional(),
+  deliver_at: timestamp.nullable().optional(),
+  expires_at: timestamp.nullable().optional(),
+  metadata: metadataSchema.default({}),
+});
+// message-body.ts refuses anything but exactly one of payload and body_base64; the API description says so.
+z.globalRegistry.add(CreateMessageInput, { oneOf: [{ required: ['payload'] }, { required: ['body_base64'] }] });
 export type CreateMessageInput = z.output<typeof CreateMessageInput>;
 
 /** The raw fields of POST /messages (kept as exact text by the transport). */
