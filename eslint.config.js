@@ -1,6 +1,7 @@
 // @ts-check
 import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
+import regexp from 'eslint-plugin-regexp';
 
 export default tseslint.config(
   {
@@ -26,6 +27,12 @@ export default tseslint.config(
       '@typescript-eslint/no-explicit-any': 'error',
       'no-console': ['error', { allow: ['warn', 'error'] }],
     },
+  },
+  {
+    // A pattern that can backtrack exponentially or polynomially freezes the process on a crafted input (issue 17).
+    files: ['**/*.ts', '**/*.tsx'],
+    plugins: { regexp },
+    rules: { 'regexp/no-super-linear-backtracking': 'error' },
   },
   {
     files: ['scripts/**/*.ts', 'e2e/**/*.ts'],

@@ -7,7 +7,7 @@ export type { ParseOptions } from './parse.js';
 export { decodeUtf8Strict, byteLength } from './utf8.js';
 export { minify, rawText } from './minify.js';
 export { toValue } from './value.js';
-export { parsePointer, formatPointer, resolvePointer } from './pointer.js';
+export { parsePointer, formatPointer, resolvePointer, JSON_POINTER_PATTERN } from './pointer.js';
 export { compareJsonNumbers, isJsonNumber } from './decimal.js';
 export { jsonNodesEqual } from './equal.js';
 export { canonicalStringify } from './canonical.js';

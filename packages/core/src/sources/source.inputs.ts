@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { JSON_POINTER_PATTERN } from '@svc/json';
 import { metadataSchema } from '../common/validation.js';
 
 const idFilter = z.string().regex(/^[a-z]+_[0-9a-z]{1,60}$/, 'must be an ID');
@@ -7,7 +8,7 @@ const idFilter = z.string().regex(/^[a-z]+_[0-9a-z]{1,60}$/, 'must be an ID');
 const jsonPointer = z
   .string()
   .max(512)
-  .regex(/^(\/([^~]|~[01])*)*$/, 'must be a JSON Pointer such as /type');
+  .regex(JSON_POINTER_PATTERN, 'must be a JSON Pointer such as /type');
 
 /**
  * The event type mapping: a fixed event_type, or event_type_path (a JSON Pointer into the captured body, or the
