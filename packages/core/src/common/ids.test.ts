@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { ManualClock } from './clock.js';
-import { hasPrefix, newId } from './ids.js';
+import { isWellFormedId, newId } from './ids.js';
 
 describe('newId', () => {
   it('makes prefixed IDs that sort in creation order, also within one millisecond', () => {
@@ -9,7 +9,7 @@ describe('newId', () => {
       if (i % 100 === 0) clock.advance(1);
       return newId('tenant', clock);
     });
-    expect(ids.every((id) => hasPrefix(id, 'tenant'))).toBe(true);
+    expect(ids.every((id) => isWellFormedId(id, 'tenant'))).toBe(true);
     expect([...ids].sort()).toEqual(ids);
     expect(new Set(ids).size).toBe(ids.length);
   });

@@ -23,6 +23,27 @@ export const ID_PREFIXES = {
 
 export type IdKind = keyof typeof ID_PREFIXES;
 
+/** What a not_found error calls a resource of each kind ("tenant not found"). */
+export const ID_NOUNS: Record<IdKind, string> = {
+  team: 'team',
+  key: 'key',
+  tenant: 'tenant',
+  eventType: 'event type',
+  endpoint: 'endpoint',
+  source: 'source',
+  message: 'message',
+  delivery: 'delivery',
+  attempt: 'attempt',
+  replay: 'replay',
+  operationalEvent: 'event',
+  subscription: 'event subscription',
+  subscriptionDelivery: 'delivery',
+  subscriptionAttempt: 'attempt',
+  platformEvent: 'event',
+  environment: 'environment',
+  charge: 'charge',
+};
+
 const CROCKFORD = '0123456789abcdefghjkmnpqrstvwxyz';
 
 function encodeBase32(bytes: Buffer): string {
@@ -66,6 +87,13 @@ export function newId(kind: IdKind, clock: Clock): string {
   return ID_PREFIXES[kind] + encodeBase32(bytes);
 }
 
-export function hasPrefix(id: string, kind: IdKind): boolean {
-  return id.startsWith(ID_PREFIXES[kind]) && /^[a-z_]+_[0-9a-z]{26}$/.test(id);
+const ID_SHAPE = /^[a-z]+_[0-9a-z]{26}$/;
+
+/**
+ * Whether `id` has the shape of an ID the service makes (a prefix and 26 base32 characters), of `kind` when given.
+ * Checked before any query, so a malformed ID (a NUL, a 5,000-character path segment) is answered like an unknown
+ * one and never reaches Postgres.
+ */
+export function isWellFormedId(id: string, kind?: IdKind): boolean {
+  return ID_SHAPE.test(id) && (kind === undefined || id.startsWith(ID_PREFIXES[kind]));
 }

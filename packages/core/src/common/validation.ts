@@ -1,11 +1,15 @@
 import { z } from 'zod';
 import { ServiceError } from './errors.js';
+import { ID_PREFIXES, isWellFormedId, type IdKind } from './ids.js';
+import { RawJson } from './raw-json.js';
 
 /**
  * Parses an input with its schema; the first problem becomes 422 invalid_field naming the field by its
- * API name (a dotted path for nested fields).
+ * API name (a dotted path for nested fields). Text no resource can hold as sent (a NUL, a lone surrogate) is
+ * refused first, wherever it is: every input of both transports passes here.
  */
 export function parseInput<S extends z.ZodType>(schema: S, raw: unknown): z.output<S> {
+  refuseUnstorableText(raw, []);
   const result = schema.safeParse(raw);
   if (result.success) return result.data;
   // An unknown field is named first: it usually explains the other problems (a misspelt required field).
@@ -63,6 +67,56 @@ function jsonType(value: unknown): string {
   if (typeof value === 'object') return 'an object';
   return JSON_TYPE_NAMES[typeof value] ?? typeof value;
 }
+
+/** A lone surrogate: in the `u` mode a pair is one code point, so only an unpaired half is in category Cs. */
+const LONE_SURROGATE = /\p{Cs}/u;
+
+/** Why a text cannot be stored and echoed exactly, or null. */
+export function unstorableTextProblem(text: string): string | null {
+  // Postgres text and jsonb cannot hold U+0000 at all.
+  if (text.includes('\u0000')) return 'must not contain NUL (U+0000)';
+  // UTF-8 has no encoding for one half of a surrogate pair: it would be stored as U+FFFD and read back changed.
+  if (LONE_SURROGATE.test(text)) return 'must not contain a lone surrogate (an unpaired \\ud800-\\udfff)';
+  return null;
+}
+
+/**
+ * Throws 422 invalid_field for the first string, object key or JSON text kept as written (RawJson) that holds a NUL
+ * or a lone surrogate, naming its field. Exact-bytes JSON values (a message payload) arrive as RawJson: their text
+ * keeps escapes such as \u0000 as written and is never refused for them.
+ */
+function refuseUnstorableText(value: unknown, path: readonly string[]): void {
+  const field = () => path.join('.') || 'body';
+  if (typeof value === 'string') {
+    const problem = unstorableTextProblem(value);
+    if (problem) throw new ServiceError('invalid_field', `${field()} ${problem}`, { field: field() });
+    return;
+  }
+  if (value instanceof RawJson) {
+    if (LONE_SURROGATE.test(value.text))
+      throw new ServiceError('invalid_field', `${field()} must be UTF-8 JSON text without a lone surrogate`, {
+        field: field(),
+      });
+    return;
+  }
+  if (Array.isArray(value)) {
+    value.forEach((item, index) => refuseUnstorableText(item, [...path, String(index)]));
+    return;
+  }
+  if (typeof value !== 'object' || value === null) return;
+  for (const [key, item] of Object.entries(value)) {
+    const problem = unstorableTextProblem(key);
+    if (problem) throw new ServiceError('invalid_field', `${field()}: keys ${problem}`, { field: field() });
+    refuseUnstorableText(item, [...path, key]);
+  }
+}
+
+/**
+ * An ID in a request body or a query: the shape of an ID of `kind` (common/ids.ts), else 422 invalid_field. An ID
+ * of the right shape that names nothing is the service's to answer.
+ */
+export const idOf = (kind: IdKind) =>
+  z.string().refine((id) => isWellFormedId(id, kind), { message: `must be an ID (${ID_PREFIXES[kind]}...)` });
 
 export function utf8Bytes(text: string): number {
   return Buffer.byteLength(text, 'utf8');

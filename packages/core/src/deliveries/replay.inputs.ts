@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { idOf } from '../common/validation.js';
 
 const timestamp = z.iso.datetime({ offset: true, message: 'must be an RFC 3339 timestamp' });
 
@@ -11,7 +12,7 @@ export const usdAmount = z.string().regex(/^\d{1,12}(\.\d{1,6})?$/, 'must be a d
  * price without storing anything (and needs no Idempotency-Key).
  */
 export const CreateReplayInput = z.strictObject({
-  endpoint_id: z.string().min(1),
+  endpoint_id: idOf('endpoint'),
   created_after: timestamp.optional(),
   created_before: timestamp.optional(),
   event_type: z.string().min(1).max(256).optional(),

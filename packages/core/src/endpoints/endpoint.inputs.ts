@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { RawJson } from '../common/raw-json.js';
-import { boundedText, metadataSchema, utf8Bytes } from '../common/validation.js';
+import { boundedText, idOf, metadataSchema, utf8Bytes } from '../common/validation.js';
 
 export const MAX_EVENT_PATTERNS = 50;
 export const DEFAULT_RETRY_DELAYS = [15, 60, 300, 900, 3600, 14400, 43200, 86400];
@@ -132,7 +132,7 @@ const endpointFields = {
 };
 
 export const CreateEndpointInput = z.strictObject({
-  tenant_id: z.string().min(1).max(64),
+  tenant_id: idOf('tenant'),
   url: endpointFields.url,
   name: endpointFields.name.default('Webhook'),
   description: endpointFields.description.default(''),
@@ -185,7 +185,7 @@ export const ListEndpointsQuery = z.strictObject({
 export type ListEndpointsQuery = z.output<typeof ListEndpointsQuery>;
 
 export const PreviewInput = z.strictObject({
-  endpoint_id: z.string().min(1).max(64),
+  endpoint_id: idOf('endpoint'),
   payload: z.union([z.instanceof(RawJson), z.null()], { message: 'payload is required (any JSON value)' }),
   event_type: z.string().max(256).optional(),
 });

@@ -2,7 +2,7 @@ import type { DataSource, EntityManager } from 'typeorm';
 import { addMs, DAY, SECOND, type Clock } from '../common/clock.js';
 import type { CallContext } from '../common/context.js';
 import { notFound, ServiceError } from '../common/errors.js';
-import { hasPrefix, newId } from '../common/ids.js';
+import { isWellFormedId, newId } from '../common/ids.js';
 import { decodeCursor, encodeCursor, parseLimit, rowsByRequest, type ListScope, type Page } from '../common/paging.js';
 import { reader } from '../common/transaction.js';
 import type { ListOperationalEventsQuery } from './operational-event.inputs.js';
@@ -115,7 +115,7 @@ export class OperationalEventService {
 
   /** GET /events/{id}: an event of the team from the last 30 days, else not_found. */
   async getEvent(ctx: CallContext, id: string): Promise<OperationalEventView> {
-    if (!hasPrefix(id, 'operationalEvent')) throw notFound('event');
+    if (!isWellFormedId(id, 'operationalEvent')) throw notFound('event');
     const rows: OperationalEventRow[] = await reader(this.db, ctx).query(
       `SELECT ${COLUMNS} FROM operational_events WHERE id = $1 AND team_id = $2 AND created_at > $3`,
       [id, ctx.actor.teamId, this.retentionCutoff()],

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { RawJson } from '../common/raw-json.js';
-import { metadataSchema } from '../common/validation.js';
+import { idOf, metadataSchema } from '../common/validation.js';
 import { MESSAGE_STATUSES } from './message-status.js';
 
 export const MAX_ENDPOINT_IDS = 100;
@@ -9,7 +9,7 @@ const timestamp = z.iso.datetime({ offset: true, message: 'must be an RFC 3339 t
 
 /** POST /messages. The payload arrives as its exact JSON text (a raw field); JSON null is a payload too. */
 export const CreateMessageInput = z.strictObject({
-  tenant_id: z.string().min(1),
+  tenant_id: idOf('tenant'),
   event_type: z.string().min(1).max(256),
   payload: z.union([z.instanceof(RawJson), z.null()]).optional(),
   body_base64: z.string().optional(),

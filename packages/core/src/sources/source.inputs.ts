@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { JSON_POINTER_PATTERN } from '@svc/json';
-import { metadataSchema } from '../common/validation.js';
+import { idOf, metadataSchema } from '../common/validation.js';
 
 const idFilter = z.string().regex(/^[a-z]+_[0-9a-z]{1,60}$/, 'must be an ID');
 
@@ -25,11 +25,11 @@ const mapping = {
  * provider issues the secret, the secret (write-only). standard_webhooks and bearer generate theirs.
  */
 export const CreateSourceInput = z.strictObject({
-  tenant_id: z.string().min(1),
+  tenant_id: idOf('tenant'),
   name: z.string().min(1).max(256),
   verification: z.record(z.string(), z.unknown()),
   ...mapping,
-  billing_key_id: z.string().min(1).optional(),
+  billing_key_id: idOf('key').optional(),
   metadata: metadataSchema.default({}),
 });
 export type CreateSourceInput = z.output<typeof CreateSourceInput>;
@@ -42,7 +42,7 @@ export const UpdateSourceInput = z.strictObject({
   name: z.string().min(1).max(256).optional(),
   verification: z.record(z.string(), z.unknown()).optional(),
   ...mapping,
-  billing_key_id: z.string().min(1).optional(),
+  billing_key_id: idOf('key').optional(),
   status: z.enum(['active', 'paused']).optional(),
   metadata: metadataSchema.optional(),
 });
