@@ -1,4 +1,5 @@
 import { JsonSyntaxError } from '@svc/json';
+import { jsonSyntaxMessage } from '../rest/pipeline.js';
 import {
   formatUsd,
   RATES,
@@ -90,7 +91,11 @@ export function rawJsonArgument(text: string | null | undefined, field: string):
     return RawJson.parse(text);
   } catch (error) {
     if (error instanceof JsonSyntaxError)
-      throw new ServiceError('invalid_field', `${field} must be valid JSON`, { field });
+      throw new ServiceError(
+        'invalid_field',
+        error.reason === 'too_deep' ? jsonSyntaxMessage(field, error) : `${field} must be valid JSON`,
+        { field },
+      );
     throw error;
   }
 }

@@ -2,6 +2,7 @@ import 'reflect-metadata';
 import { buildSchema, type ContainerType } from 'type-graphql';
 import type { Services } from '@svc/core';
 import { AnalyticsResolver } from './analytics.resolver.js';
+import { checkArguments } from './argument-checks.js';
 import { authChecker } from './authorization.js';
 import { DeliveryResolver } from './delivery.resolver.js';
 import { EndpointResolver } from './endpoint.resolver.js';
@@ -55,6 +56,7 @@ export function buildGraphqlSchema(options: GraphqlSchemaOptions = { publicBaseU
     ],
     container: resolverInstances(options),
     authChecker,
+    globalMiddlewares: [checkArguments],
     validate: false,
   });
 }

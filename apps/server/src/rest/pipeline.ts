@@ -1,6 +1,5 @@
-import { randomBytes } from 'node:crypto';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { decodeUtf8Strict, JsonSyntaxError, parseStrict, toValue, type JsonNode } from '@svc/json';
+import { DEFAULT_MAX_DEPTH, decodeUtf8Strict, JsonSyntaxError, parseStrict, toValue, type JsonNode } from '@svc/json';
 import {
   parseInput,
   RawJson,
@@ -12,6 +11,7 @@ import {
   type Services,
 } from '@svc/core';
 import type { ServerConfig } from '../config.js';
+import { checkPathIds, pathIdKinds } from './path-params.js';
 import { enforceRateLimit } from './rate-limit.js';
 import { etagSource } from './routes/discovery.js';
 import { plainValue, renderJson } from './render.js';
@@ -32,9 +32,6 @@ declare module 'fastify' {
   }
 }
 
-export function newRequestId(): string {
-  return `req_${randomBytes(12).toString('base64url')}`;
-}
 
 /** Svc-Mode: omitted or live; test gives 422 unsupported_mode; anything else 422 invalid_field. First check of all. */
 export function checkSvcMode(header: string | string[] | undefined): void {
@@ -64,11 +61,7 @@ export function parseBody(request: FastifyRequest, rawFields: readonly string[] 
     source = decodeUtf8Strict(bytes);
     node = parseStrict(source);
   } catch (error) {
-    if (error instanceof JsonSyntaxError)
-      throw new ServiceError(
-        'invalid_json',
-        error.reason === 'duplicate_key' ? 'the body has a duplicate key' : 'the body is not valid JSON',
-      );
+    if (error instanceof JsonSyntaxError) throw new ServiceError('invalid_json', jsonSyntaxMessage('the body', error));
     throw error;
   }
   if (node.kind !== 'object') throw new ServiceError('invalid_json', 'the body must be a JSON object');
@@ -79,6 +72,14 @@ export function parseBody(request: FastifyRequest, rawFields: readonly string[] 
       body[member.key] = new RawJson(source.slice(member.value.start, member.value.end));
   }
   return body;
+}
+
+/** What is wrong with JSON text, for an error message about `what` ("the body", "payload"). */
+export function jsonSyntaxMessage(what: string, error: JsonSyntaxError): string {
+  if (error.reason === 'duplicate_key') return `${what} has a duplicate key`;
+  if (error.reason === 'too_deep')
+    return `${what} is nested too deeply: arrays and objects nest at most ${DEFAULT_MAX_DEPTH} levels`;
+  return `${what} is not valid JSON`;
 }
 
 export interface PipelineDeps {
@@ -158,6 +159,7 @@ export function hasRequestBody(route: { method: string }): boolean {
 }
 
 function registerKeyRoute(app: FastifyInstance, route: RouteSpec, deps: PipelineDeps): void {
+  const idKinds = pathIdKinds(route.path);
   app.route({
     method: route.method,
     url: route.path,
@@ -176,6 +178,7 @@ function registerKeyRoute(app: FastifyInstance, route: RouteSpec, deps: Pipeline
           : null;
       const input = route.input ? parseInput(route.input, body) : undefined;
       const params = request.params as Record<string, string>;
+      checkPathIds(idKinds, params);
       const query = request.query as Record<string, unknown>;
 
       if (idempotencyKey === null) {
