@@ -3,10 +3,11 @@ import Fastify, { type FastifyBaseLogger, type FastifyInstance, type FastifyRequ
 import { LOG_SERIALIZERS, redactRequestUrl, ServiceError, type Services } from '@svc/core';
 import type { ServerConfig } from './config.js';
 import { createGraphqlServer, graphqlContext, GRAPHQL_PATH } from './graphql/server.js';
-import { sendError } from './rest/errors.js';
+import { answerClientError, sendError } from './rest/errors.js';
 import { apiIndex, platformIndex } from './rest/routes/discovery.js';
 import { buildOpenApi } from './rest/openapi.js';
-import { checkSvcMode, MAX_BODY_BYTES, newRequestId, registerRoute } from './rest/pipeline.js';
+import { checkSvcMode, MAX_BODY_BYTES, registerRoute } from './rest/pipeline.js';
+import { newRequestId } from './rest/request-id.js';
 import { REST_PREFIX, type RouteSpec, type UnauthenticatedRouteSpec } from './rest/route.js';
 import { catalogRoutes } from './rest/routes/catalog.routes.js';
 import { endpointRoutes } from './rest/routes/endpoints.routes.js';
@@ -72,6 +73,9 @@ function serializeRequest(request: FastifyRequest) {
  * the OpenAPI document. They need no key and are not operations of the API, so the OpenAPI document leaves them
  * out.
  */
+/** Node's default limit of the request line and headers (--max-http-header-size). */
+const MAX_HEADER_BYTES = 16_384;
+
 export const DISCOVERY_PATHS = [REST_PREFIX, `${REST_PREFIX}/platform`, `${REST_PREFIX}/openapi.json`] as const;
 
 export async function buildApp(
@@ -85,9 +89,15 @@ export async function buildApp(
     genReqId: newRequestId,
     requestIdHeader: false,
     bodyLimit: MAX_BODY_BYTES,
-    // Flag keys are up to 128 characters (and percent-encoding may triple a path parameter's length).
-    routerOptions: { ignoreTrailingSlash: false, maxParamLength: 512 },
+    // Path parameters are checked by their own rules (an ID by its shape: 404; a flag key: 422), so the router takes
+    // any length a request line can have (Node refuses headers over 16 KiB) instead of answering 414 itself.
+    routerOptions: { ignoreTrailingSlash: false, maxParamLength: MAX_HEADER_BYTES },
+    // Every answer has the API's error body and a Request-Id, also those of the router and of Node's HTTP parser.
+    frameworkErrors: (error, request, reply) => sendError(request, reply, error),
+    clientErrorHandler: (error, socket) => answerClientError(logger, error, socket),
   });
+  // Errors outside the REST routes (a /graphql body that is not JSON) get the API's error body too.
+  app.setErrorHandler((error, request, reply) => sendError(request, reply, error));
   const served: string[] = [];
   app.addHook('onRoute', (route) => {
     for (const method of [route.method].flat()) if (method !== 'HEAD') served.push(`${method} ${route.url}`);

@@ -1,5 +1,7 @@
 /** Every error code the API can answer, with its HTTP status. The compiler checks the map is complete. */
 export const ERROR_STATUS = {
+  /** The request is not valid HTTP (a control character in a header, a malformed request line); Node's parser refuses it. */
+  bad_request: 400,
   invalid_json: 400,
   unauthorized: 401,
   billing_required: 402,
@@ -14,6 +16,8 @@ export const ERROR_STATUS = {
   invalid_state: 409,
   idempotency_conflict: 409,
   request_in_progress: 409,
+  /** The request did not arrive in time (Node's request timeout). */
+  request_timeout: 408,
   payload_expired: 410,
   revision_conflict: 412,
   body_too_large: 413,
@@ -25,6 +29,8 @@ export const ERROR_STATUS = {
   invalid_event_type: 422,
   transform_failed: 422,
   precondition_required: 428,
+  /** The request line and headers are over Node's limit (16 KiB). */
+  headers_too_large: 431,
   rate_limited: 429,
   /** More than 4 messages of one team being stored at once (docs/api-choices.md). */
   too_many_concurrent_requests: 429,
