@@ -1,7 +1,9 @@
 import net from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import Stripe from 'stripe';
 import { JSON_POINTER_PATTERN } from '@svc/json';
 import { post, startHarness, uniqueKey, type ApiResponse, type Harness } from '../testing/harness.js';
+import { rawPost } from '../testing/raw-post.js';
 
 /**
  * Hostile input (issue 17): patterns that backtrack, NUL bytes and lone surrogates, malformed IDs, and answers
@@ -388,6 +390,22 @@ describe('text fields refuse NUL and lone surrogates', () => {
     expect(content.status).toBe(200);
     expect(content.text).toBe(payload);
   });
+
+  it('so do other JSON values kept as written: examples, filters and transforms', async () => {
+    const example = await post(h, '/event_types', '{"name":"hostile.example","example":{"x":"\\u0000\\ud800"}}', {
+      raw: true,
+    });
+    expect(example.status, example.text).toBe(201);
+    expect(JSON.stringify(example.json.example)).toBe('{"x":"\\u0000\\ud800"}');
+    const endpoint = await post(
+      h,
+      '/endpoints',
+      `{"tenant_id":"${tenantId}","url":"https://a.example.com/","filter":{"path":"/a","op":"eq","value":"\\u0000"},` +
+        '"transform":{"fields":[{"name":"x","value":"\\ud800"}]}}',
+      { raw: true },
+    );
+    expect(endpoint.status, endpoint.text).toBe(201);
+  });
 });
 
 describe('every answer has the error body and a Request-Id, from any layer', () => {
@@ -462,5 +480,51 @@ describe('every answer has the error body and a Request-Id, from any layer', () 
       400,
       'invalid_json',
     );
+  });
+});
+
+describe('captures: what a provider sends cannot reach Postgres malformed either', () => {
+  async function sourceWith(verification: Record<string, unknown>, mapping: Record<string, unknown>) {
+    const created = await post(h, '/sources', {
+      tenant_id: tenantId,
+      name: `capture-${uniqueKey()}`,
+      verification,
+      ...mapping,
+    });
+    expect(created.status, created.text).toBe(201);
+    return {
+      url: `${h.baseUrl}${new URL(created.json.receive_url).pathname.replace(/^\/v1/, '')}`,
+      secret: created.json.secret,
+    };
+  }
+
+  it('an event type read from the body with a NUL or a lone surrogate is invalid_event_type, like an unknown one', async () => {
+    const source = await sourceWith({ kind: 'bearer' }, { event_type_path: '/type' });
+    const headers = { authorization: `Bearer ${source.secret}`, 'content-type': 'application/json' };
+    for (const type of ['hostile.event\\u0000', 'hostile.event\\ud800', 'Hostile.Event']) {
+      const answer = await rawPost(source.url, `{"type":"${type}"}`, headers);
+      expect(answer.status, answer.text).toBe(422);
+      expect(answer.json.error).toMatchObject({ code: 'invalid_event_type', field: 'event_type' });
+    }
+    const form = await rawPost(source.url, 'type=hostile.event%00', {
+      ...headers,
+      'content-type': 'application/x-www-form-urlencoded',
+    });
+    expect(form.json.error).toMatchObject({ code: 'invalid_event_type', field: 'event_type' });
+    const good = await rawPost(source.url, '{"type":"hostile.event"}', headers);
+    expect(good.status, good.text).toBe(200);
+  });
+
+  it('a signed event ID with a NUL is refused with 422 invalid_field, not stored', async () => {
+    const secret = 'whsec_test_payments_secret_0123456789';
+    const source = await sourceWith({ kind: 'payments', secret }, { event_type: 'hostile.event' });
+    const body = '{"id":"evt_\\u0000","object":"event","type":"charge.succeeded"}';
+    const at = Math.floor(h.clock.now().getTime() / 1000);
+    const answer = await rawPost(source.url, body, {
+      'content-type': 'application/json',
+      'stripe-signature': Stripe.webhooks.generateTestHeaderString({ payload: body, secret, timestamp: at }),
+    });
+    expect(answer.status, answer.text).toBe(422);
+    expect(answer.json.error).toMatchObject({ code: 'invalid_field', field: 'event_id' });
   });
 });

@@ -16,6 +16,11 @@ export const eventTypeName = z
     'names starting with webhooks. or svc. are reserved',
   );
 
+/** Whether `name` has the form of an event type name (of the catalog or not). */
+export function isEventTypeName(name: string): boolean {
+  return name.length <= EVENT_TYPE_NAME_MAX && NAME_PATTERN.test(name);
+}
+
 /** The example arrives as its exact JSON text. */
 const example = z
   .instanceof(RawJson, { message: 'must be a JSON value' })

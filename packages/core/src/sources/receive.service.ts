@@ -5,6 +5,8 @@ import { refusalFactSql } from '../analytics/analytics-facts.js';
 import { DAY, HOUR, type Clock } from '../common/clock.js';
 import { ServiceError, isServiceError } from '../common/errors.js';
 import { newId } from '../common/ids.js';
+import { unstorableTextProblem } from '../common/validation.js';
+import { isEventTypeName } from '../event-types/event-type.inputs.js';
 import type { OperationalEventService } from '../events/operational-event.service.js';
 import { capturedBody, type MessageBody } from '../messages/message-body.js';
 import type { MessageService } from '../messages/message.service.js';
@@ -89,6 +91,11 @@ export class ReceiveService {
     }
     const body = capturedBody(request.rawBody, request.contentType);
     const eventType = eventTypeOf(source, body);
+    // An event ID read from a signed body (payments, chat) may still hold what Postgres cannot store.
+    if (verdict.eventId !== null && unstorableTextProblem(verdict.eventId) !== null)
+      throw new ServiceError('invalid_field', "the provider's event ID holds a NUL or a lone surrogate", {
+        field: 'event_id',
+      });
     const keys = eventKeys(verdict.eventId, verifier.eventIdSigned, request.rawBody);
     try {
       const { messageId, duplicate } = await this.capture(source, body, eventType, keys);
@@ -210,5 +217,12 @@ function eventTypeOf(source: ReceivingSource, body: MessageBody): string {
     throw new ServiceError('invalid_event_type', `the capture has no event type at ${path}`, {
       field: 'event_type_path',
     });
-  return `${source.eventTypePrefix ?? ''}${value}`;
+  const eventType = `${source.eventTypePrefix ?? ''}${value}`;
+  // What no catalog name can be (a NUL, a lone surrogate, any other character) is refused before any query, with
+  // the answer of a name that is not in the catalog.
+  if (!isEventTypeName(eventType))
+    throw new ServiceError('invalid_event_type', `the capture's event type at ${path} is not an event type name`, {
+      field: 'event_type',
+    });
+  return eventType;
 }
