@@ -194,6 +194,11 @@ describe('source verification settings and inbound security headers', () => {
     }
   });
 
+  it.each(Object.keys(VERIFIERS))('%s: secrets an operator brings, a whole body long', (kind) => {
+    for (const attack of worstCases(['A', 'AAA=', 'whsec_', 'a ', '-_'], BODY_MAX))
+      expectQuick(() => parseVerification({ kind, secret: attack }), LONG_BOUND_MS);
+  });
+
   const headerNames = [
     'authorization',
     'webhook-id',
