@@ -93,7 +93,9 @@ export async function buildApp(
     // any length a request line can have (Node refuses headers over 16 KiB) instead of answering 414 itself.
     routerOptions: { ignoreTrailingSlash: false, maxParamLength: MAX_HEADER_BYTES },
     // Every answer has the API's error body and a Request-Id, also those of the router and of Node's HTTP parser.
-    frameworkErrors: (error, request, reply) => sendError(request, reply, error),
+    frameworkErrors: (error, request, reply) => {
+      sendError(request, reply, error);
+    },
     clientErrorHandler: (error, socket) => answerClientError(logger, error, socket),
   });
   // Errors outside the REST routes (a /graphql body that is not JSON) get the API's error body too.

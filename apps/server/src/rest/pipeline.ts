@@ -32,7 +32,6 @@ declare module 'fastify' {
   }
 }
 
-
 /** Svc-Mode: omitted or live; test gives 422 unsupported_mode; anything else 422 invalid_field. First check of all. */
 export function checkSvcMode(header: string | string[] | undefined): void {
   if (header === undefined) return;

@@ -69,7 +69,12 @@ function worstCases(alphabet: readonly string[], length: number): string[] {
 }
 
 describe('event_type_path (a JSON Pointer, also the OpenAPI pattern)', () => {
-  const source = (path: string) => ({ tenant_id: `wdt_${'0'.repeat(26)}`, name: 'x', verification: {}, event_type_path: path });
+  const source = (path: string) => ({
+    tenant_id: `wdt_${'0'.repeat(26)}`,
+    name: 'x',
+    verification: {},
+    event_type_path: path,
+  });
   const attacks = [
     ...worstCases(['/', '/~', '/~0', '/a', '~', '/~1/'], 512),
     ...worstCases(['/', '/~', '/a'], BODY_MAX),

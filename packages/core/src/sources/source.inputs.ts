@@ -5,10 +5,7 @@ import { idOf, metadataSchema } from '../common/validation.js';
 const idFilter = z.string().regex(/^[a-z]+_[0-9a-z]{1,60}$/, 'must be an ID');
 
 /** A JSON Pointer (RFC 6901) into the captured body: "" or "/a/b~1c". */
-const jsonPointer = z
-  .string()
-  .max(512)
-  .regex(JSON_POINTER_PATTERN, 'must be a JSON Pointer such as /type');
+const jsonPointer = z.string().max(512).regex(JSON_POINTER_PATTERN, 'must be a JSON Pointer such as /type');
 
 /**
  * The event type mapping: a fixed event_type, or event_type_path (a JSON Pointer into the captured body, or the
