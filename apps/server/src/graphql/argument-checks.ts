@@ -41,7 +41,7 @@ function checkArgument(fieldName: string, argument: GraphQLArgument, value: unkn
       field: restName(argument.name),
     });
   }
-  if (typeof value === 'object') {
+  if (typeof value === 'object' && !Array.isArray(value)) {
     // An input object: name the member that holds the text, as the REST body field.
     for (const [member, item] of Object.entries(value as Record<string, unknown>)) {
       const problem = unstorableTextProblem(member) ?? firstUnstorableText(item);
