@@ -1,27 +1,8 @@
-import { FLAG_KEY, ID_PREFIXES, type IdKind } from '@svc/core';
+import { FLAG_KEY, ID_PREFIXES } from '@svc/core';
 import { exampleId } from './openapi-examples.js';
+import { pathIdKinds } from './path-params.js';
 
 type JsonObject = Record<string, unknown>;
-
-/** The kind of ID an `:id` parameter names, by the collection before it (`/tenants/:id`). */
-const COLLECTION_ID_KINDS: Record<string, IdKind> = {
-  tenants: 'tenant',
-  event_types: 'eventType',
-  endpoints: 'endpoint',
-  messages: 'message',
-  deliveries: 'delivery',
-  sources: 'source',
-  replays: 'replay',
-  events: 'operationalEvent',
-};
-
-/** Named ID parameters of the platform API (an event subscription's ID is called endpoint_id by its spec). */
-const NAMED_ID_KINDS: Record<string, IdKind> = {
-  environment_id: 'environment',
-  endpoint_id: 'subscription',
-  delivery_id: 'subscriptionDelivery',
-  event_id: 'platformEvent',
-};
 
 /** What an ID looks like after its prefix: 26 lowercase base32 characters (common/ids.ts). */
 const ID_BODY_PATTERN = '[0-9a-z]{26}';
@@ -31,9 +12,8 @@ const ID_BODY_PATTERN = '[0-9a-z]{26}';
  * unknown one) or a flag key (422 otherwise).
  */
 export function pathParameter(path: string, name: string): JsonObject {
-  const segments = path.split('/');
-  const index = segments.indexOf(`:${name}`);
-  const kind = name === 'id' ? COLLECTION_ID_KINDS[segments[index - 1] ?? ''] : NAMED_ID_KINDS[name];
+  // The same kinds the pipeline checks the IDs of a path against (path-params.ts).
+  const kind = pathIdKinds(path)[name];
   if (name === 'flag_key')
     return {
       name,
