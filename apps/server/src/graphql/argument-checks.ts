@@ -1,5 +1,4 @@
-import { getNamedType, isNonNullType, type GraphQLArgument } from 'graphql';
-import type { MiddlewareFn } from 'type-graphql';
+import { getNamedType, isNonNullType, type GraphQLArgument, type GraphQLSchema } from 'graphql';
 import { isWellFormedId, notFound, ServiceError, unstorableTextProblem } from '@svc/core';
 
 /** `tenantId` -> `tenant_id`: errors name fields as REST does. */
@@ -58,13 +57,21 @@ function checkArgument(fieldName: string, argument: GraphQLArgument, value: unkn
 }
 
 /**
- * Every argument of every field, before its resolver: IDs by their shape, text without NUL or lone surrogates
- * (docs/api-choices.md, "Hostile input"). Nothing malformed reaches a service or Postgres.
+ * Checks the arguments of every root field before its resolver runs: IDs by their shape, text without NUL or lone
+ * surrogates (docs/api-choices.md, "Hostile input"), so nothing malformed reaches a service or Postgres. Root fields
+ * only, and synchronously: a middleware on every field would add a promise hop to each one and split the batches of
+ * the nested lists' loaders (whose arguments are page sizes and cursors, checked by their own rules).
  */
-export const checkArguments: MiddlewareFn = async ({ args, info }, next) => {
-  if (Object.keys(args).length > 0) {
-    const field = info.parentType.getFields()[info.fieldName];
-    for (const argument of field?.args ?? []) checkArgument(info.fieldName, argument, args[argument.name]);
+export function checkRootArguments(schema: GraphQLSchema): GraphQLSchema {
+  for (const type of [schema.getQueryType(), schema.getMutationType()]) {
+    for (const field of Object.values(type?.getFields() ?? {})) {
+      const resolve = field.resolve;
+      if (!resolve || field.args.length === 0) continue;
+      field.resolve = (source, args: Record<string, unknown>, context, info) => {
+        for (const argument of field.args) checkArgument(field.name, argument, args[argument.name]);
+        return resolve(source, args, context, info);
+      };
+    }
   }
-  return next();
-};
+  return schema;
+}

@@ -2,7 +2,7 @@ import 'reflect-metadata';
 import { buildSchema, type ContainerType } from 'type-graphql';
 import type { Services } from '@svc/core';
 import { AnalyticsResolver } from './analytics.resolver.js';
-import { checkArguments } from './argument-checks.js';
+import { checkRootArguments } from './argument-checks.js';
 import { authChecker } from './authorization.js';
 import { DeliveryResolver } from './delivery.resolver.js';
 import { EndpointResolver } from './endpoint.resolver.js';
@@ -36,8 +36,8 @@ function resolverInstances(options: GraphqlSchemaOptions): ContainerType {
  * session mutations, whose credential is their input); authorization.test.ts refuses any other. The operation
  * guard (guard.plugin.ts) authenticates and charges the rate limit once per request, before any resolver.
  */
-export function buildGraphqlSchema(options: GraphqlSchemaOptions = { publicBaseUrl: null }) {
-  return buildSchema({
+export async function buildGraphqlSchema(options: GraphqlSchemaOptions = { publicBaseUrl: null }) {
+  const schema = await buildSchema({
     resolvers: [
       ViewerResolver,
       TenantResolver,
@@ -56,9 +56,9 @@ export function buildGraphqlSchema(options: GraphqlSchemaOptions = { publicBaseU
     ],
     container: resolverInstances(options),
     authChecker,
-    globalMiddlewares: [checkArguments],
     validate: false,
   });
+  return checkRootArguments(schema);
 }
 
 export type { Services };
