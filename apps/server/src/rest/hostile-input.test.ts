@@ -1,9 +1,11 @@
 import net from 'node:net';
+import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import Stripe from 'stripe';
 import { JSON_POINTER_PATTERN } from '@svc/json';
 import { post, startHarness, uniqueKey, type ApiResponse, type Harness } from '../testing/harness.js';
 import { rawPost } from '../testing/raw-post.js';
+import { answerClientError } from './errors.js';
 
 /**
  * Hostile input (issue 17): patterns that backtrack, NUL bytes and lone surrogates, malformed IDs, and answers
@@ -428,6 +430,37 @@ describe('every answer has the error body and a Request-Id, from any layer', () 
     expect(answer.body).toEqual({
       error: { code: status === 431 ? 'headers_too_large' : 'bad_request', message: expect.any(String) },
     });
+  });
+
+  it("a request that does not arrive in time (Node's request timeout) is 408 request_timeout", async () => {
+    // The server's own handler of Node's client errors, on a real socket: Node's timeout of a whole request is
+    // minutes, too long to wait for here.
+    const server = net.createServer((socket) => {
+      // The handler destroys the socket with the error, as Node's server does; Node's server listens for it.
+      socket.on('error', () => undefined);
+      answerClientError(
+        pino({ level: 'silent' }),
+        Object.assign(new Error('request timeout'), { code: 'ERR_HTTP_REQUEST_TIMEOUT' }),
+        socket,
+      );
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    try {
+      const { port } = server.address() as net.AddressInfo;
+      const text = await new Promise<string>((resolve, reject) => {
+        const socket = net.connect(port, '127.0.0.1', () => socket.write('POST /v1/messages HTTP/1.1\r\n'));
+        let received = '';
+        socket.on('data', (chunk) => (received += chunk.toString()));
+        socket.on('close', () => resolve(received));
+        socket.on('error', reject);
+      });
+      const answer = parseRawAnswer(text);
+      expect(answer.status).toBe(408);
+      expect(answer.headers.get('request-id')).toMatch(/^req_/);
+      expect(answer.body).toEqual({ error: { code: 'request_timeout', message: expect.any(String) } });
+    } finally {
+      server.close();
+    }
   });
 
   it('a 5,000-character path parameter is 404 not_found, and the path is not echoed', async () => {
