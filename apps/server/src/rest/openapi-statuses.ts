@@ -11,6 +11,7 @@ export const STATUS_TEXT: Record<number, string> = {
   402: 'Payment Required',
   403: 'Forbidden',
   404: 'Not Found',
+  408: 'Request Timeout',
   409: 'Conflict',
   410: 'Gone',
   412: 'Precondition Failed',
@@ -19,6 +20,7 @@ export const STATUS_TEXT: Record<number, string> = {
   422: 'Unprocessable Content',
   428: 'Precondition Required',
   429: 'Too Many Requests',
+  431: 'Request Header Fields Too Large',
   500: 'Internal Server Error',
   503: 'Service Unavailable',
 };
@@ -40,6 +42,9 @@ const RULE_MESSAGES: Partial<Record<ErrorCode, string>> = {
   request_in_progress: 'a request with this Idempotency-Key is still running (Retry-After: 1)',
   rate_limited: 'too many requests; retry after the time in Retry-After',
   internal_error: 'internal error (opaque; the server logs the cause)',
+  bad_request: 'the request is not valid HTTP/1.1 (refused by the HTTP parser before any route)',
+  request_timeout: 'the request did not arrive in time',
+  headers_too_large: 'the request line and headers are over 16 KiB',
 };
 
 /** The code an example of a declared error status shows when the common rules do not raise that status. */
@@ -68,8 +73,12 @@ export function documentedStatuses(route: RouteSpec): Map<number, ErrorCode[]> {
   };
   for (const status of Object.keys(route.responses).map(Number))
     if (!statuses.has(status)) statuses.set(status, new Set());
-  // Svc-Mode is checked first on every route, GET included; then the key; any route may fail unexpectedly.
+  // Node's HTTP parser may refuse any request before it reaches a route; Svc-Mode is checked first on every route,
+  // GET included; then the key; any route may fail unexpectedly.
   for (const code of [
+    'bad_request',
+    'request_timeout',
+    'headers_too_large',
     'unsupported_mode',
     'invalid_field',
     'unauthorized',
