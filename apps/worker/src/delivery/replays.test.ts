@@ -212,9 +212,15 @@ describe('POST /replays', () => {
   it('refuses an unknown or disabled endpoint, a window over 30 days, a bad amount, and a 4th active replay (max_active_replays 3 here)', async () => {
     const bad = [
       [{ endpoint_id: 'wde_00000000000000000000000000' }, 422, 'endpoint_id'],
-      [{ endpoint_id: 'x', max_cost_usd: '1.2345678' }, 422, 'max_cost_usd'],
+      // A malformed ID is refused by its shape, before any other field (docs/api-choices.md, "Hostile input").
+      [{ endpoint_id: 'x' }, 422, 'endpoint_id'],
+      [{ endpoint_id: 'wde_00000000000000000000000000', max_cost_usd: '1.2345678' }, 422, 'max_cost_usd'],
       [
-        { endpoint_id: 'x', created_after: '2026-01-01T00:00:00Z', created_before: '2026-03-01T00:00:00Z' },
+        {
+          endpoint_id: 'wde_00000000000000000000000000',
+          created_after: '2026-01-01T00:00:00Z',
+          created_before: '2026-03-01T00:00:00Z',
+        },
         422,
         'created_after',
       ],
