@@ -96,14 +96,18 @@ export function queueRetryPolicy(contract: JobContract<unknown>): {
 }
 
 /**
- * Creates a contract's queue, or brings an existing one to the contract's policy: pg-boss's createQueue leaves a
- * queue that exists as it was, so a changed retry bound would otherwise never reach installations made before it.
+ * Creates a contract's queue, or brings an existing one to the contract's retry policy: pg-boss's createQueue leaves
+ * a queue that exists as it was, so a changed retry bound would otherwise never reach installations made before it.
+ * Only the retry policy is brought (pg-boss's updateQueue leaves what it is not given): a queue's expiry stays as
+ * its installation set it (the fault tests shorten it so a killed worker's job comes back in seconds, and a process
+ * starting meanwhile must not put it back).
  */
 export async function ensureQueue(boss: PgBoss, contract: JobContract<unknown>): Promise<void> {
-  const options = {
-    ...queueRetryPolicy(contract),
+  const retry = queueRetryPolicy(contract);
+  await boss.createQueue(contract.queue, {
+    name: contract.queue,
+    ...retry,
     ...(contract.expireInSeconds ? { expireInSeconds: contract.expireInSeconds } : {}),
-  };
-  await boss.createQueue(contract.queue, { name: contract.queue, ...options });
-  await boss.updateQueue(contract.queue, { name: contract.queue, ...options });
+  });
+  await boss.updateQueue(contract.queue, { name: contract.queue, ...retry });
 }
