@@ -10,5 +10,5 @@ export {
   type EntityManager,
 } from './data-source.js';
 export { createTestDatabase } from './test-database.js';
-export { countRoundTrips, type RoundTripCounter } from './round-trips.js';
+export { countRoundTrips, type RoundTripCounter, type RoundTripOptions } from './round-trips.js';
 export { HotSql, hotStatement, type HotSqlDiagnostics, type HotStatement } from './hot-sql.js';

@@ -52,6 +52,13 @@ export interface Harness {
 }
 
 let idempotencyCounter = 0;
+/**
+ * Statements any request may add on the real clock apart from its own work: the key's lookup once its one-second
+ * cache entry has expired (a slow, loaded run) and a chunk of rate tokens. For `countRoundTrips({ ignoring })` where
+ * a test compares what two requests' own work costs.
+ */
+export const PER_REQUEST_STATEMENTS = /FROM api_keys k JOIN teams t|rate_limit_buckets/;
+
 export function uniqueKey(): string {
   idempotencyCounter += 1;
   return `test-${process.pid}-${Date.now()}-${idempotencyCounter}`;
