@@ -17,6 +17,9 @@ export default defineConfig({
     testTimeout: 30_000,
     hookTimeout: 60_000,
     pool: 'forks',
-    poolOptions: { forks: { maxForks: 2, minForks: 1 } },
+    // Files share their fork's modules: importing the server's graph (type-graphql, TypeORM, Fastify) once per fork
+    // instead of once per file took the run from about 395 s to 250 s on 2 cores. Tests keep no module state of
+    // their own: each file starts its own harness, database and clock.
+    poolOptions: { forks: { maxForks: 2, minForks: 1, isolate: false } },
   },
 });
