@@ -40,7 +40,7 @@ test('a wrong key shows an error next to the key field; the right key opens the 
 });
 
 test('signing out returns to the sign-in page and every page then redirects there', async ({
-  signedIn: page,
+  ownSession: page,
   context,
 }, testInfo) => {
   await page.getByRole('link', { name: 'Settings' }).click();
@@ -58,7 +58,7 @@ test('signing out returns to the sign-in page and every page then redirects ther
 });
 
 test('after sign-out a copy of the old session cookie no longer opens the console', async ({
-  signedIn: page,
+  ownSession: page,
   context,
 }, testInfo) => {
   const [session] = await context.cookies();
