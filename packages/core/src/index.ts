@@ -138,6 +138,7 @@ export {
   EndpointSecretEntity,
   type EndpointStatus,
   type CircuitState,
+  type SignatureScheme,
 } from './endpoints/endpoint.entity.js';
 export * from './endpoints/endpoint.inputs.js';
 export * from './endpoints/endpoint.view.js';

@@ -1,7 +1,8 @@
-import { createHmac } from 'node:crypto';
+import { createHmac, createPublicKey, verify as cryptoVerify } from 'node:crypto';
 import { Webhook, WebhookVerificationError } from 'standardwebhooks';
 import { describe, expect, it } from 'vitest';
-import { decodeSecret, generateSecret, signPayload } from './standard-webhooks.js';
+import { decodeSecret, generateKeyPair, generateSecret, publicKeyOf, signPayload } from './standard-webhooks.js';
+import { verifyV1aAsSpecSays } from './testing/v1a-verifier.js';
 
 const now = () => Math.floor(Date.now() / 1000);
 
@@ -118,5 +119,69 @@ describe('generateSecret', () => {
       expect(secret).toMatch(/^whsec_[A-Za-z0-9+/]{43}=$/);
       expect(decodeSecret(secret)).toHaveLength(32);
     }
+  });
+});
+
+describe('ed25519 (v1a)', () => {
+  // RFC 8032, section 7.1, TEST 1: the seed and the public key it must give.
+  const RFC_SEED = Buffer.from('9d61b19deffd5a60ba844af492ec2cc44449c5697b326919703bac031cae7f60', 'hex');
+  const RFC_PUBLIC = Buffer.from('d75a980182b10ab7d54bfed3c964073a0ee172f3daa62325af021a68f707511a', 'hex');
+
+  it('keys are whsk_ and whpk_ with standard Base64 of the 32-byte seed and the 32-byte public key (RFC 8032)', () => {
+    expect(publicKeyOf(`whsk_${RFC_SEED.toString('base64')}`)).toBe(`whpk_${RFC_PUBLIC.toString('base64')}`);
+    const pair = generateKeyPair();
+    expect(pair.secretKey).toMatch(/^whsk_[A-Za-z0-9+/]{43}=$/);
+    expect(pair.publicKey).toMatch(/^whpk_[A-Za-z0-9+/]{43}=$/);
+    expect(publicKeyOf(pair.secretKey)).toBe(pair.publicKey);
+  });
+
+  it("signs v1a over the exact bytes; Node's verify with the public key alone and a receiver written from the spec accept it", () => {
+    const pair = generateKeyPair();
+    const body = Buffer.from('{"amount":1.50e2,"note":"caf\u00e9"}');
+    const timestamp = now();
+    const signature = signPayload({ msgId: 'wdm_ed', timestamp, body, secrets: [pair.secretKey] });
+    expect(signature).toMatch(/^v1a,[A-Za-z0-9+/]{86}==$/);
+
+    const spki = Buffer.concat([
+      Buffer.from('302a300506032b6570032100', 'hex'),
+      Buffer.from(pair.publicKey.slice(5), 'base64'),
+    ]);
+    const key = createPublicKey({ key: spki, format: 'der', type: 'spki' });
+    const content = Buffer.concat([Buffer.from(`wdm_ed.${timestamp}.`), body]);
+    expect(cryptoVerify(null, content, key, Buffer.from(signature.slice(4), 'base64'))).toBe(true);
+
+    const headers = headersFor('wdm_ed', timestamp, signature) as Parameters<typeof verifyV1aAsSpecSays>[1];
+    expect(verifyV1aAsSpecSays(pair.publicKey, headers, body, now())).toBe(true);
+    // A tampered body, another key, another webhook-id: refused.
+    expect(verifyV1aAsSpecSays(pair.publicKey, headers, Buffer.from('{"amount":150,"note":"caf\u00e9"}'), now())).toBe(
+      false,
+    );
+    expect(verifyV1aAsSpecSays(generateKeyPair().publicKey, headers, body, now())).toBe(false);
+    expect(verifyV1aAsSpecSays(pair.publicKey, { ...headers, 'webhook-id': 'wdm_other' }, body, now())).toBe(false);
+  });
+
+  it('a rotation overlap, also across schemes, carries one signature per key and each receiver verifies its own', () => {
+    const [next, previous] = [generateKeyPair(), generateKeyPair()];
+    const hmac = generateSecret();
+    const body = Buffer.from('{"n":2}');
+    const timestamp = now();
+    const signature = signPayload({
+      msgId: 'wdm_rot',
+      timestamp,
+      body,
+      secrets: [next.secretKey, previous.secretKey, hmac],
+    });
+    const parts = signature.split(' ');
+    expect(parts.map((part) => part.split(',')[0])).toEqual(['v1a', 'v1a', 'v1']);
+    const headers = headersFor('wdm_rot', timestamp, signature) as Parameters<typeof verifyV1aAsSpecSays>[1];
+    expect(verifyV1aAsSpecSays(next.publicKey, headers, body, now())).toBe(true);
+    expect(verifyV1aAsSpecSays(previous.publicKey, headers, body, now())).toBe(true);
+    // The HMAC receiver, with the official library, still verifies its v1 among them.
+    expect(() => new Webhook(hmac).verify(body, headers)).not.toThrow();
+  });
+
+  it('refuses a malformed secret key rather than signing with another one', () => {
+    for (const bad of ['whsk_', 'whsk_AAAA', `whsk_${Buffer.alloc(31).toString('base64')}`, 'whsk_!!!!'])
+      expect(() => signPayload({ msgId: 'm', timestamp: 1, body: Buffer.from('x'), secrets: [bad] })).toThrow();
   });
 });

@@ -12,7 +12,7 @@ import {
   type EndpointView,
   type PreviewResult,
 } from '@svc/core';
-import { EndpointStatus } from './enums.js';
+import { EndpointStatus, SignatureScheme } from './enums.js';
 import { callContext, loadersOf, type GraphqlContext } from './context.js';
 import { IDEMPOTENCY_KEY_ARG, IDEMPOTENCY_KEY_OPTIONS, runIdempotent } from './idempotent.js';
 import { defined, rawJsonArgument } from './mappers.js';
@@ -156,7 +156,11 @@ export class EndpointResolver {
     @Arg('input', () => CreateEndpointInput) input: CreateEndpointInput,
     @Arg(IDEMPOTENCY_KEY_ARG, () => String, IDEMPOTENCY_KEY_OPTIONS) idempotencyKey?: string | null,
   ): Promise<EndpointSecretReveal> {
-    const parsed = parseInput(CreateEndpointSchema, { tenant_id: input.tenantId, ...endpointFields(input) });
+    const parsed = parseInput(CreateEndpointSchema, {
+      tenant_id: input.tenantId,
+      ...endpointFields(input),
+      ...defined({ signature_scheme: input.signatureScheme ?? undefined }),
+    });
     return runIdempotent(context, idempotencyKey, {
       operation: 'createEndpoint',
       input: parsed,
@@ -206,8 +210,16 @@ export class EndpointResolver {
     @Arg('etag', () => String) etag: string,
     @Arg('overlapSeconds', () => Int, { nullable: true }) overlapSeconds?: number,
     @Arg(IDEMPOTENCY_KEY_ARG, () => String, IDEMPOTENCY_KEY_OPTIONS) idempotencyKey?: string | null,
+    @Arg('signatureScheme', () => SignatureScheme, {
+      nullable: true,
+      description: "The new secret's scheme; the endpoint's current one by default",
+    })
+    signatureScheme?: keyof typeof SignatureScheme | null,
   ): Promise<EndpointSecretReveal> {
-    const parsed = parseInput(RotateSecretInput, defined({ overlap_seconds: overlapSeconds ?? undefined }));
+    const parsed = parseInput(
+      RotateSecretInput,
+      defined({ overlap_seconds: overlapSeconds ?? undefined, signature_scheme: signatureScheme ?? undefined }),
+    );
     return runIdempotent(context, idempotencyKey, {
       operation: 'rotateEndpointSecret',
       params: { id },

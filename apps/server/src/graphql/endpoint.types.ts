@@ -1,5 +1,6 @@
 import { Field, ID, InputType, Int, ObjectType } from 'type-graphql';
 import { GraphQLJSONObject } from 'graphql-scalars';
+import { SignatureScheme } from './enums.js';
 
 @ObjectType()
 export class EndpointHealth {
@@ -36,6 +37,13 @@ export class Endpoint {
   @Field(() => GraphQLJSONObject) metadata!: Record<string, string>;
   @Field(() => Int) secretVersion!: number;
   @Field(() => Date, { nullable: true }) oldSecretExpiresAt!: Date | null;
+  @Field(() => SignatureScheme, { description: 'How deliveries are signed (the current secret version)' })
+  signatureScheme!: keyof typeof SignatureScheme;
+  @Field(() => String, {
+    nullable: true,
+    description: "An ed25519 endpoint's current public key (whpk_...), what receivers verify with; null for hmac",
+  })
+  publicKey!: string | null;
   @Field(() => EndpointHealth) health!: EndpointHealth;
   @Field(() => Int) queuedCount!: number;
   @Field(() => String) urlRevision!: string;
@@ -60,7 +68,7 @@ export class EndpointSecretReveal {
     nullable: true,
     description:
       'The new secret. An idempotent replay shows it again only to the key that made it while it is still ' +
-      'current; otherwise null',
+      'current; otherwise null. Always null for ed25519, whose secret key is never shown (see endpoint.publicKey)',
   })
   signingSecret!: string | null;
 }
@@ -107,6 +115,8 @@ export class CreateEndpointInput {
   >;
   @Field(() => String, { nullable: true, description: 'Write-only Authorization value' }) authorization?: string | null;
   @Field(() => GraphQLJSONObject, { nullable: true }) metadata?: Record<string, unknown>;
+  @Field(() => SignatureScheme, { nullable: true, description: 'hmac by default' })
+  signatureScheme?: keyof typeof SignatureScheme;
 }
 
 @InputType({ description: 'Omitted fields keep their values; null clears filter, transform and authorization' })

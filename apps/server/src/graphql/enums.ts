@@ -7,6 +7,7 @@ import {
   ListSubscriptionDeliveriesQuery,
   MESSAGE_STATUSES,
   ReplayDeliveryInput,
+  SIGNATURE_SCHEMES,
 } from '@svc/core';
 
 /**
@@ -24,6 +25,7 @@ export const DeliveryKind = enumOf(ListDeliveriesQuery.shape.kind.unwrap().optio
 export const EndpointStatus = enumOf(ListEndpointsQuery.shape.status.unwrap().options);
 export const AnalyticsBucket = enumOf(ANALYTICS_BUCKETS);
 export const ReplayConfiguration = enumOf(ReplayDeliveryInput.shape.configuration.unwrap().options);
+export const SignatureScheme = enumOf(SIGNATURE_SCHEMES);
 export const SubscriptionDeliveryStatus = enumOf(ListSubscriptionDeliveriesQuery.shape.status.unwrap().options);
 
 registerEnumType(MessageStatus, {
@@ -39,6 +41,12 @@ registerEnumType(ReplayConfiguration, {
   description:
     "frozen: the bytes the delivery was sent with; current: the endpoint's current transform applied to the " +
     'original content',
+});
+registerEnumType(SignatureScheme, {
+  name: 'SignatureScheme',
+  description:
+    'hmac: v1 signatures with a shared whsec_ secret; ed25519: v1a signatures that receivers check with the ' +
+    "endpoint's whpk_ public key (Standard Webhooks)",
 });
 registerEnumType(SubscriptionDeliveryStatus, {
   name: 'SubscriptionDeliveryStatus',

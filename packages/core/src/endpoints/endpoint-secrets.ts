@@ -1,12 +1,27 @@
 import { randomBytes } from 'node:crypto';
+import { generateKeyPair, SECRET_PREFIX } from '@svc/signing';
 import type { EntityManager } from 'typeorm';
 import { IsNull, MoreThan } from 'typeorm';
 import type { Sealer } from '../common/sealing.js';
-import { EndpointSecretEntity } from './endpoint.entity.js';
+import { EndpointSecretEntity, type SignatureScheme } from './endpoint.entity.js';
 
 /** whsec_ + standard Base64 of 32 random bytes (the spec allows 24 to 64). */
 export function generateSigningSecret(): string {
   return `whsec_${randomBytes(32).toString('base64')}`;
+}
+
+/** A new signing credential of `scheme`: what is sealed, what the create or rotate answer shows, the public key. */
+export function newSigningCredential(scheme: SignatureScheme): {
+  sealed: string;
+  shown: string | null;
+  publicKey: string | null;
+} {
+  if (scheme === 'hmac') {
+    const secret = generateSigningSecret();
+    return { sealed: secret, shown: secret, publicKey: null };
+  }
+  const pair = generateKeyPair();
+  return { sealed: pair.secretKey, shown: null, publicKey: pair.publicKey };
 }
 
 const secretContext = (endpointId: string, version: number) => `endpoint:${endpointId}:secret:${version}`;
@@ -42,13 +57,17 @@ export class EndpointSecrets {
     );
   }
 
-  /** The current secret when it is still `version` and was made by `keyId` (idempotent replays show it only then). */
+  /**
+   * The current HMAC secret when it is still `version` and was made by `keyId` (idempotent replays show it only
+   * then). An ed25519 secret key is never shown: null.
+   */
   async currentFor(tx: EntityManager, endpointId: string, version: number, keyId: string): Promise<string | null> {
     const row = await tx
       .getRepository(EndpointSecretEntity)
       .findOneBy({ endpointId, secretVersion: version, expiresAt: IsNull() });
     if (!row || row.createdByKeyId !== keyId) return null;
-    return this.sealer.open(row.secretSealed, secretContext(endpointId, version));
+    const secret = this.sealer.open(row.secretSealed, secretContext(endpointId, version));
+    return secret.startsWith(SECRET_PREFIX) ? secret : null;
   }
 
   /** Opens one sealed secret row (the delivery engine reads the rows of many endpoints in one query). */

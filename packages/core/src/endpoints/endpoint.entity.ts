@@ -1,6 +1,8 @@
 import { Column, Entity, PrimaryColumn } from 'typeorm';
 
 export type EndpointStatus = 'enabled' | 'paused' | 'disabled';
+/** How deliveries are signed: `v1` HMAC with a shared secret, or `v1a` ed25519 with a public key for receivers. */
+export type SignatureScheme = 'hmac' | 'ed25519';
 export type CircuitState = 'closed' | 'half_open' | 'open';
 
 /**
@@ -35,6 +37,10 @@ export class EndpointEntity {
   @Column({ type: 'jsonb' }) metadata!: Record<string, string>;
   @Column({ type: 'integer', name: 'secret_version' }) secretVersion!: number;
   @Column({ type: 'timestamptz', name: 'old_secret_expires_at', nullable: true }) oldSecretExpiresAt!: Date | null;
+  /** The scheme of the current secret version. */
+  @Column({ type: 'text', name: 'signature_scheme' }) signatureScheme!: SignatureScheme;
+  /** The current `whpk_` public key for ed25519, else null. */
+  @Column({ type: 'text', name: 'public_key', nullable: true }) publicKey!: string | null;
   @Column({ type: 'bigint' }) version!: string;
   @Column({ type: 'timestamptz', name: 'created_at' }) createdAt!: Date;
   @Column({ type: 'timestamptz', name: 'updated_at' }) updatedAt!: Date;

@@ -131,6 +131,10 @@ const endpointFields = {
   metadata: metadataSchema,
 };
 
+/** `hmac` (v1, a shared whsec_ secret) or `ed25519` (v1a, a whpk_ public key for receivers). */
+export const SIGNATURE_SCHEMES = ['hmac', 'ed25519'] as const;
+const signatureScheme = z.enum(SIGNATURE_SCHEMES, { message: 'must be hmac or ed25519' });
+
 export const CreateEndpointInput = z.strictObject({
   tenant_id: idOf('tenant'),
   url: endpointFields.url,
@@ -147,6 +151,7 @@ export const CreateEndpointInput = z.strictObject({
   headers: endpointFields.headers.default({}),
   authorization: endpointFields.authorization.default(null),
   metadata: endpointFields.metadata.default({}),
+  signature_scheme: signatureScheme.default('hmac'),
 });
 export type CreateEndpointInput = z.output<typeof CreateEndpointInput>;
 
@@ -170,6 +175,8 @@ export type UpdateEndpointInput = z.output<typeof UpdateEndpointInput>;
 
 export const RotateSecretInput = z.strictObject({
   overlap_seconds: z.number().int().min(0).max(86_400).default(86_400),
+  /** The new secret's scheme; by default the endpoint's current one. Switching keeps the old one in its overlap. */
+  signature_scheme: signatureScheme.optional(),
 });
 export type RotateSecretInput = z.output<typeof RotateSecretInput>;
 

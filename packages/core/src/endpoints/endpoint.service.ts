@@ -15,7 +15,7 @@ import { cancelWaitingDeliveries } from '../deliveries/delivery-records.js';
 import { DELIVERY_WAKE_CHANNEL } from '../deliveries/delivery.jobs.js';
 import { compileRules } from './endpoint-rules.js';
 import { EndpointCredentialsService } from './endpoint-credentials.service.js';
-import { generateSigningSecret } from './endpoint-secrets.js';
+import { newSigningCredential } from './endpoint-secrets.js';
 import { EndpointEntity } from './endpoint.entity.js';
 import {
   endpointsWithState,
@@ -83,6 +83,7 @@ export class EndpointService {
       await this.checkQuotas(tx, ctx.actor.teamId, input.tenant_id);
       const now = this.deps.clock.now();
       const id = newId('endpoint', this.deps.clock);
+      const credential = newSigningCredential(input.signature_scheme);
       const endpoint = tx.getRepository(EndpointEntity).create({
         id,
         teamId: ctx.actor.teamId,
@@ -107,6 +108,8 @@ export class EndpointService {
         metadata: input.metadata,
         secretVersion: 1,
         oldSecretExpiresAt: null,
+        signatureScheme: input.signature_scheme,
+        publicKey: credential.publicKey,
         version: '1',
         createdAt: now,
         updatedAt: now,
@@ -114,9 +117,8 @@ export class EndpointService {
       });
       await tx.getRepository(EndpointEntity).insert(endpoint);
       const state = await insertEndpointState(tx, id);
-      const signingSecret = generateSigningSecret();
-      await this.credentials.secrets.addCurrent(tx, id, 1, signingSecret, ctx.actor.keyId, now);
-      return { endpoint: this.view(endpoint, state), signingSecret };
+      await this.credentials.secrets.addCurrent(tx, id, 1, credential.sealed, ctx.actor.keyId, now);
+      return { endpoint: this.view(endpoint, state), signingSecret: credential.shown };
     });
   }
 
@@ -289,15 +291,18 @@ export class EndpointService {
         );
       const version = endpoint.secretVersion + 1;
       const overlapEnd = addMs(now, overlapSeconds * SECOND);
-      const signingSecret = generateSigningSecret();
+      const scheme = input.signature_scheme ?? endpoint.signatureScheme;
+      const credential = newSigningCredential(scheme);
       const { secrets } = this.credentials;
-      await secrets.addCurrent(tx, id, version, signingSecret, ctx.actor.keyId, now);
+      await secrets.addCurrent(tx, id, version, credential.sealed, ctx.actor.keyId, now);
       await secrets.retireOlder(tx, id, version, overlapSeconds === 0 ? now : overlapEnd);
       const rotated = await this.applyChange(tx, endpoint, {
         secretVersion: version,
         oldSecretExpiresAt: overlapSeconds === 0 ? null : overlapEnd,
+        signatureScheme: scheme,
+        publicKey: credential.publicKey,
       });
-      return { endpoint: this.view(rotated, state), signingSecret };
+      return { endpoint: this.view(rotated, state), signingSecret: credential.shown };
     });
   }
 

@@ -1,4 +1,4 @@
-import type { EndpointEntity, EndpointStatus } from './endpoint.entity.js';
+import type { EndpointEntity, EndpointStatus, SignatureScheme } from './endpoint.entity.js';
 import type { EndpointHealth, EndpointState } from './endpoint-state.js';
 
 export type { EndpointHealth, EndpointState } from './endpoint-state.js';
@@ -26,6 +26,9 @@ export interface EndpointView {
   metadata: Record<string, string>;
   secretVersion: number;
   oldSecretExpiresAt: Date | null;
+  signatureScheme: SignatureScheme;
+  /** The current `whpk_` public key of an ed25519 endpoint (not a secret), else null. */
+  publicKey: string | null;
   health: EndpointHealth;
   queuedCount: number;
   urlRevision: string;
@@ -35,10 +38,13 @@ export interface EndpointView {
   updatedAt: Date;
 }
 
-/** A created or rotated endpoint with its new signing secret, shown this once. */
+/**
+ * A created or rotated endpoint with its new signing secret, shown this once; null for an ed25519 endpoint, whose
+ * secret key is never shown (its public key is in the view).
+ */
 export interface EndpointWithSecret {
   endpoint: EndpointView;
-  signingSecret: string;
+  signingSecret: string | null;
 }
 
 export function toEndpointView(endpoint: EndpointEntity, state: EndpointState, now: Date, etag: string): EndpointView {
@@ -64,6 +70,8 @@ export function toEndpointView(endpoint: EndpointEntity, state: EndpointState, n
     secretVersion: endpoint.secretVersion,
     oldSecretExpiresAt:
       endpoint.oldSecretExpiresAt && endpoint.oldSecretExpiresAt > now ? endpoint.oldSecretExpiresAt : null,
+    signatureScheme: endpoint.signatureScheme,
+    publicKey: endpoint.publicKey,
     health: state.health,
     queuedCount: state.queuedCount,
     urlRevision: endpoint.urlRevision,

@@ -28,6 +28,17 @@ export const EndpointShape = z
     metadata: metadataField,
     secret_version: z.number().int().describe('Moves by one with every secret rotation'),
     old_secret_expires_at: nullableTimestamp.describe('Until when the previous secret still signs, or null'),
+    signature_scheme: z
+      .enum(['hmac', 'ed25519'])
+      .optional()
+      .describe(
+        'Extension: present (as ed25519) only for an endpoint that signs v1a with ed25519; absent means hmac (v1)',
+      ),
+    public_key: z
+      .string()
+      .startsWith('whpk_')
+      .optional()
+      .describe("Extension: an ed25519 endpoint's current public key (whpk_...), readable at any time; absent for hmac"),
     health: z
       .strictObject({
         circuit: z.enum(['closed', 'half_open', 'open']),
@@ -87,7 +98,7 @@ export const PreviewShape = z
 const iso = (date: Date | null) => (date ? date.toISOString() : null);
 
 /** The API shape of an endpoint; the signing secret, when shown, is the last member. */
-export function renderEndpoint(view: EndpointView, signingSecret?: string) {
+export function renderEndpoint(view: EndpointView, signingSecret?: string | null) {
   return {
     id: view.id,
     tenant_id: view.tenantId,
@@ -109,6 +120,8 @@ export function renderEndpoint(view: EndpointView, signingSecret?: string) {
     metadata: view.metadata,
     secret_version: view.secretVersion,
     old_secret_expires_at: iso(view.oldSecretExpiresAt),
+    // An hmac endpoint's answer stays byte for byte what the spec shows: the scheme appears only for ed25519.
+    ...(view.signatureScheme === 'ed25519' ? { signature_scheme: 'ed25519' as const, public_key: view.publicKey } : {}),
     health: {
       circuit: view.health.circuit,
       consecutive_failures: view.health.consecutiveFailures,
@@ -121,7 +134,7 @@ export function renderEndpoint(view: EndpointView, signingSecret?: string) {
     version: view.version,
     created_at: view.createdAt.toISOString(),
     updated_at: view.updatedAt.toISOString(),
-    ...(signingSecret === undefined ? {} : { signing_secret: signingSecret }),
+    ...(signingSecret === undefined || signingSecret === null ? {} : { signing_secret: signingSecret }),
   };
 }
 
