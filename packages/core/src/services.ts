@@ -161,7 +161,7 @@ export function createServices(options: CoreOptions): Services {
     receive: new ReceiveService({ db, clock, sources, messages, rateLimits, events }),
     events,
     dispatch: new DispatchService({ db, hot: options.hot, clock, credentials: endpoints.credentials, events }),
-    settlement: new SettlementService({ db, hot: options.hot, clock, events }),
+    settlement: new SettlementService({ db, hot: options.hot, clock, events, consoleUrl: options.consoleUrl ?? null }),
     ownership: new DispatchOwnershipService({ db, clock, events }),
     metrics: new Metrics({ db, clock }),
     analytics: new AnalyticsService({ db, clock, jobs: options.jobs }),

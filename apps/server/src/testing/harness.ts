@@ -80,6 +80,8 @@ export interface HarnessOptions {
   captureLogs?: boolean;
   /** Run on the machine's clock instead of the manual one (for what depends on time passing between requests). */
   realClock?: boolean;
+  /** SVC_CONSOLE_URL, for the links some events carry (default: none). */
+  consoleUrl?: string;
 }
 
 /** The machine's clock behind the harness's clock type; moving it by hand is a mistake in the test. */
@@ -116,6 +118,7 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
     testCoreOptions(database.url, clock, {
       limits: config.limits,
       poolSize: 8,
+      ...(options.consoleUrl ? { consoleUrl: options.consoleUrl } : {}),
       urlPolicy: {
         allowLoopback: !options.strictUrls,
         serviceHosts: options.serviceHosts ?? ['svc.test', 'hooks.svc.test'],

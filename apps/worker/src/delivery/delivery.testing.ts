@@ -3,7 +3,7 @@ import type { AddressInfo } from 'node:net';
 import pino from 'pino';
 import { expect } from 'vitest';
 import { purgeExpiredJob, type LimitName, type OperationalEventType } from '@svc/core';
-import { post, startHarness, type Harness } from '../../../server/src/testing/harness.js';
+import { post, startHarness, type Harness, type HarnessOptions } from '../../../server/src/testing/harness.js';
 import { startWorker, type RunningWorker } from '../worker.js';
 
 export interface Received {
@@ -51,8 +51,11 @@ export interface DeliveryStack {
   close(): Promise<void>;
 }
 
-export async function startDeliveryStack(limits: Partial<Record<LimitName, number>> = {}): Promise<DeliveryStack> {
-  const h = await startHarness({ limits });
+export async function startDeliveryStack(
+  limits: Partial<Record<LimitName, number>> = {},
+  options: Pick<HarnessOptions, 'consoleUrl'> = {},
+): Promise<DeliveryStack> {
+  const h = await startHarness({ limits, ...options });
   await h.services.teams.setPaymentCard(h.team.teamId, true);
   const received: Received[] = [];
   const script = new Map<string, number[]>();

@@ -3,13 +3,14 @@ import { startDeliveryStack, type DeliveryStack } from './delivery.testing.js';
 
 let stack: DeliveryStack;
 beforeAll(async () => {
-  stack = await startDeliveryStack({ service_concurrency: 20 });
+  stack = await startDeliveryStack({ service_concurrency: 20 }, { consoleUrl: CONSOLE });
 });
 afterAll(async () => {
   await stack.close();
 });
 
 const SECOND = 1000;
+const CONSOLE = 'https://console.svc.test';
 const terminal = new Set(['succeeded', 'failed', 'partially_failed', 'canceled', 'no_destinations']);
 
 async function settled(id: string): Promise<{ status: string; delivery_counts: Record<string, number> }> {
@@ -63,7 +64,19 @@ describe('engine rules', () => {
     stack.script.set('/circuit', [500]);
     const { tenantId, endpointId } = await stack.setup('/circuit', { retry_delays_seconds: [] });
     for (let i = 0; i < 10; i += 1) await settled(await stack.publish(tenantId, { i }));
-    expect((await health(endpointId)).circuit).toBe('open');
+    const opened = await health(endpointId);
+    expect(opened.circuit).toBe('open');
+    // The circuit opening is announced once, with what failed and when the probe goes.
+    expect(await stack.eventsUntil('webhooks.endpoint.failing', () => true, endpointId)).toEqual([
+      {
+        endpoint_id: endpointId,
+        failures: 10,
+        last_error: 'http_500',
+        last_status_code: 500,
+        next_probe_at: opened.nextProbeAt!.toISOString(),
+        console_url: `${CONSOLE}/endpoints/${endpointId}`,
+      },
+    ]);
     const held = await stack.publish(tenantId, { held: true });
     await new Promise((resolve) => setTimeout(resolve, 500));
     expect(stack.received.filter((r) => r.path === '/circuit')).toHaveLength(10);
@@ -88,7 +101,17 @@ describe('engine rules', () => {
     await settled(another);
     const closed = await health(endpointId);
     expect(closed).toMatchObject({ circuit: 'closed', consecutiveFailures: 0 });
-    expect(await stack.eventsUntil('webhooks.endpoint.recovered', () => true, endpointId)).toHaveLength(1);
+    // What it recovered from comes from the health row: the success's batch had no failure of its own.
+    expect(await stack.eventsUntil('webhooks.endpoint.recovered', () => true, endpointId)).toEqual([
+      {
+        endpoint_id: endpointId,
+        failures_before: 11,
+        last_error: 'http_500',
+        console_url: `${CONSOLE}/endpoints/${endpointId}`,
+      },
+    ]);
+    // A failed probe reopens the circuit without a second announcement.
+    expect(await stack.eventsUntil('webhooks.endpoint.failing', () => true, endpointId)).toHaveLength(1);
     const probes = await stack.h.services.db.query(
       `SELECT a.trigger FROM attempts a WHERE a.endpoint_id = $1 AND a.trigger = 'probe'`,
       [endpointId],

@@ -8,7 +8,8 @@ export interface EngineEvent {
     | 'webhooks.delivery.failed'
     | 'webhooks.delivery.expired'
     | 'webhooks.endpoint.disabled'
-    | 'webhooks.endpoint.recovered';
+    | 'webhooks.endpoint.recovered'
+    | 'webhooks.endpoint.failing';
   teamId: string;
   tenantId: string;
   resourceId: string;

@@ -49,6 +49,8 @@ export interface SettlementDeps {
   hot: HotSql;
   clock: Clock;
   events: EngineEventSink;
+  /** The console's address (SVC_CONSOLE_URL), for the endpoint links of failing and recovered events; null: none. */
+  consoleUrl?: string | null;
 }
 
 /** A health row is rewritten for a success only when its last success is older than this. */
@@ -70,7 +72,7 @@ const ATTEMPT_FACTS = attemptFactsSql({
  * finished deliveries' facts and queue counters move with them.
  */
 const SETTLE_SQL = hotStatement(
-  'engine_settle_v2',
+  'engine_settle_v3',
   `
 WITH x AS (
   SELECT u.*, coalesce(d.cancel_retries, false) AS cancel_retries,
@@ -130,13 +132,15 @@ WITH x AS (
   ON CONFLICT (team_id, shard) DO UPDATE SET pending = t.pending + EXCLUDED.pending
 ), health AS (
   INSERT INTO endpoint_health AS h (endpoint_id, circuit, consecutive_failures, last_success_at, last_failure_at,
-                                    next_probe_at, probe_wait_seconds)
+                                    next_probe_at, probe_wait_seconds, last_error)
   SELECT * FROM unnest($21::text[], $22::text[], $23::int[], $24::timestamptz[], $25::timestamptz[],
-                       $26::timestamptz[], $27::int[])
+                       $26::timestamptz[], $27::int[], $28::text[])
   ON CONFLICT (endpoint_id) DO UPDATE
     SET circuit = EXCLUDED.circuit, consecutive_failures = EXCLUDED.consecutive_failures,
         last_success_at = EXCLUDED.last_success_at, last_failure_at = EXCLUDED.last_failure_at,
-        next_probe_at = EXCLUDED.next_probe_at, probe_wait_seconds = EXCLUDED.probe_wait_seconds
+        next_probe_at = EXCLUDED.next_probe_at, probe_wait_seconds = EXCLUDED.probe_wait_seconds,
+        -- The last error stays after a success: it is what the endpoint last failed with.
+        last_error = coalesce(EXCLUDED.last_error, h.last_error)
 )
 SELECT id, status FROM upd`,
 );
@@ -167,7 +171,7 @@ export class SettlementService {
         jitter: o.jitter,
       }),
     );
-    const { health, changed, events } = this.circuits(outcomes, healthOf, now);
+    const { health, changed, lastErrors, events } = this.circuits(outcomes, healthOf, now);
     const disable = new Map<string, { reason: string; teamId: string; tenantId: string }>();
     outcomes.forEach((o, i) => {
       const d = decisions[i]!;
@@ -181,12 +185,13 @@ export class SettlementService {
     const mayEmit = decisions.some((d) => d.status === 'failed' || d.status === 'expired');
     const simple = disable.size === 0 && events.length === 0 && !mayEmit;
 
-    const params = settleParams(workerId, outcomes, decisions, changed, now);
+    const params = settleParams(workerId, outcomes, decisions, changed, lastErrors, now);
     const applied = simple
       ? await retryOnConflict(async () => statuses(await this.deps.hot.query<SettledRow>(SETTLE_SQL, params)))
       : await retryOnConflict(() =>
           this.deps.db.transaction(async (tx) => {
             // With the events and disables in one transaction (rare): TypeORM's connection, the same statement.
+            await this.fillRecoveredErrors(tx, events);
             const done = statuses(await tx.query(SETTLE_SQL.text, params));
             const all = [...events];
             outcomes.forEach((o, i) => {
@@ -230,9 +235,15 @@ export class SettlementService {
     outcomes: readonly AttemptOutcome[],
     healthOf: (endpointId: string) => EndpointHealthState,
     now: Date,
-  ): { health: Map<string, EndpointHealthState>; changed: Map<string, EndpointHealthState>; events: EngineEvent[] } {
+  ): {
+    health: Map<string, EndpointHealthState>;
+    changed: Map<string, EndpointHealthState>;
+    lastErrors: Map<string, string>;
+    events: EngineEvent[];
+  } {
     const health = new Map<string, EndpointHealthState>();
     const changed = new Map<string, EndpointHealthState>();
+    const lastErrors = new Map<string, string>();
     const events: EngineEvent[] = [];
     for (const { attempt, result } of outcomes) {
       const before = health.get(attempt.endpointId) ?? healthOf(attempt.endpointId);
@@ -247,16 +258,59 @@ export class SettlementService {
         now.getTime() - before.lastSuccessAt.getTime() < SUCCESS_WRITE_INTERVAL_MS;
       if (quietSuccess) health.set(attempt.endpointId, before);
       else changed.set(attempt.endpointId, change.health);
+      if (!succeeded) lastErrors.set(attempt.endpointId, describeResult(result));
       if (change.recovered)
         events.push({
           type: 'webhooks.endpoint.recovered',
           teamId: attempt.teamId,
           tenantId: attempt.tenantId,
           resourceId: attempt.endpointId,
-          data: { endpoint_id: attempt.endpointId, failures_before: before.consecutiveFailures },
+          data: {
+            endpoint_id: attempt.endpointId,
+            failures_before: before.consecutiveFailures,
+            // Filled in settle's transaction from the health row (or this batch's failures) before it is written.
+            last_error: lastErrors.get(attempt.endpointId) ?? null,
+            console_url: this.endpointLink(attempt.endpointId),
+          },
+        });
+      if (change.opened)
+        events.push({
+          type: 'webhooks.endpoint.failing',
+          teamId: attempt.teamId,
+          tenantId: attempt.tenantId,
+          resourceId: attempt.endpointId,
+          data: {
+            endpoint_id: attempt.endpointId,
+            failures: change.health.consecutiveFailures,
+            last_error: describeResult(result),
+            last_status_code: result.kind === 'response' ? result.status : null,
+            next_probe_at: (change.health.nextProbeAt ?? now).toISOString(),
+            console_url: this.endpointLink(attempt.endpointId),
+          },
         });
     }
-    return { health, changed, events };
+    return { health, changed, lastErrors, events };
+  }
+
+  /** The endpoint's console page, or null without SVC_CONSOLE_URL. */
+  private endpointLink(endpointId: string): string | null {
+    const base = this.deps.consoleUrl;
+    return base ? `${base.replace(/\/+$/, '')}/endpoints/${endpointId}` : null;
+  }
+
+  /**
+   * The recovered events' last_error where this batch had no failure of that endpoint: what its health row last
+   * recorded, read in the settling transaction before the statement rewrites the row.
+   */
+  private async fillRecoveredErrors(tx: EntityManager, events: readonly EngineEvent[]): Promise<void> {
+    const missing = events.filter((e) => e.type === 'webhooks.endpoint.recovered' && e.data['last_error'] === null);
+    if (missing.length === 0) return;
+    const rows: { endpoint_id: string; last_error: string | null }[] = await tx.query(
+      'SELECT endpoint_id, last_error FROM endpoint_health WHERE endpoint_id = ANY ($1::text[])',
+      [missing.map((e) => e.resourceId)],
+    );
+    const byEndpoint = new Map(rows.map((r) => [r.endpoint_id, r.last_error]));
+    for (const event of missing) event.data['last_error'] = byEndpoint.get(event.resourceId) ?? null;
   }
 
   /**
@@ -299,6 +353,7 @@ function settleParams(
   outcomes: readonly AttemptOutcome[],
   decisions: readonly DeliveryDecision[],
   changed: Map<string, EndpointHealthState>,
+  lastErrors: ReadonlyMap<string, string>,
   now: Date,
 ): unknown[] {
   const status = (d: DeliveryDecision) => d.status;
@@ -335,6 +390,7 @@ function settleParams(
     health.map(([, h]) => h.lastFailureAt),
     health.map(([, h]) => h.nextProbeAt),
     health.map(([, h]) => h.probeWaitSeconds),
+    health.map(([id]) => lastErrors.get(id) ?? null),
   ];
 }
 

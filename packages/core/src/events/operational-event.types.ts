@@ -7,6 +7,7 @@ export const OPERATIONAL_EVENT_TYPES = [
   'webhooks.delivery.expired',
   'webhooks.endpoint.disabled',
   'webhooks.endpoint.recovered',
+  'webhooks.endpoint.failing',
   'webhooks.source.rejected',
   'webhooks.replay.completed',
   'webhooks.replay.failed',
@@ -27,7 +28,7 @@ export interface NewOperationalEvent {
   data: Record<string, EventDataValue>;
 }
 
-type ValueKind = 'id' | 'count' | 'status_code' | 'reason';
+type ValueKind = 'id' | 'count' | 'status_code' | 'reason' | 'time' | 'link';
 
 interface EventRule {
   /** The data fields, exactly (no more, no fewer). */
@@ -61,7 +62,20 @@ export const EVENT_RULES: Readonly<Record<OperationalEventType, EventRule>> = {
     coalesceBy: 'endpoint_id',
   },
   'webhooks.endpoint.recovered': {
-    data: { endpoint_id: 'id', failures_before: 'count' },
+    data: { endpoint_id: 'id', failures_before: 'count', last_error: 'reason', console_url: 'link' },
+    resource: 'endpoint_id',
+    coalesceBy: 'endpoint_id',
+  },
+  // An extension type (docs/events.md): the circuit opened.
+  'webhooks.endpoint.failing': {
+    data: {
+      endpoint_id: 'id',
+      failures: 'count',
+      last_error: 'reason',
+      last_status_code: 'status_code',
+      next_probe_at: 'time',
+      console_url: 'link',
+    },
     resource: 'endpoint_id',
     coalesceBy: 'endpoint_id',
   },
@@ -95,6 +109,10 @@ const ID = /^[a-z]+_[0-9a-z]{1,60}$/;
 /** Reasons are short codes or phrases ("gone_410", "receiver answered 410"): no URLs, no line breaks. */
 const REASON = /^[\x20-\x7e]{1,200}$/;
 const VERSION = /^(0|[1-9][0-9]{0,18})$/;
+/** An ISO 8601 UTC timestamp as Date.toISOString writes it. */
+const TIME = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
+/** A console page: http(s), no user information, no query or fragment (nothing a secret could hide in). */
+const LINK = /^https?:\/\/[A-Za-z0-9.:[\]-]{1,253}(\/[A-Za-z0-9._~/-]{0,300})?$/;
 
 function checkValue(kind: ValueKind, value: EventDataValue): boolean {
   switch (kind) {
@@ -106,6 +124,10 @@ function checkValue(kind: ValueKind, value: EventDataValue): boolean {
       return value === null || (typeof value === 'number' && Number.isInteger(value) && value >= 100 && value <= 999);
     case 'reason':
       return value === null || (typeof value === 'string' && REASON.test(value) && !value.includes('://'));
+    case 'time':
+      return typeof value === 'string' && TIME.test(value) && !Number.isNaN(Date.parse(value));
+    case 'link':
+      return value === null || (typeof value === 'string' && LINK.test(value));
   }
 }
 
