@@ -298,11 +298,35 @@ describe('coalescing', () => {
       { ...deliveryFailed(s, endpointId), resourceId: newId('delivery', h.clock) },
       { ...endpointDisabled(s, endpointId), data: { endpoint_id: endpointId, reason: 'a'.repeat(201) } },
       { ...endpointDisabled(s, endpointId), type: 'webhooks.delivery.succeeded' as never },
+      // A console link never carries a query, credentials or another scheme; a time is an ISO instant.
+      ...[
+        'https://console.example.com/endpoints/x?token=secret',
+        'https://user:pw@console.example.com/endpoints/x',
+        'javascript:alert(1)',
+      ].map((link) => failing(s, endpointId, { console_url: link })),
+      failing(s, endpointId, { next_probe_at: 'tomorrow' }),
     ];
     for (const event of bad) await expect(emit(event), JSON.stringify(event)).rejects.toThrow(/refused/);
     expect((await list(s)).json.data).toEqual([]);
   });
 });
+
+/** A webhooks.endpoint.failing event with some of its data replaced. */
+function failing(s: Scene, endpointId: string, data: Record<string, string>): NewOperationalEvent {
+  return {
+    ...endpointDisabled(s, endpointId),
+    type: 'webhooks.endpoint.failing',
+    data: {
+      endpoint_id: endpointId,
+      failures: 10,
+      last_error: 'http_500',
+      last_status_code: 500,
+      next_probe_at: '2026-11-02T10:01:00.000Z',
+      console_url: null,
+      ...data,
+    },
+  };
+}
 
 describe('paging and the feed', () => {
   it('pages oldest first with cursors bound to the filters, and keeps a position to poll from', async () => {
