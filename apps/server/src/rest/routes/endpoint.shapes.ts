@@ -38,7 +38,9 @@ export const EndpointShape = z
       .string()
       .startsWith('whpk_')
       .optional()
-      .describe("Extension: an ed25519 endpoint's current public key (whpk_...), readable at any time; absent for hmac"),
+      .describe(
+        "Extension: an ed25519 endpoint's current public key (whpk_...), readable at any time; absent for hmac",
+      ),
     health: z
       .strictObject({
         circuit: z.enum(['closed', 'half_open', 'open']),
