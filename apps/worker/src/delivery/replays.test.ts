@@ -363,4 +363,39 @@ describe('a replay whose job keeps failing', () => {
       await db.query('DROP FUNCTION test_refuse_batch()');
     }
   });
+
+  it('a replay whose job pg-boss failed without the give-up step (a worker killed on its last try) ends failed at the next sweep', async () => {
+    const { endpointId } = await deadLetters('/stranded', 2);
+    const other = await deadLetters('/waiting', 1);
+    await stack.stopWorker();
+    try {
+      const stranded = await post(stack.h, '/replays', { endpoint_id: endpointId });
+      expect(stranded.status, stranded.text).toBe(202);
+      const waiting = await post(stack.h, '/replays', { endpoint_id: other.endpointId });
+      expect(waiting.status, waiting.text).toBe(202);
+      // What pg-boss does to an active job whose worker died on its last allowed try: the job fails, no handler runs.
+      const db = stack.h.services.db;
+      await db.query(
+        `UPDATE pgboss.job SET state = 'failed', completed_on = now()
+          WHERE name = 'replay.batch' AND data->>'replay_id' = $1`,
+        [stranded.json.id],
+      );
+      expect(await stack.h.services.replays.giveUpStranded()).toBe(1);
+      const failed = await stack.h.services.replays.getReplay({ actor: stack.h.team }, stranded.json.id);
+      expect(failed).toMatchObject({ status: 'failed', reason: 'job_failed' });
+      const events = await stack.eventsUntil('webhooks.replay.failed', (d) => d['replay_id'] === stranded.json.id);
+      expect(events.find((d) => d['replay_id'] === stranded.json.id)).toEqual({
+        replay_id: stranded.json.id,
+        deliveries: 0,
+        reason: 'job_failed',
+      });
+      // The replay whose job still waits is left alone, and a second sweep finds nothing.
+      expect((await stack.h.services.replays.getReplay({ actor: stack.h.team }, waiting.json.id)).status).toBe(
+        'running',
+      );
+      expect(await stack.h.services.replays.giveUpStranded()).toBe(0);
+    } finally {
+      await stack.startWorker();
+    }
+  });
 });

@@ -22,7 +22,7 @@ import { inTransaction, lockTeamQueue, lockTeamReplays, reader } from '../common
 import { parseWindow } from '../common/window.js';
 import type { OperationalEventService } from '../events/operational-event.service.js';
 import { defineJobContract } from '../jobs/job-contract.js';
-import type { JobQueue } from '../jobs/job-queue.js';
+import { JOB_SCHEMA, type JobQueue } from '../jobs/job-queue.js';
 import { insertGenerations, type NewGeneration } from './replay-generations.js';
 import type { CreateReplayInput, ListReplaysQuery } from './replay.inputs.js';
 
@@ -352,6 +352,26 @@ export class ReplayService {
    */
   async giveUp(replayId: string): Promise<void> {
     await this.deps.db.transaction((tx) => this.stop(tx, replayId, 'failed', 'job_failed', ['running', 'delivering']));
+  }
+
+  /**
+   * Replays whose work is gone: running or delivering, yet no job of theirs waits, retries or runs. Every step sends
+   * the replay's next job in its own transaction, so this happens only when pg-boss failed a job without the
+   * worker's give-up step (a worker killed on the job's last allowed try). Each ends failed with job_failed, as a
+   * give-up would. Called by the reconcile sweep; answers how many it ended.
+   */
+  async giveUpStranded(): Promise<number> {
+    const stranded: { id: string }[] = await this.deps.db.query(
+      `SELECT r.id FROM replays r
+        WHERE r.status IN ('running', 'delivering')
+          AND NOT EXISTS (SELECT 1 FROM ${JOB_SCHEMA}.job j
+                           WHERE j.name IN ($1, $2) AND j.state IN ('created', 'retry', 'active')
+                             AND j.data->>'replay_id' = r.id)
+        ORDER BY r.id LIMIT 100`,
+      [replayBatchJob.queue, replayCheckJob.queue],
+    );
+    for (const { id } of stranded) await this.giveUp(id);
+    return stranded.length;
   }
 
   /** Completes a delivering replay once none of its generations is pending; else looks again later. */
