@@ -59,6 +59,8 @@ class Lane {
   ratePerSecond: number | null = null;
   maxConcurrency: number | null = null;
   health: EndpointHealthState = CLOSED_CIRCUIT;
+  /** Moves with every settlement that sets `health`: a claim that read the row before it must not undo it. */
+  healthEpoch = 0;
   /** A paused endpoint (real time, ms): nothing is claimed until a wake-up or this recheck. */
   parkedUntil = 0;
   /** Not before this real time (ms): after a short claim or a failed one. */
@@ -139,6 +141,9 @@ export class Dispatcher {
       maxConcurrent: 2,
       maxBatch: 500,
       minGapMs: MIN_BATCH_GAP_MS,
+      // An endpoint's circuit counts consecutive failures from what the previous settlement decided: two batches
+      // of one endpoint at once would each start from the same count and one would lose the other's failures.
+      keyOf: (outcome) => outcome.attempt.endpointId,
     });
   }
 
@@ -328,6 +333,7 @@ export class Dispatcher {
 
   private async claim(requests: LaneRequest[]): Promise<void> {
     const { services, workerId, logger } = this.options;
+    const epochs = new Map(requests.map((r) => [r.endpointId, this.lanes.get(r.endpointId)?.healthEpoch ?? 0]));
     let result;
     try {
       result = await services.dispatch.claim(workerId, requests);
@@ -377,7 +383,7 @@ export class Dispatcher {
         if (lane.inFlight === 0) this.lanes.delete(lane.id);
         continue;
       }
-      this.apply(lane, state);
+      this.apply(lane, state, epochs.get(lane.id) ?? lane.healthEpoch);
       const claimed = claimedPer.get(lane.id) ?? 0;
       lane.inFlight += claimed;
       lane.tokens -= claimed;
@@ -393,14 +399,18 @@ export class Dispatcher {
     for (const attempt of result.attempts) void this.run(attempt);
   }
 
-  /** What the claim read of an endpoint replaces what memory had (Postgres is the authority). */
-  private apply(lane: Lane, state: LaneState): void {
+  /**
+   * What the claim read of an endpoint replaces what memory had (Postgres is the authority), except a circuit that a
+   * settlement set while the claim ran (`epoch` is the lane's when the claim started): that one is newer than the
+   * row the claim read.
+   */
+  private apply(lane: Lane, state: LaneState, epoch: number): void {
     lane.maxConcurrency = state.maxConcurrency;
     if (lane.ratePerSecond !== state.ratePerSecond) {
       lane.ratePerSecond = state.ratePerSecond;
       lane.tokens = Math.min(lane.tokens, state.ratePerSecond);
     }
-    lane.health = state.health;
+    if (lane.healthEpoch === epoch) lane.health = state.health;
     lane.foreignInFlight = state.foreignInFlight;
     lane.nextDueAt = Math.min(state.nextDueAt ? state.nextDueAt.getTime() : Infinity, lane.dueWhileClaiming);
     lane.dueWhileClaiming = Infinity;
@@ -450,7 +460,10 @@ export class Dispatcher {
     }
     for (const [id, health] of result.health) {
       const lane = this.lanes.get(id);
-      if (lane) lane.health = health;
+      if (lane) {
+        lane.health = health;
+        lane.healthEpoch += 1;
+      }
     }
     outcomes.forEach((outcome, i) => {
       const decision = result.outcomes[i]!.decision;

@@ -119,6 +119,18 @@ describe('engine rules', () => {
     expect(probes.length).toBe(2);
   });
 
+  it('failures settled concurrently are all counted: ten at once open the circuit at exactly ten', async () => {
+    stack.script.set('/burst', [500]);
+    const { tenantId, endpointId } = await stack.setup('/burst', { retry_delays_seconds: [], max_concurrency: 3 });
+    // Published one after another (a team stores at most 4 messages at once), delivered three at a time.
+    const ids: string[] = [];
+    for (let i = 0; i < 10; i += 1) ids.push(await stack.publish(tenantId, { i }));
+    for (const id of ids) await settled(id);
+    expect(await health(endpointId)).toMatchObject({ circuit: 'open', consecutiveFailures: 10 });
+    const [failing] = await stack.eventsUntil('webhooks.endpoint.failing', () => true, endpointId);
+    expect(failing).toMatchObject({ failures: 10, last_error: 'http_500' });
+  });
+
   it('a paused endpoint keeps its deliveries queued while their deadline runs; then they expire', async () => {
     const { tenantId, endpointId } = await stack.setup('/paused', { status: 'paused' });
     const now = stack.h.clock.now().getTime();
