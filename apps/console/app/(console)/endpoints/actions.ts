@@ -27,7 +27,12 @@ import type {
   EndpointFields,
   EndpointPreview,
   EndpointSecretReveal,
+  SignatureScheme,
 } from './endpoint.types';
+
+function isSignatureScheme(value: unknown): value is SignatureScheme {
+  return value === 'hmac' || value === 'ed25519';
+}
 
 type Checked<T> = { ok: true; value: T } | { ok: false; result: ActionResult<never> };
 
@@ -79,11 +84,14 @@ export async function createEndpointAction(
   if (!isStringRecord(input.headers)) return invalidArgument('headers', 'headers must map names to text');
   if (!isNullableString(input.authorization))
     return invalidArgument('authorization', 'authorization must be text or null');
+  if (!isSignatureScheme(input.signatureScheme))
+    return invalidArgument('signature_scheme', 'signature_scheme must be hmac or ed25519');
   return toActionResult(() =>
     createEndpoint(
       {
         ...fields.value,
         tenantId: input.tenantId,
+        signatureScheme: input.signatureScheme,
         status: input.status,
         headers: input.headers,
         authorization: input.authorization,
@@ -138,12 +146,15 @@ export async function rotateEndpointSecretAction(
   id: string,
   etag: string,
   overlapSeconds: number,
+  signatureScheme: SignatureScheme,
   idempotencyKey: string,
 ): Promise<ActionResult<EndpointSecretReveal>> {
   if (typeof id !== 'string' || typeof etag !== 'string') return invalidArgument('id', 'id and etag must be strings');
   if (!isInteger(overlapSeconds)) return invalidArgument('overlap_seconds', 'must be a whole number of seconds');
+  if (!isSignatureScheme(signatureScheme))
+    return invalidArgument('signature_scheme', 'signature_scheme must be hmac or ed25519');
   if (!isIdempotencyKey(idempotencyKey)) return invalidArgument('idempotency_key', 'not a valid idempotency key');
-  return toActionResult(() => rotateEndpointSecret(id, etag, overlapSeconds, idempotencyKey));
+  return toActionResult(() => rotateEndpointSecret(id, etag, overlapSeconds, signatureScheme, idempotencyKey));
 }
 
 export async function deleteEndpointAction(id: string, etag: string): Promise<ActionResult<null>> {

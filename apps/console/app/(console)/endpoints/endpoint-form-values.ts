@@ -6,6 +6,7 @@ import {
   type Endpoint,
   type EndpointChanges,
   type EndpointFields,
+  type SignatureScheme,
 } from './endpoint.types';
 
 /** What an edit does with a write-only value it cannot show: keep it, clear it, or replace it. */
@@ -30,6 +31,8 @@ export interface EndpointFormValues {
   metadataRows: KeyValueRow[];
   filter: string;
   transform: string;
+  /** Create only: how deliveries are signed (rotate_secret changes it later). */
+  signatureScheme: SignatureScheme;
 }
 
 /** Props of the form's sections: the values, a way to change some of them, and the last error. */
@@ -56,6 +59,7 @@ export const FORM_FIELDS = [
   'metadata',
   'filter',
   'transform',
+  'signature_scheme',
 ] as const;
 
 /** The REST field each form value is sent as, so editing a value can clear the error about it. */
@@ -76,6 +80,7 @@ export const FIELD_OF_VALUE: Record<keyof EndpointFormValues, (typeof FORM_FIELD
   metadataRows: 'metadata',
   filter: 'filter',
   transform: 'transform',
+  signatureScheme: 'signature_scheme',
 };
 
 /** The ranges the API accepts, checked here too so a typo is caught before the request. */
@@ -104,6 +109,7 @@ export function initialValues(endpoint?: Endpoint): EndpointFormValues {
     metadataRows: endpoint ? toRows(endpoint.metadata) : [newRow()],
     filter: endpoint?.filter ?? '',
     transform: endpoint?.transform ?? '',
+    signatureScheme: endpoint?.signatureScheme ?? 'hmac',
   };
 }
 
@@ -190,6 +196,7 @@ export function toCreateInput(tenantId: string, values: EndpointFormValues): Rea
     value: {
       ...shared.value,
       tenantId,
+      signatureScheme: values.signatureScheme,
       status: values.status,
       headers: headers.value,
       authorization: values.authorization === '' ? null : values.authorization,

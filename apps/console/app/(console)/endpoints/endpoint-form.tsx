@@ -22,6 +22,7 @@ import {
   type EndpointFormValues,
 } from './endpoint-form-values';
 import { RuleFields } from './rule-fields';
+import { SignatureSchemeControl } from './signature-scheme-control';
 import type { Endpoint } from './endpoint.types';
 
 type EndpointFormProps =
@@ -31,7 +32,8 @@ type EndpointFormProps =
       /** The tenant picked to start with, or null to pick one in the form. */
       tenantId: string | null;
       tenants: TenantChoices;
-      onCreated: (signingSecret: string) => void;
+      /** The new signing secret to show once; null for ed25519, whose receivers read the public key instead. */
+      onCreated: (signingSecret: string | null, endpointId: string) => void;
       onDone: () => void;
     };
 
@@ -91,7 +93,7 @@ export function EndpointForm({ endpoint, tenantId: initialTenantId, tenants, onC
       idempotency.settle(result);
       if (!result.ok) return fail(result.error);
       notifySuccess(`Endpoint ${result.data.endpoint.name} created.`);
-      onCreated(result.data.signingSecret);
+      onCreated(result.data.signingSecret, result.data.endpoint.id);
       router.refresh();
     });
   };
@@ -158,6 +160,14 @@ export function EndpointForm({ endpoint, tenantId: initialTenantId, tenants, onC
               onChange={(status) => change({ status: status === 'paused' ? 'paused' : 'enabled' })}
             />
           </Input.Wrapper>
+        )}
+        {!endpoint && (
+          <SignatureSchemeControl
+            value={values.signatureScheme}
+            onChange={(signatureScheme) => change({ signatureScheme })}
+            error={fieldMessage(error, 'signature_scheme')}
+            description="Ed25519 gives receivers a public key instead of a secret to share; rotating the secret can switch later"
+          />
         )}
         <Divider label="Delivery" labelPosition="left" />
         <DeliveryFields values={values} change={change} error={error} />

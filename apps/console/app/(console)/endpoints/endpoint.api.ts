@@ -9,11 +9,12 @@ import {
   type EndpointPage,
   type EndpointPreview,
   type EndpointSecretReveal,
+  type SignatureScheme,
 } from './endpoint.types';
 
 const ENDPOINT_FIELDS = `id tenantId url name description events filter transform transformVersion status disabledReason
   ratePerSecond maxConcurrency retryDelaysSeconds timeoutSeconds headers hasAuthorization metadata secretVersion
-  oldSecretExpiresAt health { circuit consecutiveFailures lastSuccessAt lastFailureAt nextProbeAt } queuedCount
+  oldSecretExpiresAt signatureScheme publicKey health { circuit consecutiveFailures lastSuccessAt lastFailureAt nextProbeAt } queuedCount
   urlRevision version etag createdAt updatedAt`;
 
 const PREVIEW_FIELDS = `matches reason eventType eventTypeMatched filterMatched transformApplied
@@ -84,20 +85,23 @@ export async function deleteEndpoint(id: string, etag: string): Promise<void> {
   );
 }
 
+/** `signatureScheme`: the new key's scheme (switching keeps the old key signing through the overlap). */
 export async function rotateEndpointSecret(
   id: string,
   etag: string,
   overlapSeconds: number,
+  signatureScheme: SignatureScheme,
   idempotencyKey: string | null,
 ): Promise<EndpointSecretReveal> {
   const idem = idempotencyParts(idempotencyKey);
   const data = await consoleRequest<{ rotateEndpointSecret: EndpointSecretReveal }>(
-    `mutation RotateEndpointSecret($id: ID!, $etag: String!, $overlapSeconds: Int${idem.declaration}) {
-      rotateEndpointSecret(id: $id, etag: $etag, overlapSeconds: $overlapSeconds${idem.argument}) {
+    `mutation RotateEndpointSecret($id: ID!, $etag: String!, $overlapSeconds: Int,
+                                   $signatureScheme: SignatureScheme${idem.declaration}) {
+      rotateEndpointSecret(id: $id, etag: $etag, overlapSeconds: $overlapSeconds, signatureScheme: $signatureScheme${idem.argument}) {
         endpoint { ${ENDPOINT_FIELDS} } signingSecret
       }
     }`,
-    { id, etag, overlapSeconds, ...idem.variables },
+    { id, etag, overlapSeconds, signatureScheme, ...idem.variables },
   );
   return data.rotateEndpointSecret;
 }

@@ -33,6 +33,10 @@ export interface Endpoint {
   metadata: Record<string, string>;
   secretVersion: number;
   oldSecretExpiresAt: string | null;
+  /** hmac: v1 signatures with a shared secret; ed25519: v1a signatures checked with `publicKey`. */
+  signatureScheme: SignatureScheme;
+  /** The current whpk_ public key of an ed25519 endpoint (not a secret); null for hmac. */
+  publicKey: string | null;
   health: EndpointHealth;
   queuedCount: number;
   urlRevision: string;
@@ -47,10 +51,15 @@ export interface EndpointPage {
   nextCursor: string | null;
 }
 
-/** What create and rotate answer: the new signing secret, to be shown once and then forgotten. */
+export type SignatureScheme = 'hmac' | 'ed25519';
+
+/**
+ * What create and rotate answer: the new signing secret, to be shown once and then forgotten; null for ed25519,
+ * whose secret key is never shown (receivers use the endpoint's public key).
+ */
 export interface EndpointSecretReveal {
   endpoint: Endpoint;
-  signingSecret: string;
+  signingSecret: string | null;
 }
 
 /** Fields create and update share. Filter and transform are JSON text sent exactly as typed. */
@@ -68,6 +77,7 @@ export interface EndpointFields {
 
 export interface CreateEndpointInput extends EndpointFields {
   tenantId: string;
+  signatureScheme: SignatureScheme;
   status: 'enabled' | 'paused';
   filter: string | null;
   transform: string | null;

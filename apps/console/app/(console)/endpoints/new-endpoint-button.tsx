@@ -2,6 +2,7 @@
 
 import { Button, Modal } from '@mantine/core';
 import { useDisclosure } from '@mantine/hooks';
+import { useRouter } from 'next/navigation';
 import type { TenantChoices } from '@/components/tenant-select';
 import { EndpointForm } from './endpoint-form';
 import { SecretRevealModal } from './secret-reveal-modal';
@@ -11,6 +12,7 @@ import { useSecretReveal } from '@/lib/use-secret-reveal';
 export function NewEndpointButton({ tenantId, tenants }: { tenantId: string | null; tenants: TenantChoices }) {
   const [opened, { open, close }] = useDisclosure(false);
   const reveal = useSecretReveal();
+  const router = useRouter();
   return (
     <>
       <Button onClick={open}>New endpoint</Button>
@@ -19,9 +21,11 @@ export function NewEndpointButton({ tenantId, tenants }: { tenantId: string | nu
           tenantId={tenantId}
           tenants={tenants}
           onDone={close}
-          onCreated={(secret) => {
+          onCreated={(secret, endpointId) => {
             close();
-            reveal.reveal(secret);
+            // An ed25519 endpoint has no secret to show: its page shows the public key receivers use.
+            if (secret === null) router.push(`/endpoints/${encodeURIComponent(endpointId)}`);
+            else reveal.reveal(secret);
           }}
         />
       </Modal>

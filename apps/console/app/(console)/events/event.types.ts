@@ -40,6 +40,7 @@ export const OPERATIONAL_EVENT_TYPES = [
   'webhooks.delivery.expired',
   'webhooks.endpoint.disabled',
   'webhooks.endpoint.recovered',
+  'webhooks.endpoint.failing',
   'webhooks.source.rejected',
   'webhooks.replay.completed',
   'webhooks.replay.failed',

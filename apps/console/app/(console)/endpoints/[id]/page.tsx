@@ -6,14 +6,17 @@ import { PageBreadcrumbs } from '@/components/page-breadcrumbs';
 import { getTenant } from '../../tenants/tenant.api';
 import { listRecentEndpointDeliveries } from '../../deliveries/delivery.api';
 import { listNewestEndpointReplays } from '../../replays/replay.api';
+import { listEvents } from '../../events/event.api';
 import { getEndpoint } from '../endpoint.api';
 import { HealthBadge } from '../health-badge';
 import { StatusBadge } from '../status-badge';
+import { CircuitHistoryCard } from './circuit-history-card';
 import { EndpointActions } from './endpoint-actions';
 import { EndpointHealthCard } from './endpoint-health-card';
 import { EndpointReplaysCard } from './endpoint-replays-card';
 import { EndpointRulesCard } from './endpoint-rules-card';
 import { EndpointSettingsCard } from './endpoint-settings-card';
+import { EndpointSigningCard } from './endpoint-signing-card';
 import { PreviewPanel } from './preview-panel';
 import { previewSample } from './preview-sample';
 import { RecentDeliveriesCard } from './recent-deliveries-card';
@@ -30,11 +33,13 @@ export default async function EndpointPage({ params }: { params: Promise<{ id: s
   const loaded = await toActionResult(() => getEndpoint(id));
   if (!loaded.ok) return <LoadError error={loaded.error} resetHref="/tenants" title="Could not load this endpoint" />;
   const endpoint = loaded.data;
-  const [tenant, sample, recent, replays] = await Promise.all([
+  const [tenant, sample, recent, replays, circuit] = await Promise.all([
     toActionResult(() => getTenant(endpoint.tenantId)),
     previewSample(endpoint.events),
     toActionResult(() => listRecentEndpointDeliveries(endpoint.id, RECENT_DELIVERIES)),
     toActionResult(() => listNewestEndpointReplays(endpoint.id, NEWEST_REPLAYS)),
+    // Events about the endpoint itself (its circuit opening, recovering, being disabled) name it as their resource.
+    toActionResult(() => listEvents({ resourceId: endpoint.id }, null)),
   ]);
   const endpointsHref = `/tenants/${encodeURIComponent(endpoint.tenantId)}/endpoints`;
 
@@ -70,6 +75,12 @@ export default async function EndpointPage({ params }: { params: Promise<{ id: s
         </Paper>
         <Paper withBorder p="lg">
           <EndpointHealthCard endpoint={endpoint} />
+        </Paper>
+        <Paper withBorder p="lg">
+          <EndpointSigningCard endpoint={endpoint} />
+        </Paper>
+        <Paper withBorder p="lg">
+          <CircuitHistoryCard events={circuit} />
         </Paper>
       </SimpleGrid>
       <Paper withBorder p="lg">

@@ -2,6 +2,7 @@
 
 import { Button, Modal } from '@mantine/core';
 import { useDisclosure } from '@mantine/hooks';
+import { notifySuccess } from '@/lib/notify';
 import { SecretRevealModal } from '../secret-reveal-modal';
 import { useSecretReveal } from '@/lib/use-secret-reveal';
 import { RotateSecretForm } from './rotate-secret-form';
@@ -21,7 +22,9 @@ export function RotateSecretButton({ endpoint }: { endpoint: Endpoint }) {
           onCancel={close}
           onRotated={(secret) => {
             close();
-            reveal.reveal(secret);
+            if (secret === null)
+              notifySuccess('Rotated: receivers verify with the new public key shown under Signing.');
+            else reveal.reveal(secret);
           }}
         />
       </Modal>

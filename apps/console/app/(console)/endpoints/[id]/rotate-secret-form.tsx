@@ -6,11 +6,13 @@ import { Alert, Button, Group, NumberInput, Stack, Text } from '@mantine/core';
 import { fieldMessage, isFormLevel, type ApiError } from '@/lib/api-error';
 import { callAction, useIdempotencyKey } from '@/lib/idempotency-key';
 import { rotateEndpointSecretAction } from '../actions';
-import { MAX_SECRET_OVERLAP_SECONDS, type Endpoint } from '../endpoint.types';
+import { MAX_SECRET_OVERLAP_SECONDS, type Endpoint, type SignatureScheme } from '../endpoint.types';
+import { SignatureSchemeControl } from '../signature-scheme-control';
 
 interface RotateSecretFormProps {
   endpoint: Endpoint;
-  onRotated: (signingSecret: string) => void;
+  /** The new secret to show once; null when the new key is ed25519 (its public key is on the endpoint's page). */
+  onRotated: (signingSecret: string | null) => void;
   onCancel: () => void;
 }
 
@@ -18,6 +20,7 @@ interface RotateSecretFormProps {
 export function RotateSecretForm({ endpoint, onRotated, onCancel }: RotateSecretFormProps) {
   const router = useRouter();
   const [overlap, setOverlap] = useState<string | number>(MAX_SECRET_OVERLAP_SECONDS);
+  const [scheme, setScheme] = useState<SignatureScheme>(endpoint.signatureScheme);
   const [error, setError] = useState<ApiError | null>(null);
   const [pending, startTransition] = useTransition();
   const idempotency = useIdempotencyKey();
@@ -35,7 +38,7 @@ export function RotateSecretForm({ endpoint, onRotated, onCancel }: RotateSecret
     }
     startTransition(async () => {
       const result = await callAction(() =>
-        rotateEndpointSecretAction(endpoint.id, endpoint.etag, seconds, idempotency.key),
+        rotateEndpointSecretAction(endpoint.id, endpoint.etag, seconds, scheme, idempotency.key),
       );
       idempotency.settle(result);
       if (!result.ok) {
@@ -56,6 +59,12 @@ export function RotateSecretForm({ endpoint, onRotated, onCancel }: RotateSecret
           Deliveries are signed with a new secret from now on. During the overlap they carry a signature with the old
           secret too, so receivers can switch without failures.
         </Text>
+        <SignatureSchemeControl
+          value={scheme}
+          onChange={setScheme}
+          error={fieldMessage(error, 'signature_scheme')}
+          description="The new key's scheme: switching sends both kinds of signature during the overlap"
+        />
         <NumberInput
           label="Overlap (seconds)"
           description={`How long the old secret keeps signing: 0 to ${MAX_SECRET_OVERLAP_SECONDS} (0 retires it now)`}
@@ -69,7 +78,7 @@ export function RotateSecretForm({ endpoint, onRotated, onCancel }: RotateSecret
           error={fieldMessage(error, 'overlap_seconds')}
           data-autofocus
         />
-        {error && isFormLevel(error, ['overlap_seconds']) && (
+        {error && isFormLevel(error, ['overlap_seconds', 'signature_scheme']) && (
           <Alert color="red" title="Not rotated">
             {error.message}
           </Alert>
