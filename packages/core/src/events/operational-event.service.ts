@@ -157,6 +157,8 @@ export class OperationalEventService {
     const position = after === null ? null : POSITION.exec(after);
     if (after !== null && !position)
       throw new ServiceError('invalid_cursor', 'cursor is not a cursor of this list', { field: 'cursor' });
+    // ORDER BY names the column: a bare `txid` would be the text rendering of the select list, sorted as text
+    // (so 10 before 9) by a sort instead of along operational_events_team_feed_idx.
     const rows: (OperationalEventRow & { txid: string })[] = await reader(this.db, ctx).query(
       `SELECT ${COLUMNS}, txid::text AS txid FROM operational_events
         WHERE team_id = $1 AND created_at > $2
@@ -165,7 +167,7 @@ export class OperationalEventService {
           AND ($4::text IS NULL OR tenant_id = $4)
           AND ($5::text IS NULL OR resource_id = $5 OR (coalesced AND last_id = $5))
           AND ($6::xid8 IS NULL OR (txid, id) ${order.after} ($6::xid8, $7::text))
-        ORDER BY txid ${order.direction}, id ${order.direction}
+        ORDER BY operational_events.txid ${order.direction}, id ${order.direction}
         LIMIT $8`,
       [
         ctx.actor.teamId,
