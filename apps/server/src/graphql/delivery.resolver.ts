@@ -8,7 +8,7 @@ import {
   type DeliveryView,
   type ReplayQuote as ReplayQuoteView,
 } from '@svc/core';
-import { DeliveryKind, DeliveryStatus, ReplayConfiguration } from './enums.js';
+import { DeliveryKind, DeliveryStatus, ListOrder, ReplayConfiguration } from './enums.js';
 import { callContext, loadersOf, type GraphqlContext } from './context.js';
 import { Attempt, AttemptConnection, Delivery, DeliveryConnection, ReplayQuote } from './delivery.types.js';
 import { IDEMPOTENCY_KEY_ARG, IDEMPOTENCY_KEY_OPTIONS, runIdempotent } from './idempotent.js';
@@ -43,6 +43,7 @@ export function toDelivery(view: DeliveryView): Delivery {
     createdAt: new Date(view.created_at),
     updatedAt: new Date(view.updated_at),
     finishedAt: dateOrNull(view.finished_at),
+    repairedBy: view.repaired_by,
   };
 }
 
@@ -74,9 +75,13 @@ function toReplayQuote(quote: ReplayQuoteView): ReplayQuote {
       reason: item.reason,
       deliveryUnits: item.delivery_units,
       totalUsd: item.total_usd,
+      repairedBy: item.repaired_by,
     })),
     deliveryUnits: quote.delivery_units,
     totalUsd: quote.total_usd,
+    repairedCount: quote.repaired_count,
+    unrepairedDeliveryUnits: quote.unrepaired_delivery_units,
+    unrepairedTotalUsd: quote.unrepaired_total_usd,
   };
 }
 
@@ -91,7 +96,8 @@ const CONFIGURATION_OPTIONS = {
 export class DeliveryResolver {
   @Authorized()
   @Query(() => DeliveryConnection, {
-    description: 'Deliveries created in a window of at most 30 days (default the last 30), oldest first',
+    description:
+      'Deliveries created in a window of at most 30 days (default the last 30), oldest first (newest first with order)',
   })
   async deliveries(
     @Ctx() context: GraphqlContext,
@@ -104,6 +110,12 @@ export class DeliveryResolver {
     @Arg('tenantId', () => ID, { nullable: true }) tenantId?: string,
     @Arg('eventType', () => String, { nullable: true }) eventType?: string,
     @Arg('kind', () => DeliveryKind, { nullable: true, description: 'original or replay' }) kind?: string,
+    @Arg('repaired', () => Boolean, {
+      nullable: true,
+      description: 'true: only dead letters a later generation repaired (repairedBy set); false: all but those',
+    })
+    repaired?: boolean | null,
+    @Arg('order', () => ListOrder, { nullable: true, description: 'oldest (default) or newest first' }) order?: string,
     @Arg('first', () => Int, { nullable: true }) first?: number,
     @Arg('after', () => String, { nullable: true }) after?: string,
   ): Promise<DeliveryConnection> {
@@ -120,6 +132,8 @@ export class DeliveryResolver {
           tenant_id: tenantId ?? undefined,
           event_type: eventType ?? undefined,
           kind: kind ?? undefined,
+          repaired: repaired === undefined || repaired === null ? undefined : String(repaired),
+          order: order ?? undefined,
           limit: first ?? undefined,
           cursor: after ?? undefined,
         }),

@@ -40,6 +40,13 @@ export class Delivery {
   @Field(() => Date) createdAt!: Date;
   @Field(() => Date) updatedAt!: Date;
   @Field(() => Date, { nullable: true }) finishedAt!: Date | null;
+  @Field(() => ID, {
+    nullable: true,
+    description:
+      'For a failed or expired delivery, the first later generation of its message to its endpoint that succeeded ' +
+      '(a replay repaired it; the status stays); null otherwise',
+  })
+  repairedBy!: string | null;
 }
 
 @ObjectType()
@@ -90,6 +97,13 @@ export class ReplayQuoteItem {
   @Field(() => String, { nullable: true }) reason!: string | null;
   @Field(() => Int) deliveryUnits!: number;
   @Field(() => String, { description: 'Exact decimal USD' }) totalUsd!: string;
+  @Field(() => ID, {
+    nullable: true,
+    description:
+      'Already repaired: the later generation that succeeded. It can still be replayed, and is charged again ' +
+      '(a bulk replay skips it)',
+  })
+  repairedBy!: string | null;
 }
 
 @ObjectType({ description: 'The price of replaying a selection of deliveries; nothing is charged or stored' })
@@ -97,4 +111,9 @@ export class ReplayQuote {
   @Field(() => [ReplayQuoteItem]) items!: ReplayQuoteItem[];
   @Field(() => Int) deliveryUnits!: number;
   @Field(() => String, { description: 'Exact decimal USD' }) totalUsd!: string;
+  @Field(() => Int, { description: 'Items already repaired (repairedBy set)' }) repairedCount!: number;
+  @Field(() => Int, { description: 'The delivery units of the replayable items not yet repaired' })
+  unrepairedDeliveryUnits!: number;
+  @Field(() => String, { description: 'Exact decimal USD of the replayable items not yet repaired' })
+  unrepairedTotalUsd!: string;
 }

@@ -2,6 +2,7 @@ import { registerEnumType } from 'type-graphql';
 import {
   ANALYTICS_BUCKETS,
   DELIVERY_STATUSES,
+  LIST_ORDERS,
   ListDeliveriesQuery,
   ListEndpointsQuery,
   ListSubscriptionDeliveriesQuery,
@@ -26,6 +27,7 @@ export const EndpointStatus = enumOf(ListEndpointsQuery.shape.status.unwrap().op
 export const AnalyticsBucket = enumOf(ANALYTICS_BUCKETS);
 export const ReplayConfiguration = enumOf(ReplayDeliveryInput.shape.configuration.unwrap().options);
 export const SignatureScheme = enumOf(SIGNATURE_SCHEMES);
+export const ListOrder = enumOf(LIST_ORDERS);
 export const SubscriptionDeliveryStatus = enumOf(ListSubscriptionDeliveriesQuery.shape.status.unwrap().options);
 
 registerEnumType(MessageStatus, {
@@ -51,4 +53,10 @@ registerEnumType(SignatureScheme, {
 registerEnumType(SubscriptionDeliveryStatus, {
   name: 'SubscriptionDeliveryStatus',
   description: "An event subscription delivery's status",
+});
+registerEnumType(ListOrder, {
+  name: 'ListOrder',
+  description:
+    'The order of messages, deliveries and events (an extension): oldest first (the default) or newest first; a ' +
+    'cursor continues only the order it was made in',
 });

@@ -1,6 +1,7 @@
 import { Arg, Authorized, Ctx, ID, Int, Query, Resolver } from 'type-graphql';
 import { ListOperationalEventsQuery, parseInput, type OperationalEventView } from '@svc/core';
 import { callContext, type GraphqlContext } from './context.js';
+import { ListOrder } from './enums.js';
 import { defined } from './mappers.js';
 import { OperationalEvent, OperationalEventConnection } from './event.types.js';
 
@@ -24,7 +25,9 @@ export function toOperationalEvent(view: OperationalEventView): OperationalEvent
 export class OperationalEventResolver {
   @Authorized()
   @Query(() => OperationalEventConnection, {
-    description: 'Operational events of the last 30 days in commit order (GET /events)',
+    description:
+      'Operational events of the last 30 days in commit order (GET /events), or the other way with order newest ' +
+      '(then nextCursor is null on the last page)',
   })
   async events(
     @Ctx() context: GraphqlContext,
@@ -32,6 +35,7 @@ export class OperationalEventResolver {
     @Arg('resourceId', () => String, { nullable: true, description: 'Also the first or last of a coalesced event' })
     resourceId?: string,
     @Arg('tenantId', () => ID, { nullable: true }) tenantId?: string,
+    @Arg('order', () => ListOrder, { nullable: true, description: 'oldest (default) or newest first' }) order?: string,
     @Arg('first', () => Int, { nullable: true }) first?: number,
     @Arg('after', () => String, { nullable: true }) after?: string,
   ): Promise<OperationalEventConnection> {
@@ -43,6 +47,7 @@ export class OperationalEventResolver {
           type: type ?? undefined,
           resource_id: resourceId ?? undefined,
           tenant_id: tenantId ?? undefined,
+          order: order ?? undefined,
           limit: first ?? undefined,
           cursor: after ?? undefined,
         }),

@@ -231,6 +231,8 @@ describe('GraphQL filter arguments', () => {
     expect(argument('Query', 'analytics', 'bucket')).toEqual([...ANALYTICS_BUCKETS]);
     expect(argument('Query', 'replayQuote', 'configuration')).toEqual(['frozen', 'current']);
     expect(argument('Mutation', 'replayDelivery', 'configuration')).toEqual(['frozen', 'current']);
+    for (const list of ['messages', 'deliveries', 'events'])
+      expect(argument('Query', list, 'order'), list).toEqual(['oldest', 'newest']);
     expect(argument('Query', 'eventSubscriptionDeliveries', 'status')).toEqual(
       ListSubscriptionDeliveriesQuery.shape.status.unwrap().options,
     );

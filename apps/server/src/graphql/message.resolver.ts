@@ -12,7 +12,7 @@ import {
   type MessageView,
   type RedactResult,
 } from '@svc/core';
-import { MessageStatus } from './enums.js';
+import { ListOrder, MessageStatus } from './enums.js';
 import { callContext, loadersOf, type GraphqlContext } from './context.js';
 import { toDelivery } from './delivery.resolver.js';
 import { DeliveryConnection } from './delivery.types.js';
@@ -54,6 +54,7 @@ export function toMessage(view: MessageView): Message {
       expired: counts.expired,
       canceled: counts.canceled,
     },
+    repairedCount: view.repaired_count,
     price: {
       ingestUnits: view.price.ingest_units,
       deliveryUnits: view.price.delivery_units,
@@ -109,7 +110,8 @@ export class MessageResolver {
 
   @Authorized()
   @Query(() => MessageConnection, {
-    description: 'Messages created in a window of at most 30 days (default the last 30), oldest first',
+    description:
+      'Messages created in a window of at most 30 days (default the last 30), oldest first (newest first with order)',
   })
   async messages(
     @Ctx() context: GraphqlContext,
@@ -120,6 +122,7 @@ export class MessageResolver {
     @Arg('sourceId', () => ID, { nullable: true }) sourceId?: string,
     @Arg('status', () => MessageStatus, { nullable: true }) status?: string,
     @Arg('externalId', () => String, { nullable: true }) externalId?: string,
+    @Arg('order', () => ListOrder, { nullable: true, description: 'oldest (default) or newest first' }) order?: string,
     @Arg('first', () => Int, { nullable: true }) first?: number,
     @Arg('after', () => String, { nullable: true }) after?: string,
   ): Promise<MessageConnection> {
@@ -135,6 +138,7 @@ export class MessageResolver {
           source_id: sourceId ?? undefined,
           status: status ?? undefined,
           external_id: externalId ?? undefined,
+          order: order ?? undefined,
           limit: first ?? undefined,
           cursor: after ?? undefined,
         }),

@@ -48,6 +48,12 @@ export class Message {
   @Field(() => Date) retainedUntil!: Date;
   @Field(() => Boolean) contentAvailable!: boolean;
   @Field(() => DeliveryCounts) deliveryCounts!: DeliveryCounts;
+  @Field(() => Int, {
+    description:
+      'How many of the failed or expired original deliveries a later generation (a replay) has delivered since; ' +
+      'the status stays derived from deliveryCounts',
+  })
+  repairedCount!: number;
   @Field(() => MessagePrice) price!: MessagePrice;
   @Field(() => Boolean) redacted!: boolean;
   @Field(() => String, { nullable: true, description: 'redacting or complete' }) redactionStatus!: string | null;

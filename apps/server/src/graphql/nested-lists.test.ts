@@ -150,6 +150,24 @@ describe('nested lists load in batches: one statement per level per request', ()
     expect(many).toBe(await statements(query, { n: 1 }));
   });
 
+  it('the support views (newest first, repaired marks and counts) cost no statement per row', async () => {
+    const query = `query($n: Int, $m: Int) {
+      messages(first: $n, order: newest, createdBefore: "${AFTER_NOW}") {
+        nodes { id repairedCount deliveryCounts { failed } deliveries(first: $m) { nodes { id repairedBy } } }
+      }
+      deliveries(first: $n, order: newest, repaired: false, createdBefore: "${AFTER_NOW}") { nodes { id repairedBy } }
+      events(first: $n, order: newest) { nodes { id } }
+    }`;
+    const answer = await gql(query, { n: MESSAGES, m: ENDPOINTS });
+    expect(answer.body.errors).toBeUndefined();
+    expect(answer.body.data.messages.nodes.map((m: { id: string }) => m.id)).toEqual([...messageIds].reverse());
+    expect(answer.body.data.deliveries.nodes).toHaveLength(MESSAGES);
+    // Three root lists and one nested level: four statements however many rows they read.
+    const many = await statements(query, { n: MESSAGES, m: ENDPOINTS });
+    expect(many).toBeLessThanOrEqual(4);
+    expect(many).toBe(await statements(query, { n: 1, m: 1 }));
+  });
+
   it('pages of a nested list are the pages of the list itself: same items, same order, same cursors', async () => {
     const messageId = messageIds[3]!;
     const message = (await h.request('GET', `/messages/${messageId}`)).json as { created_at: string };

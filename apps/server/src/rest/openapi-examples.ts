@@ -20,6 +20,7 @@ const ID_FIELDS: Record<string, string> = {
   event_id: ID_PREFIXES.platformEvent,
   environment_id: ID_PREFIXES.environment,
   replay_of: ID_PREFIXES.delivery,
+  repaired_by: ID_PREFIXES.delivery,
 };
 
 /** Example text by field name, for strings whose schema does not pin them down. */

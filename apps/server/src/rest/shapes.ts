@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { LIST_ORDERS } from '@svc/core';
 
 /**
  * Response shapes are zod schemas: the pipeline checks responses against them in tests and the OpenAPI document is
@@ -49,4 +50,15 @@ export function listOf<T extends z.ZodType>(item: T, name: string, order = 'olde
 export const pageQuery = {
   limit: z.int().min(1).max(200).optional().describe('Items per page, 1 to 200 (default 50)'),
   cursor: z.string().optional().describe('The next_cursor of the previous page, with the same filters'),
+};
+
+/** The order parameter of the support lists (GET /messages, /deliveries, /events): an extension, oldest by default. */
+export const orderQuery = {
+  order: z
+    .enum(LIST_ORDERS)
+    .optional()
+    .describe(
+      'An extension: oldest (the default) or newest first. A cursor continues only the order it was made in ' +
+        '(422 invalid_cursor with the other)',
+    ),
 };

@@ -19,6 +19,27 @@ export interface ListScope {
   filters: Record<string, unknown>;
 }
 
+/**
+ * The order of the support lists (messages, deliveries, operational events), an extension: `oldest` first is the
+ * spec's and the default; `newest` first reads the same list from its end. A cursor continues only the order it was
+ * made in (the order is part of its digest).
+ */
+export const LIST_ORDERS = ['oldest', 'newest'] as const;
+export type ListOrder = (typeof LIST_ORDERS)[number];
+
+/**
+ * The filters a cursor is bound to, with the order when it is not the default: cursors of oldest-first pages stay
+ * what they were, and one of a newest-first page continues nothing else.
+ */
+export function withOrder(filters: Record<string, unknown>, order: ListOrder | undefined): Record<string, unknown> {
+  return order === 'newest' ? { ...filters, order } : filters;
+}
+
+/** The SQL of an order: the direction of ORDER BY and the comparison that continues after a page's last row. */
+export function orderSql(order: ListOrder | undefined): { direction: 'ASC' | 'DESC'; after: '>' | '<' } {
+  return order === 'newest' ? { direction: 'DESC', after: '<' } : { direction: 'ASC', after: '>' };
+}
+
 export const DEFAULT_LIMIT = 50;
 export const MAX_LIMIT = 200;
 

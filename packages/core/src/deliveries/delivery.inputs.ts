@@ -1,10 +1,14 @@
 import { z } from 'zod';
+import { LIST_ORDERS } from '../common/paging.js';
 import { DELIVERY_STATUSES } from '../messages/message-status.js';
 
 const timestamp = z.iso.datetime({ offset: true, message: 'must be an RFC 3339 timestamp' });
 const idFilter = z.string().regex(/^[a-z]+_[0-9a-z]{1,60}$/, 'must be an ID');
 
-/** GET /deliveries: status failed or expired lists the dead letters. Same window rules as GET /messages. */
+/**
+ * GET /deliveries: status failed or expired lists the dead letters. Same window rules as GET /messages. Extensions:
+ * `order` (newest first), `repaired` (true: only dead letters a later generation repaired; false: all but those).
+ */
 export const ListDeliveriesQuery = z.strictObject({
   created_after: timestamp.optional(),
   created_before: timestamp.optional(),
@@ -14,6 +18,11 @@ export const ListDeliveriesQuery = z.strictObject({
   tenant_id: idFilter.optional(),
   event_type: z.string().min(1).max(256).optional(),
   kind: z.enum(['original', 'replay']).optional(),
+  repaired: z
+    .enum(['true', 'false'])
+    .transform((value) => value === 'true')
+    .optional(),
+  order: z.enum(LIST_ORDERS).optional(),
   limit: z.unknown().optional(),
   cursor: z.unknown().optional(),
 });

@@ -9,10 +9,12 @@ import { notFound, ServiceError } from '../common/errors.js';
 import {
   checkEach,
   decodeCursor,
+  orderSql,
   parseLimit,
   passed,
   rowsByRequest,
   toPage,
+  withOrder,
   type ListScope,
   type Page,
   type PageAnswer,
@@ -23,6 +25,7 @@ import { compileRules } from '../endpoints/endpoint-rules.js';
 import type { JobQueue } from '../jobs/job-queue.js';
 import { DELIVERY_WAKE_CHANNEL } from './delivery.jobs.js';
 import { DELIVERY_FROM, LEASE_JOIN, SHOWN_ATTEMPT_COUNT_SQL, shownStatusSql } from './delivery-status.js';
+import { repairedBySql } from './repairs.js';
 import { insertGenerations } from './replay-generations.js';
 import type { ListAttemptsQuery, ListDeliveriesQuery, ReplayDeliveryInput } from './delivery.inputs.js';
 import {
@@ -45,14 +48,15 @@ export interface DeliveryServiceDeps {
 /**
  * A delivery as the API shows it, from DELIVERY_FROM: `in_flight` while an attempt holds its queue row (the lease
  * is the record of an attempt in flight, and its number the attempt count), `scheduled` for a queued delivery not
- * yet due that no attempt has touched ($1 is now).
+ * yet due that no attempt has touched ($1 is now); a dead letter's repair (repairs.ts).
  */
 const DELIVERY_COLUMNS = `
   d.id, d.message_id, d.endpoint_id, d.tenant_id, d.event_type, d.generation, d.replay_of, d.replay_id,
   ${shownStatusSql('$1')} AS status,
   ${SHOWN_ATTEMPT_COUNT_SQL} AS attempt_count, d.next_attempt_at, d.next_trigger, d.expires_at, d.body_bytes, d.content_type,
   d.body IS NOT NULL OR d.body_bytes <> (SELECT body_bytes FROM messages WHERE id = d.message_id) AS transformed,
-  d.delivery_units, d.last_status_code, d.last_error, d.last_attempt_at, d.created_at, d.updated_at, d.finished_at`;
+  d.delivery_units, d.last_status_code, d.last_error, d.last_attempt_at, d.created_at, d.updated_at, d.finished_at,
+  ${repairedBySql('d')} AS repaired_by`;
 
 const FINISHED = new Set(['succeeded', 'failed', 'expired', 'canceled']);
 /** At most this many deliveries are priced in one quote (a console selection). */
@@ -66,12 +70,18 @@ export interface ReplayQuoteItem {
   reason: string | null;
   delivery_units: number;
   total_usd: string;
+  /** A dead letter a later generation already repaired: that generation's ID (replaying it pays again). */
+  repaired_by: string | null;
 }
 
 export interface ReplayQuote {
   items: ReplayQuoteItem[];
   delivery_units: number;
   total_usd: string;
+  /** Items already repaired, and the units and price of the replayable items that are not. */
+  repaired_count: number;
+  unrepaired_delivery_units: number;
+  unrepaired_total_usd: string;
 }
 
 interface ReplaySourceRow {
@@ -93,6 +103,7 @@ interface ReplaySourceRow {
   generation: number;
   pending: string;
   content_bytes: string;
+  repaired_by: string | null;
 }
 
 /** An attempt as the API shows it; the response body only within the team's response retention ($3 is now). */
@@ -124,16 +135,21 @@ function deliveryListScope(teamId: string, query: Omit<ListDeliveriesQuery, 'lim
   return {
     teamId,
     list: 'deliveries',
-    filters: {
-      created_after: query.created_after ?? null,
-      created_before: query.created_before ?? null,
-      status: query.status ?? null,
-      message_id: query.message_id ?? null,
-      endpoint_id: query.endpoint_id ?? null,
-      tenant_id: query.tenant_id ?? null,
-      event_type: query.event_type ?? null,
-      kind: query.kind ?? null,
-    },
+    filters: withOrder(
+      {
+        created_after: query.created_after ?? null,
+        created_before: query.created_before ?? null,
+        status: query.status ?? null,
+        message_id: query.message_id ?? null,
+        endpoint_id: query.endpoint_id ?? null,
+        tenant_id: query.tenant_id ?? null,
+        event_type: query.event_type ?? null,
+        kind: query.kind ?? null,
+        // Only when sent, so the cursors of lists without it stay what they were.
+        ...(query.repaired === undefined ? {} : { repaired: query.repaired }),
+      },
+      query.order,
+    ),
   };
 }
 
@@ -149,13 +165,17 @@ function attemptListScope(teamId: string, deliveryId: string): ListScope {
 export class DeliveryService {
   constructor(private readonly deps: DeliveryServiceDeps) {}
 
-  /** GET /deliveries: oldest first within the window, paged by (created_at, id). */
+  /**
+   * GET /deliveries: oldest first within the window (newest first with `order`), paged by (created_at, id) either way
+   * along the team's (created_at, id) indexes (deliveries_dead_letters_idx for dead letters).
+   */
   async listDeliveries(ctx: CallContext, query: ListDeliveriesQuery): Promise<Page<DeliveryView>> {
     const now = this.deps.clock.now();
     const limit = parseLimit(query.limit);
     const scope = deliveryListScope(ctx.actor.teamId, query);
     const { window, position } = openWindowedPage(scope, query, now, 'wdd_');
     const deadLetters = query.status === 'failed' || query.status === 'expired';
+    const order = orderSql(query.order);
     const rows: DeliveryRecordRow[] = await reader(this.deps.db, ctx).query(
       `SELECT ${DELIVERY_COLUMNS} FROM ${DELIVERY_FROM}
         WHERE d.team_id = $2 AND d.created_at >= $3 AND d.created_at < $4
@@ -166,8 +186,9 @@ export class DeliveryService {
           AND ($8::text IS NULL OR d.tenant_id = $8)
           AND ($9::text IS NULL OR d.event_type = $9)
           AND ($10::text IS NULL OR ($10 = 'original') = (d.generation = 0))
-          AND ($11::timestamptz IS NULL OR (d.created_at, d.id) > ($11::timestamptz, $12::text))
-        ORDER BY d.created_at, d.id
+          AND ($11::timestamptz IS NULL OR (d.created_at, d.id) ${order.after} ($11::timestamptz, $12::text))
+          AND ($14::boolean IS NULL OR ((${repairedBySql('d')}) IS NOT NULL) = $14)
+        ORDER BY d.created_at ${order.direction}, d.id ${order.direction}
         LIMIT $13`,
       [
         now,
@@ -183,6 +204,7 @@ export class DeliveryService {
         position?.createdAt ?? null,
         position?.id ?? null,
         limit + 1,
+        query.repaired ?? null,
       ],
     );
     const more = rows.length > limit;
@@ -451,8 +473,9 @@ export class DeliveryService {
 
   /**
    * The price of replaying deliveries, before anything is charged (the console shows it before a paid replay):
-   * per delivery whether it can be replayed (else the error code it would get) and its delivery units; nothing is
-   * stored or locked.
+   * per delivery whether it can be replayed (else the error code it would get), its delivery units and whether a
+   * later generation already repaired it (it can still be replayed, and paid for again: the totals without the
+   * repaired ones are what replaying only the rest costs); nothing is stored or locked.
    */
   async quoteReplays(ctx: CallContext, ids: readonly string[], input: ReplayDeliveryInput): Promise<ReplayQuote> {
     const db = reader(this.deps.db, ctx);
@@ -474,6 +497,7 @@ export class DeliveryService {
           reason: 'no such delivery',
           delivery_units: 0,
           total_usd: formatUsd(0n),
+          repaired_by: null,
         });
         continue;
       }
@@ -495,13 +519,20 @@ export class DeliveryService {
         reason: problem?.message ?? null,
         delivery_units: units,
         total_usd: formatUsd(priceMicros([{ meter: 'webhooks.delivery_16k', units, resourceId: id }])),
+        repaired_by: source.repaired_by,
       });
     }
+    const price = (units: number) =>
+      formatUsd(priceMicros([{ meter: 'webhooks.delivery_16k', units, resourceId: '' }]));
     const units = items.reduce((sum, item) => sum + item.delivery_units, 0);
+    const unrepaired = items.reduce((sum, item) => sum + (item.repaired_by === null ? item.delivery_units : 0), 0);
     return {
       items,
       delivery_units: units,
-      total_usd: formatUsd(priceMicros([{ meter: 'webhooks.delivery_16k', units, resourceId: '' }])),
+      total_usd: price(units),
+      repaired_count: items.filter((item) => item.repaired_by !== null).length,
+      unrepaired_delivery_units: unrepaired,
+      unrepaired_total_usd: price(unrepaired),
     };
   }
 
@@ -534,7 +565,8 @@ export class DeliveryService {
               (SELECT max(generation) FROM deliveries g
                 WHERE g.message_id = d.message_id AND g.endpoint_id = d.endpoint_id) AS generation,
               (SELECT coalesce(sum(pending), 0) FROM team_queue_counts WHERE team_id = d.team_id) AS pending,
-              (SELECT coalesce(sum(content_bytes), 0) FROM team_queue_counts WHERE team_id = d.team_id) AS content_bytes
+              (SELECT coalesce(sum(content_bytes), 0) FROM team_queue_counts WHERE team_id = d.team_id) AS content_bytes,
+              ${repairedBySql('d')} AS repaired_by
          FROM deliveries d
          JOIN messages m ON m.id = d.message_id
          JOIN tenants t ON t.id = d.tenant_id

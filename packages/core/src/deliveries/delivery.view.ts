@@ -28,6 +28,7 @@ export interface DeliveryRecordRow {
   created_at: Date;
   updated_at: Date;
   finished_at: Date | null;
+  repaired_by: string | null;
 }
 
 /** The Delivery shape of the API: one message to one endpoint, in one generation. */
@@ -61,6 +62,11 @@ export interface DeliveryView {
   created_at: string;
   updated_at: string;
   finished_at: string | null;
+  /**
+   * An extension: for a failed or expired delivery, the first later generation of its message to its endpoint that
+   * succeeded (it was repaired by a replay); null otherwise. Its status stays failed or expired.
+   */
+  repaired_by: string | null;
 }
 
 /** An attempt row as the inspection reads it. */
@@ -129,6 +135,7 @@ export function toDeliveryView(row: DeliveryRecordRow): DeliveryView {
     created_at: row.created_at.toISOString(),
     updated_at: row.updated_at.toISOString(),
     finished_at: row.finished_at?.toISOString() ?? null,
+    repaired_by: row.repaired_by,
   };
 }
 

@@ -23,6 +23,7 @@ import { parseWindow } from '../common/window.js';
 import type { OperationalEventService } from '../events/operational-event.service.js';
 import { defineJobContract } from '../jobs/job-contract.js';
 import { JOB_SCHEMA, type JobQueue } from '../jobs/job-queue.js';
+import { laterGenerationsSql } from './repairs.js';
 import { insertGenerations, type NewGeneration } from './replay-generations.js';
 import type { CreateReplayInput, ListReplaysQuery } from './replay.inputs.js';
 
@@ -158,8 +159,7 @@ const CANDIDATES = `
  WHERE d.endpoint_id = $1 AND d.team_id = $2 AND d.status IN ('failed', 'expired')
    AND d.created_at >= $3 AND d.created_at < $4
    AND ($5::text IS NULL OR d.event_type = $5)
-   AND NOT EXISTS (SELECT 1 FROM deliveries g
-                    WHERE g.message_id = d.message_id AND g.endpoint_id = d.endpoint_id AND g.generation > d.generation)`;
+   AND NOT EXISTS (SELECT 1 FROM ${laterGenerationsSql('d')})`;
 const AVAILABLE = `(m.redacted_at IS NULL AND m.content_erased_at IS NULL
    AND message_retained_until(m.retained_until, m.created_at, m.expires_at, s.payload_retention_days, t.deleted_at) > $6)`;
 

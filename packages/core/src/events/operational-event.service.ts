@@ -3,7 +3,16 @@ import { addMs, DAY, SECOND, type Clock } from '../common/clock.js';
 import type { CallContext } from '../common/context.js';
 import { notFound, ServiceError } from '../common/errors.js';
 import { isWellFormedId, newId } from '../common/ids.js';
-import { decodeCursor, encodeCursor, parseLimit, rowsByRequest, type ListScope, type Page } from '../common/paging.js';
+import {
+  decodeCursor,
+  encodeCursor,
+  orderSql,
+  parseLimit,
+  rowsByRequest,
+  withOrder,
+  type ListScope,
+  type Page,
+} from '../common/paging.js';
 import { reader } from '../common/transaction.js';
 import type { ListOperationalEventsQuery } from './operational-event.inputs.js';
 import {
@@ -128,19 +137,28 @@ export class OperationalEventService {
   /**
    * GET /events: the last 30 days in commit order, paged by (txid, id). Only events written by transactions older
    * than every running one (txid below the snapshot's xmin) are listed, so an event committed late by a long
-   * transaction appears after the position a poller has reached, never behind it.
+   * transaction appears after the position a poller has reached, never behind it. With `order` newest (an
+   * extension) the same events are read from the other end, along the same index (operational_events_team_feed_idx),
+   * and the list has an end: next_cursor is null on its last page.
    */
   async listEvents(ctx: CallContext, query: ListOperationalEventsQuery): Promise<Page<OperationalEventView>> {
     const limit = parseLimit(query.limit);
     const scope: ListScope = {
       teamId: ctx.actor.teamId,
       list: 'events',
-      filters: { type: query.type ?? null, resource_id: query.resource_id ?? null, tenant_id: query.tenant_id ?? null },
+      filters: withOrder(
+        { type: query.type ?? null, resource_id: query.resource_id ?? null, tenant_id: query.tenant_id ?? null },
+        query.order,
+      ),
     };
+    const newest = query.order === 'newest';
+    const order = orderSql(query.order);
     const after = decodeCursor(scope, query.cursor);
     const position = after === null ? null : POSITION.exec(after);
     if (after !== null && !position)
       throw new ServiceError('invalid_cursor', 'cursor is not a cursor of this list', { field: 'cursor' });
+    // ORDER BY names the column: a bare `txid` would be the text rendering of the select list, sorted as text
+    // (so 10 before 9) by a sort instead of along operational_events_team_feed_idx.
     const rows: (OperationalEventRow & { txid: string })[] = await reader(this.db, ctx).query(
       `SELECT ${COLUMNS}, txid::text AS txid FROM operational_events
         WHERE team_id = $1 AND created_at > $2
@@ -148,8 +166,8 @@ export class OperationalEventService {
           AND ($3::text IS NULL OR type = $3)
           AND ($4::text IS NULL OR tenant_id = $4)
           AND ($5::text IS NULL OR resource_id = $5 OR (coalesced AND last_id = $5))
-          AND ($6::xid8 IS NULL OR (txid, id) > ($6::xid8, $7::text))
-        ORDER BY txid, id
+          AND ($6::xid8 IS NULL OR (txid, id) ${order.after} ($6::xid8, $7::text))
+        ORDER BY operational_events.txid ${order.direction}, id ${order.direction}
         LIMIT $8`,
       [
         ctx.actor.teamId,
@@ -159,16 +177,17 @@ export class OperationalEventService {
         query.resource_id ?? null,
         position?.[1] ?? null,
         position?.[2] ?? null,
-        limit,
+        newest ? limit + 1 : limit,
       ],
     );
     const page = rows.slice(0, limit);
     const last = page[page.length - 1];
     // A feed: every non-empty page names its position, so a poller continues from the end later. Only an empty
-    // page answers null (poll again with the same cursor).
+    // page answers null (poll again with the same cursor). Newest first reads back to the oldest event and ends.
+    const more = newest ? rows.length > limit : true;
     return {
       data: page.map(toOperationalEventView),
-      nextCursor: last ? encodeCursor(scope, `${last.txid}:${last.id}`) : null,
+      nextCursor: last && more ? encodeCursor(scope, `${last.txid}:${last.id}`) : null,
     };
   }
 

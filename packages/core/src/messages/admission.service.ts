@@ -211,7 +211,7 @@ export class AdmissionService {
           }
         }
         const plan = this.rules.plan(pending.request, pending.body, context, running, now);
-        const view = toMessageView(plan.record, this.rules.initialCounts(plan, now), now);
+        const view = toMessageView(plan.record, this.rules.initialCounts(plan, now), now, 0);
         if (!pending.idempotency) {
           plans.push(plan);
           return { kind: 'admitted', value: view };

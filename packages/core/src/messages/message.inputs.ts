@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { LIST_ORDERS } from '../common/paging.js';
 import { RawJson } from '../common/raw-json.js';
 import { idOf, metadataSchema } from '../common/validation.js';
 import { MESSAGE_STATUSES } from './message-status.js';
@@ -33,7 +34,10 @@ export const MESSAGE_RAW_FIELDS = ['payload'] as const;
 
 const idFilter = z.string().regex(/^[a-z]+_[0-9a-z]{1,60}$/, 'must be an ID');
 
-/** GET /messages. Window: created_after inclusive, created_before exclusive, at most 30 days (common/window.ts). */
+/**
+ * GET /messages. Window: created_after inclusive, created_before exclusive, at most 30 days (common/window.ts).
+ * `order` newest (an extension) reads the window from its end.
+ */
 export const ListMessagesQuery = z.strictObject({
   created_after: timestamp.optional(),
   created_before: timestamp.optional(),
@@ -42,6 +46,7 @@ export const ListMessagesQuery = z.strictObject({
   source_id: idFilter.optional(),
   status: z.enum(MESSAGE_STATUSES).optional(),
   external_id: z.string().min(1).max(256).optional(),
+  order: z.enum(LIST_ORDERS).optional(),
   limit: z.unknown().optional(),
   cursor: z.unknown().optional(),
 });

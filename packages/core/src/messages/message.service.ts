@@ -2,18 +2,27 @@ import type { DataSource } from 'typeorm';
 import type { Clock } from '../common/clock.js';
 import type { CallContext } from '../common/context.js';
 import { ServiceError, notFound } from '../common/errors.js';
-import { MAX_LIMIT, parseLimit, rowsByRequest, type ListScope, type Page } from '../common/paging.js';
+import {
+  MAX_LIMIT,
+  orderSql,
+  parseLimit,
+  rowsByRequest,
+  withOrder,
+  type ListScope,
+  type Page,
+} from '../common/paging.js';
 import { reader } from '../common/transaction.js';
 import { openWindowedPage, windowedCursor } from '../common/window.js';
 import { DELIVERY_FROM, shownStatusSql } from '../deliveries/delivery-status.js';
+import { repairedCountSql } from '../deliveries/repairs.js';
 import type { AdmissionOptions, AdmissionService } from './admission.service.js';
 import type { CreateMessageInput, ListMessagesQuery } from './message.inputs.js';
 import { emptyCounts, type DeliveryCounts } from './message-status.js';
 import { toMessageView, type MessageRecord, type MessageView } from './message.view.js';
 
 /**
- * A message with its effective retention (a shorter payload_retention_days applies at once) and its original
- * deliveries' counts by the status they show ($3 is now).
+ * A message with its effective retention (a shorter payload_retention_days applies at once), its original
+ * deliveries' counts by the status they show ($3 is now) and how many of them a replay repaired.
  */
 const MESSAGE_SELECT = `
   SELECT m.id, m.tenant_id, m.event_type, m.external_id, m.origin, m.source_id, m.content_type, m.body_bytes,
@@ -24,7 +33,8 @@ const MESSAGE_SELECT = `
          m.ingest_units, m.delivery_units, m.price_micros, m.rate_version, m.created_at,
          (SELECT json_object_agg(x.status, x.n) FROM (
             SELECT ${shownStatusSql('$3')} AS status, count(*) AS n
-              FROM ${DELIVERY_FROM} WHERE d.message_id = m.id AND d.generation = 0 GROUP BY 1) x) AS counts
+              FROM ${DELIVERY_FROM} WHERE d.message_id = m.id AND d.generation = 0 GROUP BY 1) x) AS counts,
+         ${repairedCountSql('m')} AS repaired_count
     FROM messages m
     JOIN tenants t ON t.id = m.tenant_id
     LEFT JOIN team_settings s ON s.team_id = m.team_id`;
@@ -58,6 +68,7 @@ interface MessageRow {
   rate_version: string;
   created_at: Date;
   counts: Partial<DeliveryCounts> | null;
+  repaired_count: number;
 }
 
 /**
@@ -85,12 +96,13 @@ export class MessageService {
     );
     const row = rows[0];
     if (!row) throw notFound('message');
-    return toMessageView(toRecord(row), { ...emptyCounts(), ...(row.counts ?? {}) }, now);
+    return toMessageView(toRecord(row), { ...emptyCounts(), ...(row.counts ?? {}) }, now, row.repaired_count);
   }
 
   /**
-   * GET /messages: oldest first within the window, paged by (created_at, id), one round trip. The status filter
-   * applies within each page (status is derived from the deliveries): a page may be short while next_cursor is set.
+   * GET /messages: oldest first within the window (newest first with `order`), paged by (created_at, id) either way
+   * along messages_team_created_idx, one round trip. The status filter applies within each page (status is derived
+   * from the deliveries): a page may be short while next_cursor is set.
    */
   async listMessages(ctx: CallContext, query: ListMessagesQuery): Promise<Page<MessageView>> {
     const now = this.deps.clock.now();
@@ -98,17 +110,21 @@ export class MessageService {
     const scope: ListScope = {
       teamId: ctx.actor.teamId,
       list: 'messages',
-      filters: {
-        created_after: query.created_after ?? null,
-        created_before: query.created_before ?? null,
-        tenant_id: query.tenant_id ?? null,
-        event_type: query.event_type ?? null,
-        source_id: query.source_id ?? null,
-        status: query.status ?? null,
-        external_id: query.external_id ?? null,
-      },
+      filters: withOrder(
+        {
+          created_after: query.created_after ?? null,
+          created_before: query.created_before ?? null,
+          tenant_id: query.tenant_id ?? null,
+          event_type: query.event_type ?? null,
+          source_id: query.source_id ?? null,
+          status: query.status ?? null,
+          external_id: query.external_id ?? null,
+        },
+        query.order,
+      ),
     };
     const { window, position } = openWindowedPage(scope, query, now, 'wdm_');
+    const order = orderSql(query.order);
     const rows: MessageRow[] = await reader(this.deps.db, ctx).query(
       `${MESSAGE_SELECT}
         WHERE m.team_id = $2 AND m.created_at >= $4 AND m.created_at < $5
@@ -116,8 +132,8 @@ export class MessageService {
           AND ($7::text IS NULL OR m.event_type = $7)
           AND ($8::text IS NULL OR m.source_id = $8)
           AND ($9::text IS NULL OR m.external_id = $9)
-          AND ($10::timestamptz IS NULL OR (m.created_at, m.id) > ($10::timestamptz, $1::text))
-        ORDER BY m.created_at, m.id
+          AND ($10::timestamptz IS NULL OR (m.created_at, m.id) ${order.after} ($10::timestamptz, $1::text))
+        ORDER BY m.created_at ${order.direction}, m.id ${order.direction}
         LIMIT $11`,
       [
         position?.id ?? null,
@@ -137,7 +153,7 @@ export class MessageService {
     const page = rows.slice(0, limit);
     const last = page[page.length - 1];
     const views = page
-      .map((row) => toMessageView(toRecord(row), { ...emptyCounts(), ...(row.counts ?? {}) }, now))
+      .map((row) => toMessageView(toRecord(row), { ...emptyCounts(), ...(row.counts ?? {}) }, now, row.repaired_count))
       .filter((view) => query.status === undefined || view.status === query.status);
     return {
       data: views,
@@ -169,7 +185,9 @@ export class MessageService {
       ],
     );
     return rowsByRequest(rows, requests.length).map((group) =>
-      group.map((row) => toMessageView(toRecord(row), { ...emptyCounts(), ...(row.counts ?? {}) }, now)),
+      group.map((row) =>
+        toMessageView(toRecord(row), { ...emptyCounts(), ...(row.counts ?? {}) }, now, row.repaired_count),
+      ),
     );
   }
 

@@ -44,6 +44,11 @@ export interface MessageView {
   retained_until: string;
   content_available: boolean;
   delivery_counts: DeliveryCounts;
+  /**
+   * An extension: how many of the original deliveries counted failed or expired a later generation (a replay)
+   * delivered since; the status stays the spec's (docs/deliveries.md).
+   */
+  repaired_count: number;
   price: { ingest_units: number; delivery_units: number; total_usd: string; rate_version: string };
   redacted: boolean;
   redaction_status: 'redacting' | 'complete' | null;
@@ -52,7 +57,12 @@ export interface MessageView {
   created_at: string;
 }
 
-export function toMessageView(message: MessageRecord, counts: DeliveryCounts, now: Date): MessageView {
+export function toMessageView(
+  message: MessageRecord,
+  counts: DeliveryCounts,
+  now: Date,
+  repairedCount: number,
+): MessageView {
   return {
     id: message.id,
     tenant_id: message.tenantId,
@@ -69,6 +79,7 @@ export function toMessageView(message: MessageRecord, counts: DeliveryCounts, no
     retained_until: message.retainedUntil.toISOString(),
     content_available: message.contentAvailable && message.redactedAt === null && message.retainedUntil > now,
     delivery_counts: counts,
+    repaired_count: repairedCount,
     price: {
       ingest_units: message.ingestUnits,
       delivery_units: message.deliveryUnits,

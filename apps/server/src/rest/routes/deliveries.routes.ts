@@ -9,7 +9,7 @@ import {
   type Services,
 } from '@svc/core';
 import { defineRoute, type RouteSpec } from '../route.js';
-import { ErrorShape, pageQuery, timestamp } from '../shapes.js';
+import { ErrorShape, orderQuery, pageQuery, timestamp } from '../shapes.js';
 import { windowQuery } from './messages.routes.js';
 
 const TRIGGERS = ['scheduled', 'retry', 'probe', 'retry_now'] as const;
@@ -50,6 +50,14 @@ export const DeliveryShape = z
     created_at: timestamp,
     updated_at: timestamp,
     finished_at: timestamp.nullable(),
+    repaired_by: z
+      .string()
+      .startsWith('wdd_')
+      .nullable()
+      .describe(
+        'An extension: for a failed or expired delivery, the first later generation of its message to its ' +
+          'endpoint that succeeded (a replay repaired it; the status stays); null otherwise',
+      ),
   })
   .meta({ id: 'Delivery', description: 'One message to one endpoint in one generation (original or replay)' });
 
@@ -87,7 +95,9 @@ export function deliveryRoutes(services: Services): RouteSpec[] {
   return [
     defineRoute({
       operationId: 'listDeliveries',
-      summary: 'List deliveries of a window of at most 30 days, oldest first (status failed or expired: dead letters)',
+      summary:
+        'List deliveries of a window of at most 30 days, oldest first or newest first (status failed or expired: ' +
+        'dead letters)',
       method: 'GET',
       path: '/deliveries',
       auth: 'secret_key',
@@ -100,6 +110,14 @@ export function deliveryRoutes(services: Services): RouteSpec[] {
         tenant_id: z.string().optional(),
         event_type: z.string().optional(),
         kind: z.enum(['original', 'replay']).optional(),
+        repaired: z
+          .enum(['true', 'false'])
+          .optional()
+          .describe(
+            'An extension: true lists only dead letters a later generation repaired (repaired_by set), false ' +
+              'leaves them out',
+          ),
+        ...orderQuery,
         ...pageQuery,
       }),
       responses: { 200: DeliveryListShape, 422: ErrorShape },

@@ -7,7 +7,7 @@ import {
   type Services,
 } from '@svc/core';
 import { defineRoute, type RouteSpec } from '../route.js';
-import { ErrorShape, pageQuery, timestamp } from '../shapes.js';
+import { ErrorShape, orderQuery, pageQuery, timestamp } from '../shapes.js';
 
 export const OperationalEventShape = z
   .strictObject({
@@ -36,11 +36,16 @@ export const OperationalEventShape = z
 
 const OperationalEventListShape = z
   .strictObject({
-    data: z.array(OperationalEventShape).describe('Events in commit order (oldest first)'),
+    data: z
+      .array(OperationalEventShape)
+      .describe('Events in commit order (oldest first), or the other way with order=newest'),
     next_cursor: z
       .string()
       .nullable()
-      .describe('Where this page ended: poll again with it for later events. Null only when the page is empty'),
+      .describe(
+        'Where this page ended: poll again with it for later events, null only when the page is empty. With ' +
+          'order=newest: the next (older) page, null on the last',
+      ),
   })
   .meta({ id: 'OperationalEventList' });
 
@@ -66,7 +71,7 @@ export function eventRoutes(services: Services): RouteSpec[] {
   return [
     defineRoute({
       operationId: 'listEvents',
-      summary: 'Poll operational events of the last 30 days, oldest first',
+      summary: 'Poll operational events of the last 30 days, oldest first (or read them newest first)',
       method: 'GET',
       path: '/events',
       auth: 'secret_key',
@@ -78,6 +83,7 @@ export function eventRoutes(services: Services): RouteSpec[] {
           .optional()
           .describe('Only events of this resource (also the first or last of a coalesced event)'),
         tenant_id: z.string().optional().describe("Only this tenant's events"),
+        ...orderQuery,
         ...pageQuery,
       }),
       responses: { 200: OperationalEventListShape, 422: ErrorShape },

@@ -10,7 +10,7 @@ import {
   type Services,
 } from '@svc/core';
 import { defineRoute, type RouteSpec } from '../route.js';
-import { ErrorShape, metadataField, pageQuery, timestamp } from '../shapes.js';
+import { ErrorShape, metadataField, orderQuery, pageQuery, timestamp } from '../shapes.js';
 
 const DeliveryCountsShape = z
   .strictObject(
@@ -42,6 +42,14 @@ export const MessageShape = z
     retained_until: timestamp,
     content_available: z.boolean(),
     delivery_counts: DeliveryCountsShape,
+    repaired_count: z
+      .number()
+      .int()
+      .min(0)
+      .describe(
+        'An extension: how many of the failed or expired original deliveries a later generation (a replay) has ' +
+          'delivered since; the status stays derived from delivery_counts',
+      ),
     price: z.strictObject({
       ingest_units: z.number().int().min(0),
       delivery_units: z.number().int().min(0),
@@ -61,7 +69,7 @@ export const MessageShape = z
 
 const MessageListShape = z
   .strictObject({
-    data: z.array(MessageShape).describe('Messages oldest first, without bodies'),
+    data: z.array(MessageShape).describe('Messages oldest first (newest first with order=newest), without bodies'),
     next_cursor: z
       .string()
       .nullable()
@@ -145,7 +153,7 @@ export function messageRoutes(services: Services): RouteSpec[] {
     }),
     defineRoute({
       operationId: 'listMessages',
-      summary: 'List messages of a window of at most 30 days, oldest first, without bodies',
+      summary: 'List messages of a window of at most 30 days, oldest first (or newest first), without bodies',
       method: 'GET',
       path: '/messages',
       auth: 'secret_key',
@@ -157,6 +165,7 @@ export function messageRoutes(services: Services): RouteSpec[] {
         source_id: z.string().optional(),
         status: z.enum(MESSAGE_STATUSES).optional().describe('Applied within each page'),
         external_id: z.string().optional(),
+        ...orderQuery,
         ...pageQuery,
       }),
       responses: { 200: MessageListShape, 422: ErrorShape },
