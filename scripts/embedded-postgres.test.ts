@@ -1,10 +1,11 @@
 import { spawnSync } from 'node:child_process';
+import net from 'node:net';
 import { chmodSync, existsSync, mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
 import { afterEach, describe, expect, it } from 'vitest';
-import { startEmbeddedPostgres, type EmbeddedCluster } from '@svc/db';
+import { findFreePort, startEmbeddedPostgres, type EmbeddedCluster } from '@svc/db';
 import { ROOT } from './local-runtime.js';
 
 /**
@@ -81,4 +82,27 @@ describe('embedded Postgres', () => {
       { ok: true },
     ]);
   }, 90_000);
+});
+
+describe('a free port taken before Postgres binds it', () => {
+  it('starts on another free port instead of failing', async () => {
+    // Another process holds the first port handed out, as a busy machine's neighbour may between look and bind.
+    const holder = net.createServer();
+    await new Promise<void>((resolve) => holder.listen(0, '127.0.0.1', resolve));
+    cleanup.push(() => new Promise<void>((resolve) => holder.close(() => resolve())));
+    const taken = (holder.address() as net.AddressInfo).port;
+    const handed: number[] = [];
+    const cluster = await started({
+      dataDir: path.join(privateDirectory(), 'pg'),
+      persistent: false,
+      pickPort: async () => {
+        const port = handed.length === 0 ? taken : await findFreePort();
+        handed.push(port);
+        return port;
+      },
+    });
+    expect(handed.length).toBe(2);
+    expect(cluster.url).toContain(`:${handed[1]}/`);
+    expect(await query(cluster.url, 'SELECT 1 AS one')).toEqual([{ one: 1 }]);
+  }, 120_000);
 });

