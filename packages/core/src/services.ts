@@ -116,7 +116,7 @@ export interface Services {
 export function createServices(options: CoreOptions): Services {
   const { db, clock, limits } = options;
   const tenants = new TenantService(db, clock, limits);
-  const auth = new AuthService(db);
+  const auth = new AuthService(db, clock);
   const billing = new BillingService(clock);
   const events = new OperationalEventService(db, clock);
   const sealer = new Sealer(options.sealingKey);
