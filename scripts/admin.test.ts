@@ -106,7 +106,7 @@ describe('admin CLI', () => {
       revoked_at: expect.stringMatching(/^\d{4}-/),
     });
     expect(await status(secret)).toBe(401);
-  }, 60_000);
+  }, 120_000);
 
   it('fails with a JSON error and a non-zero exit for bad usage', async () => {
     const unknown = await admin('team', 'explode');
@@ -119,7 +119,7 @@ describe('admin CLI', () => {
     const missingTeam = await admin('key', 'create', '--team', 'team_nope');
     expect(missingTeam.code).toBe(1);
     expect(JSON.parse(missingTeam.err).error).toMatch(/not found/);
-  }, 60_000);
+  }, 120_000);
 });
 
 describe('admin CLI key restrictions', () => {
@@ -144,7 +144,7 @@ describe('admin CLI key restrictions', () => {
     const empty = await admin('key', 'create', '--team', teamId, '--environments', '');
     expect(empty.code).toBe(1);
     expect(JSON.parse(empty.err).error).toMatch(/environments/);
-  }, 60_000);
+  }, 120_000);
 });
 
 describe('admin CLI help and key list', () => {
@@ -180,7 +180,7 @@ describe('admin CLI help and key list', () => {
     const none = await adminText([], noDatabase);
     expect(none.code).toBe(2);
     expect(none.stderr).toContain('key list --team T');
-  }, 60_000);
+  }, 120_000);
 
   it("lists a team's keys with kind, limit, created and revoked times, and never a secret", async () => {
     const teamId = ((await admin('team', 'create', '--name', 'listing')).out as { team_id: string }).team_id;
@@ -225,7 +225,7 @@ describe('admin CLI help and key list', () => {
     expect(missing.code).toBe(1);
     expect(JSON.parse(missing.stderr).error).toMatch(/not found/);
     expect((await adminText(['key', 'list'])).code).toBe(2);
-  }, 60_000);
+  }, 120_000);
 });
 
 interface Issued {
@@ -261,7 +261,7 @@ describe('admin CLI teams', () => {
       payment_card: false,
       active_keys: 0,
     });
-  }, 60_000);
+  }, 120_000);
 
   it('refuses a name another team has unless --allow-duplicate, and renames', async () => {
     const original = await teamOf('--name', 'dup-name');
@@ -284,7 +284,7 @@ describe('admin CLI teams', () => {
       expect.objectContaining({ team_id: twin, name: 'dup-renamed' }),
     );
     expect((await admin('team', 'rename', '--team', 'team_nope', '--name', 'x')).code).toBe(1);
-  }, 60_000);
+  }, 120_000);
 
   it('deletes a team that holds only keys and sessions, and refuses one that holds data, naming it', async () => {
     const empty = await teamOf('--name', 'deletable');
@@ -310,7 +310,7 @@ describe('admin CLI teams', () => {
     );
     expect(await status(busyKey.secret)).toBe(200);
     expect((await admin('team', 'delete', '--team', 'team_nope')).code).toBe(1);
-  }, 60_000);
+  }, 120_000);
 });
 
 describe('admin CLI keys', () => {
@@ -334,7 +334,7 @@ describe('admin CLI keys', () => {
     const tooLong = await admin('key', 'create', '--team', teamId, '--label', 'x'.repeat(101));
     expect(tooLong.code).toBe(1);
     expect(JSON.parse(tooLong.err).error).toMatch(/label/);
-  }, 60_000);
+  }, 120_000);
 
   it('rotates a key: a new secret with the same settings and sources, the old one revoked now or after an overlap', async () => {
     const teamId = await teamOf('--name', 'rotation');
@@ -407,7 +407,7 @@ describe('admin CLI keys', () => {
     expect(again.err).toContain(`key ${current.key_id} was already revoked at`);
     expect((await admin('key', 'revoke', '--key', 'key_nope')).code).toBe(1);
     expect((await admin('key', 'rotate', '--key', old.key_id, '--overlap-minutes', 'soon')).code).toBe(2);
-  }, 60_000);
+  }, 120_000);
 });
 
 describe('admin CLI console sessions', () => {
@@ -446,7 +446,7 @@ describe('admin CLI console sessions', () => {
     expect(await live()).toBe(0);
     expect((await admin('session', 'revoke')).code).toBe(2);
     expect((await admin('session', 'revoke', '--session', 'cs_nope')).code).toBe(1);
-  }, 60_000);
+  }, 120_000);
 });
 
 describe('npm run admin', () => {
