@@ -1,5 +1,5 @@
 # One image for the server, the worker, the admin CLI and the console; docker-compose.yml picks the command.
-FROM node:20-bookworm-slim AS build
+FROM node:22-bookworm-slim AS build
 WORKDIR /app
 COPY package.json package-lock.json ./
 # Every workspace's package.json before `npm ci`, so that the install layer is rebuilt only when dependencies
@@ -19,7 +19,7 @@ COPY . .
 RUN npm run build
 RUN cd apps/console && NEXT_TELEMETRY_DISABLED=1 node ../../node_modules/next/dist/bin/next build
 
-FROM node:20-bookworm-slim
+FROM node:22-bookworm-slim
 ENV NODE_ENV=production NEXT_TELEMETRY_DISABLED=1
 WORKDIR /app
 COPY --from=build /app /app

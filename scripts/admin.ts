@@ -2,14 +2,36 @@
  * Admin CLI for the installation's operator, usable while `npm start` runs; prints JSON. `help` lists the commands.
  */
 import { parseArgs } from 'node:util';
-import { openCore, parseUsd, readCoreConfig, systemClock, isServiceError } from '@svc/core';
+import { openCore, parseUsd, readCoreConfig, systemClock, isServiceError, ServiceError } from '@svc/core';
 import { dataDir, listTeamKeys, localSealingKey, readRuntimeInfo } from './local-runtime.js';
 
 class UsageError extends Error {}
 
 const COMMANDS: Record<string, { usage: string; does: string }> = {
-  'team create': { usage: 'team create --name N', does: 'Create a team. Prints {"team_id"}.' },
-  'team list': { usage: 'team list', does: 'List the teams. Prints [{"team_id","name"}].' },
+  'team create': {
+    usage: 'team create --name N [--no-card] [--allow-duplicate]',
+    does:
+      'Create a team. It has a payment card on file unless --no-card (without one, charged work answers 402 ' +
+      'billing_required; `team billing` changes it). A name another team has is refused unless --allow-duplicate. ' +
+      'Prints {"team_id","name","payment_card"}.',
+  },
+  'team list': {
+    usage: 'team list',
+    does:
+      'List the teams, oldest first: [{"team_id","name","suspended","webhooks_suspended","payment_card",' +
+      '"active_keys","created_at"}] (active_keys: keys not revoked, including keys in a rotation\'s overlap).',
+  },
+  'team rename': {
+    usage: 'team rename --team T --name N [--allow-duplicate]',
+    does: 'Rename a team; a name another team has is refused unless --allow-duplicate.',
+  },
+  'team delete': {
+    usage: 'team delete --team T',
+    does:
+      'Delete a team that holds no data: only its keys, console sessions and rate-limit buckets go with it. A team ' +
+      'with anything else (tenants, event types, sources, messages, charges, feature flags, ...) is refused, ' +
+      'naming what it holds: suspend it instead. Prints {"team_id","deleted","keys_deleted"}.',
+  },
   'team suspend': {
     usage: 'team suspend --team T [--webhooks-only]',
     does: 'Suspend a team: its keys answer 403. --webhooks-only suspends only sending webhooks.',
@@ -20,19 +42,52 @@ const COMMANDS: Record<string, { usage: string; does: string }> = {
     does: 'Record whether the team has a payment card on file (without one, charged work answers 402 billing_required).',
   },
   'key create': {
-    usage: 'key create --team T [--publishable] [--no-webhooks] [--spending-limit-usd D] [--environments ffe_a,ffe_b]',
+    usage:
+      'key create --team T [--label L] [--publishable] [--no-webhooks] [--spending-limit-usd D] [--environments ffe_a,ffe_b]',
     does:
-      'Issue a key: secret (svc_sk_) unless --publishable (svc_pk_); --no-webhooks keeps it off the webhook API; ' +
+      'Issue a key: secret (svc_sk_) unless --publishable (svc_pk_); --label names it in key lists and usage ' +
+      'reports (1 to 100 characters); --no-webhooks keeps it off the webhook API; ' +
       '--spending-limit-usd caps its month-to-date spend; --environments limits its feature-flag admin access to ' +
       'those environments of the team (default: all). Prints {"key_id","secret"}: the secret is shown once.',
   },
   'key list': {
     usage: 'key list --team T',
     does:
-      'List the team\'s keys, oldest first: [{"key_id","kind","webhooks_allowed","spending_limit_usd","created_at",' +
-      '"revoked_at","environment_ids"}] (environment_ids null: every environment). Never secrets (only their hashes are stored).',
+      'List the team\'s keys, oldest first: [{"key_id","label","kind","webhooks_allowed","spending_limit_usd",' +
+      '"created_at","revoked_at","environment_ids"}] (environment_ids null: every environment; a revoked_at still ' +
+      "to come: the key works until then, a rotation's overlap). Never secrets (only their hashes are stored).",
   },
-  'key revoke': { usage: 'key revoke --key K', does: 'Revoke a key for good: it answers 401 from now on.' },
+  'key label': {
+    usage: 'key label --key K (--label L | --clear)',
+    does: "Set or clear a key's label.",
+  },
+  'key rotate': {
+    usage: 'key rotate --key K [--overlap-minutes M]',
+    does:
+      'Issue a new secret for a key: a new key with the same team, kind, webhook access, spending limit, ' +
+      'environments and label, which also takes over the sources the old key paid for. The old key is revoked now, ' +
+      "or after M minutes (at most 30 days) during which both work. The new key's month-to-date spend starts at 0. " +
+      'Prints {"key_id","secret","replaced_key_id","replaced_key_revoked_at","sources_moved"}: the secret is shown once.',
+  },
+  'key revoke': {
+    usage: 'key revoke --key K',
+    does:
+      "Revoke a key for good (also one in a rotation's overlap): it answers 401 from now on. Prints " +
+      '{"key_id","revoked","revoked_at"}; a key revoked before is left as it was, with "already_revoked": true and ' +
+      'a note on stderr.',
+  },
+  'session list': {
+    usage: 'session list --team T',
+    does:
+      'List the team\'s console sessions, newest first: [{"session_id","key_id","created_at","last_seen_at",' +
+      '"expires_at","revoked_at","live"}]. Never tokens (only their hashes are stored).',
+  },
+  'session revoke': {
+    usage: 'session revoke (--session S | --team T)',
+    does:
+      'Sign a console session out (--session), or every live session of a team (--team). Prints ' +
+      '{"session_id","revoked","revoked_at"} (with "already_revoked" as for keys) or {"team_id","sessions_revoked"}.',
+  },
   help: { usage: 'help [command]', does: 'This text, or the part about one command (also: <command> --help).' },
 };
 
@@ -58,7 +113,7 @@ function helpText(words: string[]): string {
   return [
     'Usage: npm run --silent admin -- <command> [options]',
     '',
-    "Manages this installation's teams and keys. Finds the database through DATABASE_URL, or the running",
+    "Manages this installation's teams, keys and console sessions. Finds the database through DATABASE_URL, or the running",
     '`npm start` (.data/runtime.json, or SVC_DATA_DIR). Prints JSON; an error prints {"error"} on stderr and exits',
     'non-zero (2 for bad usage).',
     '',
@@ -84,6 +139,12 @@ function parseOptions(args: string[]) {
         name: { type: 'string' },
         team: { type: 'string' },
         key: { type: 'string' },
+        session: { type: 'string' },
+        label: { type: 'string' },
+        clear: { type: 'boolean' },
+        'no-card': { type: 'boolean' },
+        'allow-duplicate': { type: 'boolean' },
+        'overlap-minutes': { type: 'string' },
         card: { type: 'string' },
         publishable: { type: 'boolean' },
         'no-webhooks': { type: 'boolean' },
@@ -130,16 +191,45 @@ async function main(): Promise<void> {
     sealingKey: config.sealingKey ?? localSealingKey(dataDir(process.env)),
     poolSize: 2,
   });
-  const { teams } = core.services;
+  const { teams, consoleSessions } = core.services;
   try {
     let output: unknown;
     switch (command) {
-      case 'team create':
-        output = { team_id: (await teams.createTeam(required(values.name, 'name'))).id };
+      case 'team create': {
+        const team = await withDuplicateHint(
+          teams.createTeam(required(values.name, 'name'), {
+            paymentCard: !values['no-card'],
+            uniqueName: !values['allow-duplicate'],
+          }),
+        );
+        output = { team_id: team.id, name: team.name, payment_card: team.hasPaymentCard };
         break;
+      }
       case 'team list':
-        output = (await teams.listTeams()).map((t) => ({ team_id: t.id, name: t.name }));
+        output = (await teams.listTeamSummaries()).map((t) => ({
+          team_id: t.id,
+          name: t.name,
+          suspended: t.suspended,
+          webhooks_suspended: t.webhooksSuspended,
+          payment_card: t.hasPaymentCard,
+          active_keys: t.activeKeys,
+          created_at: t.createdAt.toISOString(),
+        }));
         break;
+      case 'team rename': {
+        const team = await withDuplicateHint(
+          teams.renameTeam(required(values.team, 'team'), required(values.name, 'name'), {
+            uniqueName: !values['allow-duplicate'],
+          }),
+        );
+        output = { team_id: team.id, name: team.name };
+        break;
+      }
+      case 'team delete': {
+        const { keysDeleted } = await teams.deleteTeam(required(values.team, 'team'));
+        output = { team_id: values.team, deleted: true, keys_deleted: keysDeleted };
+        break;
+      }
       case 'team suspend':
         await teams.setSuspension(
           required(values.team, 'team'),
@@ -170,6 +260,7 @@ async function main(): Promise<void> {
         if (limitText !== undefined && limit === null)
           throw new UsageError('--spending-limit-usd must be a decimal USD amount');
         const issued = await teams.createKey(required(values.team, 'team'), {
+          label: values.label ?? null,
           kind: values.publishable ? 'publishable' : 'secret',
           webhooksAllowed: !values['no-webhooks'],
           spendingLimitMicros: limit,
@@ -191,16 +282,90 @@ async function main(): Promise<void> {
       case 'key list':
         output = await listTeamKeys(core.services, required(values.team, 'team'));
         break;
-      case 'key revoke':
-        await teams.revokeKey(required(values.key, 'key'));
-        output = { key_id: values.key, revoked: true };
+      case 'key label': {
+        if ((values.label === undefined) === !values.clear) throw new UsageError('give --label L or --clear');
+        await teams.setKeyLabel(required(values.key, 'key'), values.clear ? null : values.label!);
+        output = { key_id: values.key, label: values.clear ? null : values.label };
         break;
+      }
+      case 'key rotate': {
+        const minutesText = values['overlap-minutes'] ?? '0';
+        if (!/^[0-9]{1,6}$/.test(minutesText)) throw new UsageError('--overlap-minutes must be a whole number');
+        const rotated = await teams.rotateKey(required(values.key, 'key'), Number(minutesText) * 60_000);
+        output = {
+          key_id: rotated.keyId,
+          secret: rotated.secret,
+          replaced_key_id: rotated.replacedKeyId,
+          replaced_key_revoked_at: rotated.replacedKeyRevokedAt.toISOString(),
+          sources_moved: rotated.sourcesMoved,
+        };
+        break;
+      }
+      case 'key revoke': {
+        const { revokedAt, alreadyRevoked } = await teams.revokeKey(required(values.key, 'key'));
+        if (alreadyRevoked)
+          console.error(`key ${values.key} was already revoked at ${revokedAt.toISOString()}; nothing changed`);
+        output = {
+          key_id: values.key,
+          revoked: true,
+          revoked_at: revokedAt.toISOString(),
+          ...(alreadyRevoked ? { already_revoked: true } : {}),
+        };
+        break;
+      }
+      case 'session list': {
+        const teamId = required(values.team, 'team');
+        await teams.getTeam(teamId);
+        const now = Date.now();
+        output = (await consoleSessions.listTeamSessions(teamId)).map((session) => ({
+          session_id: session.id,
+          key_id: session.keyId,
+          created_at: session.createdAt.toISOString(),
+          last_seen_at: session.lastSeenAt.toISOString(),
+          expires_at: session.expiresAt.toISOString(),
+          revoked_at: session.revokedAt?.toISOString() ?? null,
+          live: session.revokedAt === null && session.expiresAt.getTime() > now,
+        }));
+        break;
+      }
+      case 'session revoke': {
+        if ((values.session === undefined) === (values.team === undefined))
+          throw new UsageError('give --session S or --team T');
+        if (values.team !== undefined) {
+          await teams.getTeam(values.team);
+          output = { team_id: values.team, sessions_revoked: await consoleSessions.revokeTeamSessions(values.team) };
+          break;
+        }
+        const { revokedAt, alreadyRevoked } = await consoleSessions.revokeSessionById(
+          required(values.session, 'session'),
+        );
+        if (alreadyRevoked)
+          console.error(`session ${values.session} was already revoked at ${revokedAt.toISOString()}; nothing changed`);
+        output = {
+          session_id: values.session,
+          revoked: true,
+          revoked_at: revokedAt.toISOString(),
+          ...(alreadyRevoked ? { already_revoked: true } : {}),
+        };
+        break;
+      }
       default:
         throw new UsageError(`unknown command "${command.trim()}" (\`npm run --silent admin -- help\` lists them)`);
     }
     console.log(JSON.stringify(output));
   } finally {
     await core.close();
+  }
+}
+
+/** A duplicate team name's refusal says how to create it anyway. */
+async function withDuplicateHint<T>(work: Promise<T>): Promise<T> {
+  try {
+    return await work;
+  } catch (error) {
+    if (isServiceError(error) && error.code === 'resource_in_use' && error.details.field === 'name')
+      throw new ServiceError(error.code, `${error.message}: pick another name, or pass --allow-duplicate`);
+    throw error;
   }
 }
 

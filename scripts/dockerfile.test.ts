@@ -61,6 +61,14 @@ describe('Dockerfile', () => {
     expect(copied).toEqual(workspaces());
   });
 
+  it('builds and runs on a supported Node LTS (22 or 24), Debian bookworm slim', () => {
+    const bases = instructions(dockerfile)
+      .filter((instruction) => instruction.op === 'FROM')
+      .map((instruction) => instruction.args.split(/\s+/)[0]);
+    expect(bases).toHaveLength(2);
+    for (const base of bases) expect(base).toMatch(/^node:(22|24)-bookworm-slim$/);
+  });
+
   it('builds the production JavaScript and runs it with plain node, never through tsx', () => {
     expect(
       buildStage.some((instruction) => instruction.op === 'RUN' && /\bnpm run build\b/.test(instruction.args)),

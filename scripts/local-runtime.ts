@@ -89,6 +89,8 @@ export function dataDirInUse(dir: string): number | null {
 /** What the admin CLI and `npm start` show of a key: never its secret (only its hash is stored anyway). */
 export interface KeyListing {
   key_id: string;
+  /** The operator's name for the key; null: none. */
+  label: string | null;
   kind: string;
   webhooks_allowed: boolean;
   spending_limit_usd: string | null;
@@ -106,6 +108,7 @@ export async function listTeamKeys(services: Services, teamId: string): Promise<
   const keys = await services.db.getRepository(ApiKeyEntity).find({ where: { teamId }, order: { id: 'ASC' } });
   return keys.map((key) => ({
     key_id: key.id,
+    label: key.label,
     kind: key.kind,
     webhooks_allowed: key.webhooksAllowed,
     spending_limit_usd: key.spendingLimitMicros === null ? null : formatUsd(BigInt(key.spendingLimitMicros)),

@@ -116,12 +116,13 @@ export interface Services {
 export function createServices(options: CoreOptions): Services {
   const { db, clock, limits } = options;
   const tenants = new TenantService(db, clock, limits);
-  const auth = new AuthService(db);
+  const auth = new AuthService(db, clock);
   const billing = new BillingService(clock);
   const events = new OperationalEventService(db, clock);
   const sealer = new Sealer(options.sealingKey);
-  const rateLimits = new RateLimitService(db, clock, limits);
-  const admission = new AdmissionService({ db, clock, limits, billing });
+  const metrics = new Metrics({ db, clock });
+  const rateLimits = new RateLimitService(db, clock, limits, metrics);
+  const admission = new AdmissionService({ db, clock, limits, billing, metrics });
   const messages = new MessageService({ db, clock, admission });
   const sources = new SourceService({ db, clock, limits, sealer });
   const endpoints = new EndpointService({
@@ -163,7 +164,7 @@ export function createServices(options: CoreOptions): Services {
     dispatch: new DispatchService({ db, hot: options.hot, clock, credentials: endpoints.credentials, events }),
     settlement: new SettlementService({ db, hot: options.hot, clock, events, consoleUrl: options.consoleUrl ?? null }),
     ownership: new DispatchOwnershipService({ db, clock, events }),
-    metrics: new Metrics({ db, clock }),
+    metrics,
     analytics: new AnalyticsService({ db, clock, jobs: options.jobs }),
     urlPolicy: options.urlPolicy,
     featureFlags: new FeatureFlagService({ db, clock, events: platformEvents }),

@@ -28,6 +28,7 @@ export function toUsage(usage: UsageReport): Usage {
     meters: usage.meters.map(toMeterUsage),
     keys: usage.keys.map((key) => ({
       keyId: key.keyId,
+      label: key.label,
       spendingLimitUsd: usdOrNull(key.spendingLimitMicros),
       spentUsd: formatUsd(key.spentMicros),
       remainingUsd: usdOrNull(key.remainingMicros),

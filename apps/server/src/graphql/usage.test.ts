@@ -13,7 +13,7 @@ const USAGE = `query($month: String) {
   usage(month: $month) {
     month status closedAt period { start end } currency rateVersion totalUsd
     meters { meter rateVersion unit units totalUsd }
-    keys { keyId spendingLimitUsd spentUsd remainingUsd meters { meter rateVersion unit units totalUsd } }
+    keys { keyId label spendingLimitUsd spentUsd remainingUsd meters { meter rateVersion unit units totalUsd } }
   }
 }`;
 
@@ -24,7 +24,8 @@ beforeAll(async () => {
   await post(h, '/event_types', { name: 'usage.event' });
   for (const path of ['a', 'b'])
     await post(h, '/endpoints', { tenant_id: tenantId, url: `https://receiver.example.com/${path}` });
-  limitedKey = (await h.services.teams.createKey(h.team.teamId, { spendingLimitMicros: 1_000n })).secret;
+  limitedKey = (await h.services.teams.createKey(h.team.teamId, { spendingLimitMicros: 1_000n, label: 'limited' }))
+    .secret;
 });
 afterAll(async () => {
   await h.close();

@@ -14,6 +14,11 @@ export class KeyUsage {
   @Field(() => ID) keyId!: string;
   @Field(() => String, {
     nullable: true,
+    description: "The operator's label for the key (admin CLI); null when it has none",
+  })
+  label!: string | null;
+  @Field(() => String, {
+    nullable: true,
     description: "The key's monthly spending limit in USD (when the month closed, for a closed month); null: none",
   })
   spendingLimitUsd!: string | null;

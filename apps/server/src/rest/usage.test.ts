@@ -134,7 +134,10 @@ async function waitForLockWaiters(count: number): Promise<void> {
 beforeAll(async () => {
   h = await startHarness({ limits: { admission_rate: 10_000 } });
   main = await payingTeam('main');
-  const issued = await h.services.teams.createKey(main.teamId, { spendingLimitMicros: 330n });
+  const issued = await h.services.teams.createKey(main.teamId, {
+    spendingLimitMicros: 330n,
+    label: 'checkout service',
+  });
   limited = { keyId: issued.keyId, key: issued.secret };
 });
 afterAll(async () => {
@@ -178,6 +181,7 @@ describe('GET /v1/platform/meta/usage', () => {
       keys: [
         {
           key_id: main.keyId,
+          label: null,
           spending_limit_usd: null,
           spent_usd: '0.00022',
           remaining_usd: null,
@@ -185,6 +189,7 @@ describe('GET /v1/platform/meta/usage', () => {
         },
         {
           key_id: limited.keyId,
+          label: 'checkout service',
           spending_limit_usd: '0.00033',
           spent_usd: '0.00033',
           remaining_usd: '0',

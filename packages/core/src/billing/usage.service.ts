@@ -37,6 +37,7 @@ export interface CloseRunReport {
 
 interface UsageRow {
   key_id: string;
+  label: string | null;
   limit_micros: string | null;
   meter: string | null;
   rate_version: string | null;
@@ -208,13 +209,13 @@ export class UsageService {
    */
   private async openMonthReport(teamId: string, month: string): Promise<UsageReport> {
     const rows: UsageRow[] = await this.deps.db.query(
-      `SELECT k.id AS key_id, k.spending_limit_micros::text AS limit_micros, u.meter, u.rate_version,
+      `SELECT k.id AS key_id, k.label, k.spending_limit_micros::text AS limit_micros, u.meter, u.rate_version,
               u.units::text, u.amount_micros::text
          FROM api_keys k
          LEFT JOIN key_monthly_meter_usage u ON u.key_id = k.id AND u.billing_month = $2
-        WHERE k.team_id = $1 AND k.kind = 'secret' AND (k.revoked_at IS NULL OR u.key_id IS NOT NULL)
+        WHERE k.team_id = $1 AND k.kind = 'secret' AND (k.revoked_at IS NULL OR k.revoked_at > $3 OR u.key_id IS NOT NULL)
         ORDER BY k.id`,
-      [teamId, month],
+      [teamId, month, this.deps.clock.now()],
     );
     return report(month, { status: 'open', closedAt: null, rateVersion: RATE_VERSION }, rows);
   }
@@ -226,7 +227,7 @@ export class UsageService {
   private async closedMonthReport(statement: MonthStatement): Promise<UsageReport> {
     const { end } = monthPeriod(statement.month);
     const rows: UsageRow[] = await this.deps.db.query(
-      `SELECT k.id AS key_id, s.limit_at_close_micros::text AS limit_micros, u.meter, u.rate_version,
+      `SELECT k.id AS key_id, k.label, s.limit_at_close_micros::text AS limit_micros, u.meter, u.rate_version,
               u.units::text, u.amount_micros::text
          FROM api_keys k
          JOIN key_monthly_spend s ON s.key_id = k.id AND s.billing_month = $2
@@ -263,9 +264,10 @@ function report(
   state: Pick<UsageReport, 'status' | 'closedAt' | 'rateVersion'>,
   rows: readonly UsageRow[],
 ): UsageReport {
-  const byKey = new Map<string, { limit: bigint | null; lines: MeterUsageLine[] }>();
+  const byKey = new Map<string, { label: string | null; limit: bigint | null; lines: MeterUsageLine[] }>();
   for (const row of rows) {
     const entry = byKey.get(row.key_id) ?? {
+      label: row.label,
       limit: row.limit_micros === null ? null : BigInt(row.limit_micros),
       lines: [],
     };
@@ -278,10 +280,11 @@ function report(
       });
     byKey.set(row.key_id, entry);
   }
-  const keys: KeyUsage[] = [...byKey.entries()].map(([keyId, { limit, lines }]) => {
+  const keys: KeyUsage[] = [...byKey.entries()].map(([keyId, { label, limit, lines }]) => {
     const spent = lines.reduce((sum, line) => sum + line.amountMicros, 0n);
     return {
       keyId,
+      label,
       spendingLimitMicros: limit,
       spentMicros: spent,
       remainingMicros: limit === null ? null : limit > spent ? limit - spent : 0n,

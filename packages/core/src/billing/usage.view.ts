@@ -11,6 +11,8 @@ export interface MeterUsageLine {
 /** One paying key's month: its limit (frozen when the month closed), spend and what is left of the limit. */
 export interface KeyUsage {
   keyId: string;
+  /** The operator's label for the key (admin CLI); null when it has none. */
+  label: string | null;
   spendingLimitMicros: bigint | null;
   spentMicros: bigint;
   /** The limit minus the spend, never below 0; null without a limit. */

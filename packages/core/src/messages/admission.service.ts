@@ -6,6 +6,7 @@ import type { Clock } from '../common/clock.js';
 import type { Actor } from '../common/context.js';
 import { isServiceError, ServiceError } from '../common/errors.js';
 import { retryOnConflict } from '../common/transaction.js';
+import type { Metrics } from '../metrics/metrics.js';
 import type { IdempotentResult, RunOnceOutcome, StoredResponse } from '../idempotency/idempotency.service.js';
 import { AdmissionContextReader } from './admission-context.js';
 import { AdmissionRules, type AdmissionRequest, type Running } from './admission-rules.js';
@@ -35,6 +36,8 @@ export interface AdmissionServiceDeps {
   clock: Clock;
   limits: Limits;
   billing: BillingService;
+  /** Refusals are counted by reason (svc_admission_refusals_total). */
+  metrics: Metrics;
 }
 
 /** An admission waiting for its batch. */
@@ -110,6 +113,7 @@ export class AdmissionService {
   async admitInTransaction(tx: EntityManager, request: AdmissionRequest): Promise<MessageView> {
     const [verdict] = await this.decideAndWrite(tx, [this.prepare(request, null)]);
     if (verdict!.kind === 'admitted') return verdict!.value as MessageView;
+    if (verdict!.kind === 'refused') this.countRefusal(verdict!.error);
     throw verdict!.kind === 'refused' ? verdict!.error : new Error('admission: replay without a key');
   }
 
@@ -119,10 +123,25 @@ export class AdmissionService {
     settle: (verdict: Verdict) => void,
     fail: (error: unknown) => void,
   ): void {
-    const pending = { ...this.prepare(request, idempotency), settle, fail };
+    const pending = {
+      ...this.prepare(request, idempotency),
+      settle: (verdict: Verdict) => {
+        if (verdict.kind === 'refused') this.countRefusal(verdict.error);
+        settle(verdict);
+      },
+      fail,
+    };
     // Without a key nothing comes before the body's own rules: refuse at once, off the batch.
-    if (!idempotency && pending.body instanceof ServiceError) return fail(pending.body);
+    if (!idempotency && pending.body instanceof ServiceError) {
+      this.countRefusal(pending.body);
+      return fail(pending.body);
+    }
     this.batches.add(pending);
+  }
+
+  /** A refusal by the admission's rules (a ServiceError's code); an unexpected error is not a refusal. */
+  private countRefusal(error: unknown): void {
+    if (isServiceError(error)) this.deps.metrics.admissionRefusals.inc({ reason: error.code });
   }
 
   private prepare(

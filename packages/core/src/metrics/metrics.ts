@@ -12,7 +12,13 @@ interface QueueSnapshot {
   pending: number;
   subscriptionPending: number;
   oldestDueAgeSeconds: number;
+  /** Live endpoints (enabled, not deleted) whose circuit is not closed, by state. */
+  circuits: Record<CircuitGaugeState, number>;
 }
+
+/** The circuit states the gauge counts: closed is every other endpoint and is not counted (nothing to watch). */
+export const CIRCUIT_GAUGE_STATES = ['open', 'half_open'] as const;
+type CircuitGaugeState = (typeof CIRCUIT_GAUGE_STATES)[number];
 
 /** A scrape reads Postgres at most this often; scrapes in between (many scrapers, retries) share the answer. */
 const QUEUE_CACHE_MS = 1000;
@@ -51,6 +57,13 @@ export class Metrics {
     name: 'svc_accept_to_delivery_seconds',
     help: "From a message's acceptance (or its deliver_at) to its delivery's successful attempt",
     buckets: [0.01, 0.025, 0.05, 0.1, 0.15, 0.25, 0.5, 1, 2.5, 5, 10, 60, 600, 3600],
+    registers: [this.registry],
+  });
+
+  readonly admissionRefusals = new Counter({
+    name: 'svc_admission_refusals_total',
+    help: 'Messages refused at admission (POST /messages, publishMessage, endpoint tests, source captures) by reason: the error code answered (rate_limited, too_many_concurrent_requests, queue_full, billing_required, spending_limit, invalid_field, ...)',
+    labelNames: ['reason'] as const,
     registers: [this.registry],
   });
 
@@ -104,10 +117,20 @@ export class Metrics {
       registers: [this.registry],
       collect: async () => oldestDue.set((await this.readQueue()).oldestDueAgeSeconds),
     });
+    const circuits: Gauge<'state'> = new Gauge({
+      name: 'svc_endpoint_circuits',
+      help: 'Enabled endpoints whose circuit is open (deliveries wait for the next probe) or half_open (a probe is due or running), all teams',
+      labelNames: ['state'] as const,
+      registers: [this.registry],
+      collect: async () => {
+        const snapshot = await this.readQueue();
+        for (const state of CIRCUIT_GAUGE_STATES) circuits.set({ state }, snapshot.circuits[state]);
+      },
+    });
   }
 
   /**
-   * One short query for both queue gauges, cached for a second. A failure or timeout reads NaN rather than a stale
+   * One short query for the scrape-time gauges (queue, subscriptions, circuits), cached for a second. A failure or timeout reads NaN rather than a stale
    * number: a scrape must not report a healthy queue it could not see.
    */
   private readQueue(): Promise<QueueSnapshot> {
@@ -118,17 +141,31 @@ export class Metrics {
     const value = sources.db
       .transaction(async (tx) => {
         await tx.query(`SET LOCAL statement_timeout = ${QUEUE_QUERY_TIMEOUT_MS}`);
-        const rows: { pending: string; oldest_due: Date | null; subscription_pending: string }[] = await tx.query(
+        const rows: {
+          pending: string;
+          oldest_due: Date | null;
+          subscription_pending: string;
+          circuit_open: string;
+          circuit_half_open: string;
+        }[] = await tx.query(
           `WITH RECURSIVE walk(endpoint_id) AS (
              SELECT min(endpoint_id) FROM delivery_queue
              UNION ALL
              SELECT (SELECT min(q.endpoint_id) FROM delivery_queue q WHERE q.endpoint_id > w.endpoint_id)
-               FROM walk w WHERE w.endpoint_id IS NOT NULL)
+               FROM walk w WHERE w.endpoint_id IS NOT NULL),
+           -- Served by endpoint_health_not_closed_idx: only the endpoints whose circuit is not closed are read.
+           circuits AS (
+             SELECT count(*) FILTER (WHERE h.circuit = 'open') AS open,
+                    count(*) FILTER (WHERE h.circuit = 'half_open') AS half_open
+               FROM endpoint_health h JOIN endpoints e ON e.id = h.endpoint_id
+              WHERE h.circuit <> 'closed' AND e.status = 'enabled' AND e.deleted_at IS NULL)
            SELECT (SELECT coalesce(sum(pending), 0) FROM team_queue_counts)::text AS pending,
                   (SELECT min(first) FROM (
                      SELECT (SELECT min(q.due_at) FROM delivery_queue q WHERE q.endpoint_id = w.endpoint_id) AS first
                        FROM walk w WHERE w.endpoint_id IS NOT NULL) f WHERE first <= $1) AS oldest_due,
-                  (SELECT count(*) FROM subscription_deliveries WHERE status = 'pending')::text AS subscription_pending`,
+                  (SELECT count(*) FROM subscription_deliveries WHERE status = 'pending')::text AS subscription_pending,
+                  c.open::text AS circuit_open, c.half_open::text AS circuit_half_open
+             FROM circuits c`,
           [now],
         );
         const row = rows[0];
@@ -137,9 +174,15 @@ export class Metrics {
           pending: Number(row?.pending ?? 0),
           subscriptionPending: Number(row?.subscription_pending ?? 0),
           oldestDueAgeSeconds: oldest ? Math.max(0, (now.getTime() - oldest.getTime()) / 1000) : 0,
+          circuits: { open: Number(row?.circuit_open ?? 0), half_open: Number(row?.circuit_half_open ?? 0) },
         };
       })
-      .catch(() => ({ pending: Number.NaN, subscriptionPending: Number.NaN, oldestDueAgeSeconds: Number.NaN }));
+      .catch(() => ({
+        pending: Number.NaN,
+        subscriptionPending: Number.NaN,
+        oldestDueAgeSeconds: Number.NaN,
+        circuits: { open: Number.NaN, half_open: Number.NaN },
+      }));
     this.queueCache = { at: now.getTime(), value };
     return value;
   }

@@ -3,6 +3,7 @@ import { refusalFactSql, type RefusalScope } from '../analytics/analytics-facts.
 import { BURSTS, type Limits } from '../catalog/limits.js';
 import type { Clock } from '../common/clock.js';
 import { ServiceError } from '../common/errors.js';
+import type { Metrics } from '../metrics/metrics.js';
 
 /**
  * The kinds of request a team is limited on, each its own bucket: reads, configuration writes, message admission
@@ -85,6 +86,8 @@ export class RateLimitService {
     private readonly db: DataSource,
     private readonly clock: Clock,
     private readonly limits: Limits,
+    /** Counts refused admissions and captures (svc_admission_refusals_total{reason="rate_limited"}). */
+    private readonly metrics?: Metrics,
   ) {}
 
   /**
@@ -179,6 +182,9 @@ export class RateLimitService {
           retryAfter: Math.max(1, Math.ceil(1 / spec.rate)),
         });
         for (const waiter of waiters.slice(served)) waiter.reject(refusal);
+        // Admissions and captures (the refusals analytics counts as throttled) are admission refusals too.
+        if (counted && waiters.length > served)
+          this.metrics?.admissionRefusals.inc({ reason: 'rate_limited' }, waiters.length - served);
       }
     } finally {
       lease.refilling = false;

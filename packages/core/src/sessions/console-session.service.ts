@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import type { DataSource } from 'typeorm';
 import { addMs, HOUR, MINUTE, type Clock } from '../common/clock.js';
 import type { Actor } from '../common/context.js';
-import { ServiceError } from '../common/errors.js';
+import { notFound, ServiceError } from '../common/errors.js';
 import { AuthService } from '../teams/auth.service.js';
 import { hashKey } from '../teams/keys.js';
 import { ConsoleSessionEntity } from './console-session.entity.js';
@@ -86,18 +86,49 @@ export class ConsoleSessionService {
     ]);
   }
 
+  /** A team's console sessions, newest first, as the operator lists them (never a token: only its hash is stored). */
+  listTeamSessions(teamId: string): Promise<ConsoleSessionEntity[]> {
+    return this.db.getRepository(ConsoleSessionEntity).find({ where: { teamId }, order: { createdAt: 'DESC' } });
+  }
+
+  /** Ends one session by its ID; an already revoked one is left as it is and the answer says when it ended. */
+  async revokeSessionById(sessionId: string): Promise<{ revokedAt: Date; alreadyRevoked: boolean }> {
+    const now = this.clock.now();
+    const rows: { revoked_at: Date; already: boolean }[] = await this.db.query(
+      `WITH before AS (SELECT id, revoked_at FROM console_sessions WHERE id = $1 FOR UPDATE),
+            done AS (UPDATE console_sessions s SET revoked_at = $2 FROM before b
+                      WHERE s.id = b.id AND b.revoked_at IS NULL RETURNING s.revoked_at)
+       SELECT coalesce((SELECT revoked_at FROM done), b.revoked_at) AS revoked_at,
+              NOT EXISTS (SELECT 1 FROM done) AS already
+         FROM before b`,
+      [sessionId, now],
+    );
+    const row = rows[0];
+    if (!row) throw notFound('console session');
+    return { revokedAt: row.revoked_at, alreadyRevoked: row.already };
+  }
+
+  /** Ends every live session of a team (signs everyone out of its console); answers how many were ended. */
+  async revokeTeamSessions(teamId: string): Promise<number> {
+    const [, affected] = (await this.db.query(
+      `UPDATE console_sessions SET revoked_at = $2 WHERE team_id = $1 AND revoked_at IS NULL AND expires_at > $2`,
+      [teamId, this.clock.now()],
+    )) as [unknown, number];
+    return affected;
+  }
+
   /** The actor of a live session: the key that opened it, as long as that key and its team may still act. */
   async authenticateSession(token: string): Promise<Actor> {
     if (!isConsoleSessionToken(token)) throw unauthorized();
     const rows: SessionRow[] = await this.db.query(
       `SELECT s.id, s.team_id, s.key_id, s.expires_at, s.revoked_at IS NOT NULL AS revoked, s.last_seen_at,
-              (k.revoked_at IS NULL AND k.kind = 'secret' AND k.webhooks_allowed) AS key_usable,
+              ((k.revoked_at IS NULL OR k.revoked_at > $2) AND k.kind = 'secret' AND k.webhooks_allowed) AS key_usable,
               t.suspended, t.webhooks_suspended, k.environment_ids
          FROM console_sessions s
          JOIN api_keys k ON k.id = s.key_id
          JOIN teams t ON t.id = s.team_id
         WHERE s.token_sha256 = $1`,
-      [hashKey(token)],
+      [hashKey(token), this.clock.now()],
     );
     const row = rows[0];
     const now = this.clock.now();

@@ -372,7 +372,8 @@ export class SourceService {
     }[] = await this.deps.db.query(
       `SELECT s.id, s.team_id, s.tenant_id, s.kind, s.settings, s.event_type, s.event_type_path, s.event_type_prefix,
               s.billing_key_id, s.status,
-              (SELECT k.revoked_at IS NULL AND k.webhooks_allowed FROM api_keys k WHERE k.id = s.billing_key_id)
+              (SELECT (k.revoked_at IS NULL OR k.revoked_at > $2) AND k.webhooks_allowed
+                 FROM api_keys k WHERE k.id = s.billing_key_id)
                 AS billing_key_usable,
               (SELECT tm.suspended OR tm.webhooks_suspended FROM teams tm WHERE tm.id = s.team_id) AS suspended,
               (SELECT json_agg(json_build_object('version', x.version, 'sealed', encode(x.secret_sealed, 'base64'))

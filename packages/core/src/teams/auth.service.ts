@@ -1,4 +1,5 @@
 import type { DataSource } from 'typeorm';
+import type { Clock } from '../common/clock.js';
 import { ServiceError } from '../common/errors.js';
 import type { Actor } from '../common/context.js';
 import { hashKey, isWellFormedKey, SECRET_KEY_PREFIX } from './keys.js';
@@ -30,7 +31,10 @@ export class AuthService {
   /** Lookups under way: concurrent requests with one key share one round trip. */
   private readonly lookups = new Map<string, Promise<CachedOutcome | null>>();
 
-  constructor(private readonly db: DataSource) {}
+  constructor(
+    private readonly db: DataSource,
+    private readonly clock: Clock,
+  ) {}
 
   /** Drops every cached lookup (a key was revoked or a team suspended in this process). */
   forget(): void {
@@ -68,11 +72,12 @@ export class AuthService {
   /** The key's outcome, or null for an unknown secret. */
   private async lookUp(hash: Buffer): Promise<CachedOutcome | null> {
     const rows: KeyRow[] = await this.db.query(
-      `SELECT k.id AS key_id, k.team_id, k.kind, k.webhooks_allowed, k.revoked_at IS NOT NULL AS revoked, k.environment_ids,
-              t.suspended, t.webhooks_suspended
+      // A revoked_at still to come is a rotation's overlap: the key works until then.
+      `SELECT k.id AS key_id, k.team_id, k.kind, k.webhooks_allowed, (k.revoked_at IS NOT NULL AND k.revoked_at <= $2) AS revoked,
+              k.environment_ids, t.suspended, t.webhooks_suspended
          FROM api_keys k JOIN teams t ON t.id = k.team_id
         WHERE k.secret_sha256 = $1`,
-      [hash],
+      [hash, this.clock.now()],
     );
     const row = rows[0];
     // Lookup is by hash through a unique index, so no timing comparison on the secret itself is needed.

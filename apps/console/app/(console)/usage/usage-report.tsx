@@ -91,6 +91,11 @@ function KeysTable({ usage }: { usage: Usage }) {
           {usage.keys.map((key) => (
             <Table.Tr key={key.keyId} data-key-id={key.keyId}>
               <Table.Td>
+                {key.label && (
+                  <Text size="sm" fw={500}>
+                    {key.label}
+                  </Text>
+                )}
                 <Text size="sm" ff="monospace">
                   {key.keyId}
                 </Text>

@@ -11,7 +11,7 @@ export async function getUsage(month: string | null): Promise<Usage> {
       usage(month: $month) {
         month status closedAt period { start end } currency rateVersion totalUsd
         meters { ${METER_FIELDS} }
-        keys { keyId spendingLimitUsd spentUsd remainingUsd meters { ${METER_FIELDS} } }
+        keys { keyId label spendingLimitUsd spentUsd remainingUsd meters { ${METER_FIELDS} } }
       }
     }`,
     month ? { month } : {},

@@ -11,6 +11,8 @@ export interface MeterUsage {
 /** One paying key's billing month. */
 export interface KeyUsage {
   keyId: string;
+  /** The operator's label for the key (admin CLI); null: none. */
+  label: string | null;
   /** The monthly spending limit (as it was at the close, for a closed month); null: none. */
   spendingLimitUsd: string | null;
   spentUsd: string;

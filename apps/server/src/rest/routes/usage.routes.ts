@@ -39,6 +39,7 @@ const MeterUsageShape = z
 const KeyUsageShape = z
   .strictObject({
     key_id: z.string().describe('The paying secret key'),
+    label: z.string().nullable().describe("The operator's label for the key (admin CLI); null when it has none"),
     spending_limit_usd: usd
       .nullable()
       .describe("The key's monthly spending limit (when the month closed, for a closed month); null: none"),
@@ -102,6 +103,7 @@ export function renderUsage(usage: UsageReport): z.infer<typeof UsageShape> {
     })),
     keys: usage.keys.map((key) => ({
       key_id: key.keyId,
+      label: key.label,
       spending_limit_usd: usdOrNull(key.spendingLimitMicros),
       spent_usd: formatUsd(key.spentMicros),
       remaining_usd: usdOrNull(key.remainingMicros),
