@@ -10,6 +10,7 @@ export default tseslint.config(
       '**/.next/**',
       '.data/**',
       'dist/**',
+      'packages/*/dist/**',
       'test-results/**',
       'playwright-report/**',
       'apps/console/next-env.d.ts',
