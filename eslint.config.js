@@ -40,6 +40,11 @@ export default tseslint.config(
     rules: { 'no-console': 'off' },
   },
   {
+    // Examples a user runs with plain node (the README's receiver).
+    files: ['examples/**/*.mjs'],
+    languageOptions: { globals: { process: 'readonly', console: 'readonly', Buffer: 'readonly' } },
+  },
+  {
     // Packages never import a transport (DESIGN.md: dependency direction).
     files: ['packages/**/*.ts'],
     rules: {
