@@ -9,6 +9,7 @@ export default tseslint.config(
       '**/node_modules/**',
       '**/.next/**',
       '.data/**',
+      '.tmp/**',
       'dist/**',
       'packages/*/dist/**',
       'test-results/**',
