@@ -172,7 +172,7 @@ describe('the client against the running server', () => {
   });
 });
 
-describe('retries of 429', () => {
+describe('retries of 429 and 503', () => {
   /** Takes the team's config-write tokens until the bucket refuses (burst 40, one more each second). */
   async function drainConfigWrites(teamId: string): Promise<void> {
     for (let i = 0; i < 200; i += 1) {
@@ -209,6 +209,26 @@ describe('retries of 429', () => {
     expect(refused).toBeInstanceOf(SvcApiError);
     expect(refused).toMatchObject({ status: 429, code: 'rate_limited', retryAfter: 1 });
     expect(sent).toHaveLength(1);
+  });
+
+  it('answers a 503 whose Retry-After is past its maximum at once (a paused source asks for 60 seconds)', async () => {
+    const { client, sent } = recordingClient(stack.h.team.key);
+    const tenantId = (await client.POST('/tenants', { body: { external_id: 'sources', name: 'Sources' } })).data.id;
+    const source = await client.POST('/sources', {
+      body: { tenant_id: tenantId, name: 'paused', verification: { kind: 'bearer' }, event_type: 'order.created' },
+    });
+    await client.PATCH('/sources/{id}', {
+      params: { path: { id: source.data.id }, header: { 'If-Match': source.etag! } },
+      body: { status: 'paused' },
+    });
+    const token = source.data.receive_url!.split('/').at(-1)!;
+    const started = Date.now();
+    const refused = await client
+      .POST('/receive/{token}', { params: { path: { token } }, body: '{"order":1}' })
+      .catch((error: unknown) => error);
+    expect(refused).toMatchObject({ status: 503, code: 'temporarily_unavailable', retryAfter: 60 });
+    expect(sent.filter((request) => request.path.startsWith('/receive/'))).toHaveLength(1);
+    expect(Date.now() - started).toBeLessThan(5_000);
   });
 
   it('stops after its retries', async () => {
