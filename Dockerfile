@@ -7,6 +7,7 @@ COPY package.json package-lock.json ./
 COPY apps/console/package.json apps/console/
 COPY apps/server/package.json apps/server/
 COPY apps/worker/package.json apps/worker/
+COPY packages/client/package.json packages/client/
 COPY packages/core/package.json packages/core/
 COPY packages/db/package.json packages/db/
 COPY packages/egress/package.json packages/egress/

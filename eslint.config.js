@@ -9,7 +9,9 @@ export default tseslint.config(
       '**/node_modules/**',
       '**/.next/**',
       '.data/**',
+      '.tmp/**',
       'dist/**',
+      'packages/*/dist/**',
       'test-results/**',
       'playwright-report/**',
       'apps/console/next-env.d.ts',
@@ -37,6 +39,11 @@ export default tseslint.config(
   {
     files: ['scripts/**/*.ts', 'e2e/**/*.ts'],
     rules: { 'no-console': 'off' },
+  },
+  {
+    // Examples a user runs with plain node (the README's receiver).
+    files: ['examples/**/*.mjs'],
+    languageOptions: { globals: { process: 'readonly', console: 'readonly', Buffer: 'readonly' } },
   },
   {
     // Packages never import a transport (DESIGN.md: dependency direction).

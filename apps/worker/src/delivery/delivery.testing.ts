@@ -53,7 +53,7 @@ export interface DeliveryStack {
 
 export async function startDeliveryStack(
   limits: Partial<Record<LimitName, number>> = {},
-  options: Pick<HarnessOptions, 'consoleUrl'> = {},
+  options: Pick<HarnessOptions, 'consoleUrl' | 'realClock'> = {},
 ): Promise<DeliveryStack> {
   const h = await startHarness({ limits, ...options });
   await h.services.teams.setPaymentCard(h.team.teamId, true);
