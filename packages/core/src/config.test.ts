@@ -60,7 +60,9 @@ describe('readCoreConfig', () => {
       ).tracing,
     ).toEqual({ tracesUrl: 'https://traces.example.com/otlp/traces', serviceName: 'webhooks-eu' });
     for (const off of [{ OTEL_SDK_DISABLED: 'true' }, { OTEL_TRACES_EXPORTER: 'none' }])
-      expect(readCoreConfig({ OTEL_EXPORTER_OTLP_ENDPOINT: 'http://collector:4318', ...off }, 'local').tracing).toBeNull();
+      expect(
+        readCoreConfig({ OTEL_EXPORTER_OTLP_ENDPOINT: 'http://collector:4318', ...off }, 'local').tracing,
+      ).toBeNull();
     // The value is not repeated: an endpoint may carry credentials.
     expect(() => readCoreConfig({ OTEL_EXPORTER_OTLP_ENDPOINT: 'collector-secret:4318' }, 'local')).toThrow(
       /^OTEL_EXPORTER_OTLP_ENDPOINT must be an http\(s\) URL like http:\/\/collector:4318$/,
