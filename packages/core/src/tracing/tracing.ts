@@ -23,14 +23,14 @@ import type { RunningTracing } from './tracing-sdk.js';
  * host and port. Never a secret, a header value, a URL's path, query or userinfo, or a body.
  */
 
-/** The SDK's module, loaded only when tracing is on (or by tests that read spans). */
+/** The SDK's module, imported when tracing is on (or by tests that read spans). */
 export function loadTracingSdk(): Promise<typeof import('./tracing-sdk.js')> {
   return import('./tracing-sdk.js');
 }
 
 /**
  * Starts tracing as configured: spans exported over OTLP/HTTP, or nothing at all (null) when no endpoint is set:
- * then the SDK is not even loaded.
+ * then nothing of the SDK is registered (and, run from the sources, its modules are not even loaded).
  */
 export async function startConfiguredTracing(
   config: TracingConfig | null,
