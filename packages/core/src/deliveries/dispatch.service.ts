@@ -129,7 +129,7 @@ interface ClaimRow {
  * half-opened, and each endpoint's next due time. Body bytes are read only for deliveries that will be sent.
  */
 const CLAIM_SQL = hotStatement(
-  'engine_claim_v4',
+  'engine_claim_v5',
   `
 WITH owned AS (
   -- Only the partitions this worker owns under a live lease; FOR SHARE makes a handoff wait for this claim, so two
