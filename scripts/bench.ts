@@ -15,11 +15,13 @@
  *   analytics       GET /v1/analytics over 30 days of a busy team's hourly rollups, and the rollup's folding rate
  *                   (scripts/bench-analytics.ts)  vs  the same bytes from a bare node:http server, and appending the
  *                   same facts
+ *   tracing         server CPU per admitted message with tracing on (SDK, in-process exporter) and the span API's
+ *                   no-op calls of one message (scripts/bench-tracing.ts)  vs  the CPU per message with tracing off
  *
  * HTTP load comes from a second process (scripts/bench-load.ts), the same for subject and ceiling.
  * Prints a table and writes .tmp/bench.json. BENCH_SECONDS shortens each measurement; BENCH_ONLY=delivery runs only
  * the delivery part (keeping the other figures already in .tmp/bench.json), BENCH_ONLY=analytics only the analytics
- * part, BENCH_ONLY=core only the others. BENCH_SCENARIOS picks delivery scenarios (scripts/bench-delivery.ts); the
+ * part, BENCH_ONLY=tracing only the tracing part, BENCH_ONLY=core only the others. BENCH_SCENARIOS picks delivery scenarios (scripts/bench-delivery.ts); the
  * delivery figures of the others stay as they are in .tmp/bench.json.
  * docs/benchmarks.md describes every figure.
  */
@@ -36,6 +38,7 @@ import { countRoundTrips, ensureDatabase, runMigrations, startEmbeddedPostgres }
 import { buildApp, readServerConfig } from '@svc/server';
 import { runAnalyticsBench, type AnalyticsFigures } from './bench-analytics.js';
 import { runDeliveryBench, type DeliveryFigures } from './bench-delivery.js';
+import { printTracing, runTracingBench, type TracingFigures } from './bench-tracing.js';
 import { ROOT } from './local-runtime.js';
 
 const DURATION_MS = Number(process.env['BENCH_SECONDS'] ?? 5) * 1000;
@@ -321,32 +324,31 @@ async function runCoreBench(): Promise<{ figures: Figure[]; roundTrips: RoundTri
 
 async function main(): Promise<void> {
   const only = process.env['BENCH_ONLY'];
-  if (only && only !== 'delivery' && only !== 'core' && only !== 'analytics')
-    throw new Error('BENCH_ONLY is delivery, analytics or core');
+  const parts = ['delivery', 'core', 'analytics', 'tracing'];
+  if (only && !parts.includes(only)) throw new Error('BENCH_ONLY is delivery, analytics, tracing or core');
+  const runs = (part: string) => !only || only === part;
   const file = path.join(ROOT, '.tmp/bench.json');
   const previous = existsSync(file) ? (JSON.parse(readFileSync(file, 'utf8')) as Record<string, unknown>) : {};
-  const core =
-    only === 'delivery' || only === 'analytics'
-      ? {
-          figures: (previous['figures'] ?? []) as Figure[],
-          roundTrips: (previous['round_trips'] ?? null) as RoundTrips | null,
-        }
-      : await runCoreBench();
+  const core = runs('core')
+    ? await runCoreBench()
+    : {
+        figures: (previous['figures'] ?? []) as Figure[],
+        roundTrips: (previous['round_trips'] ?? null) as RoundTrips | null,
+      };
   const previousDelivery = (previous['delivery'] ?? null) as Partial<DeliveryFigures> | null;
-  const delivery =
-    only === 'core' || only === 'analytics'
-      ? previousDelivery
-      : (await runDeliveryBench(previousDelivery ?? {})).delivery;
-  const analytics =
-    only === 'core' || only === 'delivery'
-      ? ((previous['analytics'] ?? null) as AnalyticsFigures | null)
-      : (await runAnalyticsBench()).analytics;
+  const delivery = runs('delivery') ? (await runDeliveryBench(previousDelivery ?? {})).delivery : previousDelivery;
+  const analytics = runs('analytics')
+    ? (await runAnalyticsBench()).analytics
+    : ((previous['analytics'] ?? null) as AnalyticsFigures | null);
+  const tracing = runs('tracing')
+    ? (await runTracingBench()).tracing
+    : ((previous['tracing'] ?? null) as TracingFigures | null);
   const { figures, roundTrips } = core;
 
   if (only)
     console.log(`\n(BENCH_ONLY=${only}: the figures of the other parts come from the previous run in .tmp/bench.json)`);
   const scenarios = process.env['BENCH_SCENARIOS'];
-  if (scenarios && only !== 'core' && only !== 'analytics')
+  if (scenarios && runs('delivery'))
     console.log(
       `(BENCH_SCENARIOS=${scenarios}: the other delivery figures come from the previous run in .tmp/bench.json)`,
     );
@@ -360,11 +362,20 @@ async function main(): Promise<void> {
       `\nPostgres round trips per request: GET ${roundTrips.get}, PATCH ${roundTrips.patch}, create ${roundTrips.create}`,
     );
   if (analytics) printAnalytics(analytics);
+  if (tracing) printTracing(tracing);
   mkdirSync(path.join(ROOT, '.tmp'), { recursive: true });
   writeFileSync(
     file,
     JSON.stringify(
-      { at: new Date().toISOString(), concurrency: CONCURRENCY, figures, round_trips: roundTrips, delivery, analytics },
+      {
+        at: new Date().toISOString(),
+        concurrency: CONCURRENCY,
+        figures,
+        round_trips: roundTrips,
+        delivery,
+        analytics,
+        tracing,
+      },
       null,
       2,
     ),

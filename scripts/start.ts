@@ -13,6 +13,7 @@ import {
   isValidSecretKey,
   LOG_SERIALIZERS,
   openCore,
+  startConfiguredTracing,
   systemClock,
   type Services,
 } from '@svc/core';
@@ -169,6 +170,9 @@ async function main(): Promise<void> {
   process.on('SIGINT', () => void stop(0));
 
   try {
+    // Stopped last: the spans of everything else's stop are exported.
+    const tracing = await startConfiguredTracing(config.tracing, 'svc-webhooks');
+    if (tracing) started.push(() => tracing.shutdown());
     let cluster: EmbeddedCluster | null = null;
     let databaseUrl = config.databaseUrl;
     if (!databaseUrl) {
@@ -234,6 +238,7 @@ async function main(): Promise<void> {
     console.log(`GraphQL       ${apiUrl}/graphql`);
     if (withConsole) console.log(`Console       ${consoleUrl}`);
     console.log(`Health        ${apiUrl}/healthz`);
+    if (config.tracing) console.log(`Tracing       OTLP/HTTP to ${new URL(config.tracing.tracesUrl).origin}`);
     for (const line of localKeyLines(localKey)) console.log(line);
     console.log('Ready.');
   } catch (error) {

@@ -8,6 +8,7 @@ import { apiIndex, platformIndex } from './rest/routes/discovery.js';
 import { buildOpenApi } from './rest/openapi.js';
 import { checkSvcMode, MAX_BODY_BYTES, registerRoute } from './rest/pipeline.js';
 import { newRequestId } from './rest/request-id.js';
+import { traceRequests } from './request-tracing.js';
 import { REST_PREFIX, type RouteSpec, type UnauthenticatedRouteSpec } from './rest/route.js';
 import { catalogRoutes } from './rest/routes/catalog.routes.js';
 import { endpointRoutes } from './rest/routes/endpoints.routes.js';
@@ -98,6 +99,7 @@ export async function buildApp(
     },
     clientErrorHandler: (error, socket) => answerClientError(logger, error, socket),
   });
+  traceRequests(app);
   // Errors outside the REST routes (a /graphql body that is not JSON) get the API's error body too.
   app.setErrorHandler((error, request, reply) => sendError(request, reply, error));
   const served: string[] = [];

@@ -1,5 +1,5 @@
 import pino from 'pino';
-import { LOG_SERIALIZERS, openProductionCore, systemClock } from '@svc/core';
+import { LOG_SERIALIZERS, openProductionCore, startConfiguredTracing, systemClock } from '@svc/core';
 import { readServerConfig } from './config.js';
 import { startServer } from './server.js';
 
@@ -8,12 +8,16 @@ async function main(): Promise<void> {
   const config = readServerConfig(process.env, 'production');
   for (const warning of config.warnings) console.warn(warning);
   const logger = pino({ level: config.logLevel, serializers: LOG_SERIALIZERS });
+  const tracing = await startConfiguredTracing(config.tracing, 'svc-webhooks-server');
+  if (config.tracing)
+    logger.info({ otlp: new URL(config.tracing.tracesUrl).origin }, 'tracing exports spans over OTLP');
   const core = await openProductionCore(config, systemClock);
   const server = await startServer(core.services, config, logger);
   logger.info({ url: server.url }, 'server listening');
   stopOnSignal(async () => {
     await server.close();
     await core.close();
+    await tracing?.shutdown();
   });
 }
 

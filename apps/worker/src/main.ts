@@ -1,5 +1,5 @@
 import pino from 'pino';
-import { LOG_SERIALIZERS, openProductionCore, readCoreConfig, systemClock } from '@svc/core';
+import { LOG_SERIALIZERS, openProductionCore, readCoreConfig, startConfiguredTracing, systemClock } from '@svc/core';
 import { startWorker } from './worker.js';
 import { readMetricsServerSettings, startMetricsServer } from './metrics-server.js';
 
@@ -9,6 +9,9 @@ async function main(): Promise<void> {
   const metricsSettings = readMetricsServerSettings(process.env);
   for (const warning of config.warnings) console.warn(warning);
   const logger = pino({ level: config.logLevel, serializers: LOG_SERIALIZERS });
+  const tracing = await startConfiguredTracing(config.tracing, 'svc-webhooks-worker');
+  if (config.tracing)
+    logger.info({ otlp: new URL(config.tracing.tracesUrl).origin }, 'tracing exports spans over OTLP');
   const core = await openProductionCore(config, systemClock);
   const worker = await startWorker({
     databaseUrl: config.databaseUrl!,
@@ -27,6 +30,7 @@ async function main(): Promise<void> {
     void worker
       .stop()
       .then(() => core.close())
+      .then(() => tracing?.shutdown())
       .then(() => process.exit(0));
   };
   process.on('SIGTERM', handler);

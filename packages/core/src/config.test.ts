@@ -42,4 +42,30 @@ describe('readCoreConfig', () => {
       'SVC_ALLOW_LOOPBACK_RECEIVERS must be 0 or 1',
     );
   });
+
+  it('turns tracing on only with an OTLP endpoint, from the standard OpenTelemetry variables', () => {
+    expect(readCoreConfig({}, 'local').tracing).toBeNull();
+    expect(readCoreConfig({ OTEL_EXPORTER_OTLP_ENDPOINT: 'http://collector:4318/' }, 'local').tracing).toEqual({
+      tracesUrl: 'http://collector:4318/v1/traces',
+      serviceName: null,
+    });
+    expect(
+      readCoreConfig(
+        {
+          OTEL_EXPORTER_OTLP_ENDPOINT: 'http://collector:4318',
+          OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: 'https://traces.example.com/otlp/traces',
+          OTEL_SERVICE_NAME: 'webhooks-eu',
+        },
+        'local',
+      ).tracing,
+    ).toEqual({ tracesUrl: 'https://traces.example.com/otlp/traces', serviceName: 'webhooks-eu' });
+    for (const off of [{ OTEL_SDK_DISABLED: 'true' }, { OTEL_TRACES_EXPORTER: 'none' }])
+      expect(
+        readCoreConfig({ OTEL_EXPORTER_OTLP_ENDPOINT: 'http://collector:4318', ...off }, 'local').tracing,
+      ).toBeNull();
+    // The value is not repeated: an endpoint may carry credentials.
+    expect(() => readCoreConfig({ OTEL_EXPORTER_OTLP_ENDPOINT: 'collector-secret:4318' }, 'local')).toThrow(
+      /^OTEL_EXPORTER_OTLP_ENDPOINT must be an http\(s\) URL like http:\/\/collector:4318$/,
+    );
+  });
 });

@@ -18,8 +18,17 @@ export interface CoreConfig {
   publicBaseUrl: string;
   /** The web console's address, for links in chat summaries of platform events (SVC_CONSOLE_URL); null: no links. */
   consoleUrl: string | null;
+  /** Where spans are exported over OTLP/HTTP; null: tracing is off (no SDK is loaded or registered). */
+  tracing: TracingConfig | null;
   /** Lines the process prints at start, loudly (for example: loopback receivers are allowed). */
   warnings: string[];
+}
+
+export interface TracingConfig {
+  /** The OTLP/HTTP traces URL: OTEL_EXPORTER_OTLP_TRACES_ENDPOINT as is, or OTEL_EXPORTER_OTLP_ENDPOINT + /v1/traces. */
+  tracesUrl: string;
+  /** OTEL_SERVICE_NAME; null: the process's own name (svc-webhooks-server, -worker, or svc-webhooks locally). */
+  serviceName: string | null;
 }
 
 /** A setting that prevents the process from starting; its message is the one line to show. */
@@ -92,6 +101,25 @@ function readLimits(env: NodeJS.ProcessEnv): Limits {
   return limitsWith(overrides);
 }
 
+/**
+ * The standard OpenTelemetry variables that switch tracing on: an OTLP endpoint, unless OTEL_SDK_DISABLED=true or
+ * OTEL_TRACES_EXPORTER=none. The exporter reads its other standard variables itself (OTEL_EXPORTER_OTLP_HEADERS,
+ * _TIMEOUT, _COMPRESSION and their _TRACES_ forms). A bad URL is named without its value: it may hold credentials.
+ */
+function readTracing(env: NodeJS.ProcessEnv): TracingConfig | null {
+  if (env['OTEL_SDK_DISABLED'] === 'true' || env['OTEL_TRACES_EXPORTER'] === 'none') return null;
+  const tracesEndpoint = env['OTEL_EXPORTER_OTLP_TRACES_ENDPOINT'];
+  const endpoint = env['OTEL_EXPORTER_OTLP_ENDPOINT'];
+  const tracesUrl = tracesEndpoint || (endpoint ? `${endpoint.replace(/\/+$/, '')}/v1/traces` : null);
+  if (!tracesUrl) return null;
+  const url = URL.canParse(tracesUrl) ? new URL(tracesUrl) : null;
+  if (!url || (url.protocol !== 'http:' && url.protocol !== 'https:'))
+    throw new ConfigError(
+      `${tracesEndpoint ? 'OTEL_EXPORTER_OTLP_TRACES_ENDPOINT' : 'OTEL_EXPORTER_OTLP_ENDPOINT'} must be an http(s) URL like http://collector:4318`,
+    );
+  return { tracesUrl, serviceName: env['OTEL_SERVICE_NAME'] || null };
+}
+
 export function readCoreConfig(env: NodeJS.ProcessEnv, mode: RunMode): CoreConfig {
   const publicBaseUrl = readPublicBaseUrl(env, mode);
   const allowLoopback = readLoopbackSetting(env, mode);
@@ -116,6 +144,7 @@ export function readCoreConfig(env: NodeJS.ProcessEnv, mode: RunMode): CoreConfi
     },
     publicBaseUrl,
     consoleUrl: readConsoleUrl(env, mode),
+    tracing: readTracing(env),
     warnings: allowLoopback
       ? [
           mode === 'local'

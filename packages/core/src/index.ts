@@ -8,6 +8,8 @@ export * from './common/etag.js';
 export * from './common/raw-json.js';
 export * from './common/validation.js';
 export * from './common/log.js';
+export * from './tracing/tracing.js';
+export type { InMemorySpanExporter, ReadableSpan, RunningTracing, TracingOptions } from './tracing/tracing-sdk.js';
 export type { Actor, CallContext } from './common/context.js';
 export * from './catalog/limits.js';
 export * from './catalog/catalog.js';
@@ -148,7 +150,7 @@ export { previewEndpoint, type PreviewResult, type PreviewReason } from './endpo
 export * from './endpoints/endpoint-test.js';
 export { matchesEventPatterns } from './endpoints/patterns.js';
 export type { UrlPolicy } from '@svc/egress';
-export { readCoreConfig, parseSealingKey, type CoreConfig, type RunMode } from './config.js';
+export { readCoreConfig, parseSealingKey, type CoreConfig, type RunMode, type TracingConfig } from './config.js';
 export { testCoreOptions } from './testing/core-options.js';
 export { EngineSteps, STEP_WORKER_ID } from './testing/engine-steps.js';
 export { ConsoleSessionEntity } from './sessions/console-session.entity.js';

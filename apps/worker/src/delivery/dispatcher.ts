@@ -1,6 +1,9 @@
+import type { SpanContext } from '@opentelemetry/api';
 import type { Logger } from 'pino';
 import {
   CLOSED_CIRCUIT,
+  errorReason,
+  markFailed,
   LEASE_MARGIN_MS,
   partitionOf,
   type AttemptOutcome,
@@ -10,8 +13,19 @@ import {
   type LaneState,
   type Services,
   type SettledOutcome,
+  type SettlementResult,
 } from '@svc/core';
 import { Coalescer } from './coalescer.js';
+import {
+  endClaimSpan,
+  endJobSpan,
+  sendTraced,
+  settleBatchTraced,
+  settleTraced,
+  startClaimSpan,
+  startJobSpan,
+  type PendingSettle,
+} from './delivery-tracing.js';
 
 export interface DispatcherOptions {
   services: Services;
@@ -134,16 +148,16 @@ export class Dispatcher {
   private lastClaimAt = 0;
   private beating = false;
   private idleWaiters: (() => void)[] = [];
-  private readonly settles: Coalescer<AttemptOutcome, SettledOutcome>;
+  private readonly settles: Coalescer<PendingSettle, SettledOutcome>;
 
   constructor(private readonly options: DispatcherOptions) {
-    this.settles = new Coalescer((outcomes) => this.settleBatch(outcomes), {
+    this.settles = new Coalescer((pending) => this.settleBatch(pending), {
       maxConcurrent: 2,
       maxBatch: 500,
       minGapMs: MIN_BATCH_GAP_MS,
       // An endpoint's circuit counts consecutive failures from what the previous settlement decided: two batches
       // of one endpoint at once would each start from the same count and one would lose the other's failures.
-      keyOf: (outcome) => outcome.attempt.endpointId,
+      keyOf: (pending) => pending.outcome.attempt.endpointId,
     });
   }
 
@@ -334,10 +348,13 @@ export class Dispatcher {
   private async claim(requests: LaneRequest[]): Promise<void> {
     const { services, workerId, logger } = this.options;
     const epochs = new Map(requests.map((r) => [r.endpointId, this.lanes.get(r.endpointId)?.healthEpoch ?? 0]));
+    const span = startClaimSpan(workerId, requests.length);
     let result;
     try {
       result = await services.dispatch.claim(workerId, requests);
     } catch (error) {
+      markFailed(span, errorReason(error));
+      span.end();
       if (isConnectionError(error)) {
         // Postgres is away (a restart, a network cut): nothing is any lane's fault. Every lane looks again in a
         // second, and none is held back once the database is there again.
@@ -364,6 +381,7 @@ export class Dispatcher {
       logger.error({ err: error, endpoint_id: requests[0]!.endpointId }, 'claiming deliveries failed');
       return;
     }
+    endClaimSpan(span, result);
     const now = this.now();
     this.globalTokens -= result.attempts.length;
     const claimedPer = new Map<string, number>();
@@ -396,7 +414,7 @@ export class Dispatcher {
         lane.notBefore = Date.now() + SHORT_CLAIM_RECHECK_MS;
       if (lane.nextDueAt === Infinity && lane.inFlight === 0) this.lanes.delete(lane.id);
     }
-    for (const attempt of result.attempts) void this.run(attempt);
+    for (const attempt of result.attempts) void this.run(attempt, span.spanContext());
   }
 
   /**
@@ -417,20 +435,24 @@ export class Dispatcher {
     lane.parkedUntil = state.status === 'paused' && !state.deleted ? Date.now() + PARKED_RECHECK_MS : 0;
   }
 
-  private async run(attempt: ClaimedAttempt): Promise<void> {
+  /** One claimed attempt: send, then settle; traced as a job of the message's trace (delivery-tracing.ts). */
+  private async run(attempt: ClaimedAttempt, claim: SpanContext): Promise<void> {
     this.running += 1;
     const { services, logger } = this.options;
     services.metrics.poolInUse.set(this.running);
+    const job = startJobSpan(attempt, claim, this.options.workerId);
     let outcome: AttemptOutcome | null = null;
     try {
-      outcome = await this.options.send(attempt);
-      const settled = await this.settles.submit(outcome);
+      outcome = await sendTraced(attempt, job.context, this.options.send);
+      const settled = await settleTraced(outcome, job.context, (pending) => this.settles.submit(pending));
       this.options.onSettled?.(outcome, settled);
     } catch (error) {
+      markFailed(job.span, errorReason(error));
       // Its row stays leased to this worker until the lease ends; then it is due again (same webhook-id).
       logger.error({ err: error, delivery_id: attempt.deliveryId }, 'settling an attempt failed');
       this.lanes.get(attempt.endpointId)?.lower(attempt.startedAt.getTime() + attempt.timeoutMs + LEASE_MARGIN_MS);
     } finally {
+      endJobSpan(job.span, outcome);
       this.running -= 1;
       services.metrics.poolInUse.set(this.running);
       const lane = this.lanes.get(attempt.endpointId);
@@ -445,19 +467,28 @@ export class Dispatcher {
     }
   }
 
-  private async settleBatch(outcomes: AttemptOutcome[]): Promise<SettledOutcome[]> {
-    const { services, workerId } = this.options;
-    const healthOf = (id: string) => this.lanes.get(id)?.health ?? CLOSED_CIRCUIT;
-    let result;
-    try {
-      result = await services.settlement.settle(workerId, outcomes, healthOf);
-    } catch (error) {
-      if (outcomes.length === 1) throw error;
-      // Each outcome is independent of its neighbours: settle them one by one, so one bad row costs one retry.
-      const settled: SettledOutcome[] = [];
-      for (const outcome of outcomes) settled.push(...(await this.settleBatch([outcome])));
-      return settled;
-    }
+  private settleBatch(pending: PendingSettle[]): Promise<SettledOutcome[]> {
+    return settleBatchTraced(pending, async (span) => {
+      const { services, workerId } = this.options;
+      const healthOf = (id: string) => this.lanes.get(id)?.health ?? CLOSED_CIRCUIT;
+      const outcomes = pending.map((p) => p.outcome);
+      let result;
+      try {
+        result = await services.settlement.settle(workerId, outcomes, healthOf);
+      } catch (error) {
+        markFailed(span, errorReason(error));
+        if (pending.length === 1) throw error;
+        // Each outcome is independent of its neighbours: settle them one by one, so one bad row costs one retry.
+        const settled: SettledOutcome[] = [];
+        for (const one of pending) settled.push(...(await this.settleBatch([one])));
+        return settled;
+      }
+      return this.applySettlement(outcomes, result);
+    });
+  }
+
+  /** What memory learns from a settled batch: the circuits as written, and the lanes' next due times. */
+  private applySettlement(outcomes: AttemptOutcome[], result: SettlementResult): SettledOutcome[] {
     for (const [id, health] of result.health) {
       const lane = this.lanes.get(id);
       if (lane) {

@@ -31,6 +31,8 @@ export interface ClaimedAttempt {
   /** When the message became deliverable (acceptance or deliver_at): accept-to-delivery latency starts here. */
   dueSince: Date;
   startedAt: Date;
+  /** The W3C traceparent of the message's admission: each attempt continues its trace. Null: tracing was off. */
+  traceparent: string | null;
 }
 
 /** What the owner of an endpoint asks of one claim: up to `want` attempts; `mine` of its own are running. */
@@ -116,6 +118,7 @@ interface ClaimRow {
   last_status_code: number | null;
   message_created_at: Date;
   deliver_at: Date;
+  traceparent: string | null;
 }
 
 /**
@@ -126,7 +129,7 @@ interface ClaimRow {
  * half-opened, and each endpoint's next due time. Body bytes are read only for deliveries that will be sent.
  */
 const CLAIM_SQL = hotStatement(
-  'engine_claim_v4',
+  'engine_claim_v5',
   `
 WITH owned AS (
   -- Only the partitions this worker owns under a live lease; FOR SHARE makes a handoff wait for this claim, so two
@@ -200,7 +203,7 @@ SELECT quota.endpoint_id, quota.version, quota.status, quota.deleted, quota.max_
        CASE WHEN m.id IS NOT NULL AND NOT m.cancel_retries AND m.expires_at > $5 AND NOT quota.deleted
                  AND quota.status <> 'disabled'
             THEN coalesce(m.body, (SELECT c.body FROM message_contents c WHERE c.message_id = m.message_id)) END AS body,
-       msg.created_at AS message_created_at, msg.deliver_at
+       msg.created_at AS message_created_at, msg.deliver_at, msg.traceparent
   FROM quota
   LEFT JOIN leased l ON l.endpoint_id = quota.endpoint_id
   LEFT JOIN marked m ON m.id = l.delivery_id
@@ -322,6 +325,7 @@ export class DispatchService {
       expiresAt: row.expires_at,
       dueSince: row.message_created_at > row.deliver_at ? row.message_created_at : row.deliver_at,
       startedAt: now,
+      traceparent: row.traceparent,
     };
   }
 }

@@ -162,6 +162,7 @@ export class AdmissionRules {
       payer,
       charges,
       idempotency: null,
+      traceparent: null,
     };
   }
 

@@ -23,6 +23,8 @@ export interface AdmissionPlan {
   charges: ChargeItem[];
   /** The completed Idempotency-Key record, for a request that had a key. */
   idempotency: IdempotencyRecord | null;
+  /** The admission span's W3C traceparent, which the worker continues at each attempt; null: tracing is off. */
+  traceparent: string | null;
 }
 
 /**
@@ -58,10 +60,10 @@ export async function writeAdmissions(
     `message AS (
        INSERT INTO messages (id, team_id, tenant_id, event_type, external_id, origin, source_id, content_type,
                              body_bytes, body_sha256, deliver_at, expires_at, retained_until, metadata,
-                             paying_key_id, ingest_units, delivery_units, price_micros, rate_version, created_at)
+                             paying_key_id, ingest_units, delivery_units, price_micros, rate_version, traceparent, created_at)
        SELECT x.id, x.team_id, x.tenant_id, x.event_type, x.external_id, x.origin, x.source_id, x.content_type,
               x.body_bytes, x.body_sha256, x.deliver_at, x.expires_at, x.retained_until, x.metadata::jsonb,
-              x.paying_key_id, x.ingest_units, x.delivery_units, x.price_micros, x.rate_version, ${at}
+              x.paying_key_id, x.ingest_units, x.delivery_units, x.price_micros, x.rate_version, x.traceparent, ${at}
          FROM unnest(${messageIds}::text[], ${teamIds}::text[], ${bind(plans.map((p) => p.record.tenantId))}::text[],
                      ${bind(plans.map((p) => p.record.eventType))}::text[],
                      ${bind(plans.map((p) => p.record.externalId))}::text[],
@@ -78,10 +80,11 @@ export async function writeAdmissions(
                      ${bind(plans.map((p) => p.record.ingestUnits))}::int[],
                      ${bind(plans.map((p) => p.record.deliveryUnits))}::int[],
                      ${bind(plans.map((p) => p.record.priceMicros.toString()))}::bigint[],
-                     ${bind(plans.map((p) => p.record.rateVersion))}::text[])
+                     ${bind(plans.map((p) => p.record.rateVersion))}::text[],
+                     ${bind(plans.map((p) => p.traceparent))}::text[])
               AS x(id, team_id, tenant_id, event_type, external_id, origin, source_id, content_type, body_bytes,
                    body_sha256, deliver_at, expires_at, retained_until, metadata, paying_key_id, ingest_units,
-                   delivery_units, price_micros, rate_version))`,
+                   delivery_units, price_micros, rate_version, traceparent))`,
     `content AS (
        INSERT INTO message_contents (message_id, team_id, body)
        SELECT * FROM unnest(${messageIds}::text[], ${teamIds}::text[], ${bind(plans.map((p) => p.body.bytes))}::bytea[]))`,

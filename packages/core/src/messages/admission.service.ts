@@ -1,3 +1,4 @@
+import type { Span } from '@opentelemetry/api';
 import type { DataSource, EntityManager } from 'typeorm';
 import { billingMonth, type BillingService, type ChargeItem } from '../billing/billing.service.js';
 import type { Limits } from '../catalog/limits.js';
@@ -8,6 +9,7 @@ import { isServiceError, ServiceError } from '../common/errors.js';
 import { retryOnConflict } from '../common/transaction.js';
 import type { Metrics } from '../metrics/metrics.js';
 import type { IdempotentResult, RunOnceOutcome, StoredResponse } from '../idempotency/idempotency.service.js';
+import { ATTR, errorReason, linksTo, markFailed, SPAN, traceparentOf, tracer } from '../tracing/tracing.js';
 import { AdmissionContextReader } from './admission-context.js';
 import { AdmissionRules, type AdmissionRequest, type Running } from './admission-rules.js';
 import { writeAdmissions, type AdmissionPlan } from './admission-writes.js';
@@ -46,6 +48,8 @@ interface Pending {
   idempotency: AdmissionIdempotency<unknown> | null;
   /** The accepted body, or why it is refused (checked after the key, like every other rule of the work). */
   body: MessageBody | ServiceError;
+  /** This admission's span (a child of the request's); the message keeps its traceparent. */
+  span: Span;
   settle(verdict: Verdict): void;
   fail(error: unknown): void;
 }
@@ -111,10 +115,19 @@ export class AdmissionService {
 
   /** Admits one message in the caller's transaction (it holds whatever else the work needs): a batch of one. */
   async admitInTransaction(tx: EntityManager, request: AdmissionRequest): Promise<MessageView> {
-    const [verdict] = await this.decideAndWrite(tx, [this.prepare(request, null)]);
-    if (verdict!.kind === 'admitted') return verdict!.value as MessageView;
-    if (verdict!.kind === 'refused') this.countRefusal(verdict!.error);
-    throw verdict!.kind === 'refused' ? verdict!.error : new Error('admission: replay without a key');
+    const pending = this.prepare(request, null);
+    let verdict: Verdict;
+    try {
+      [verdict] = (await this.decideAndWrite(tx, [pending])) as [Verdict];
+    } catch (error) {
+      endAdmissionSpan(pending.span, { kind: 'refused', error });
+      throw error;
+    }
+    // The caller's transaction may still fail after this; the span tells what admission decided.
+    endAdmissionSpan(pending.span, verdict);
+    if (verdict.kind === 'admitted') return verdict.value as MessageView;
+    if (verdict.kind === 'refused') this.countRefusal(verdict.error);
+    throw verdict.kind === 'refused' ? verdict.error : new Error('admission: replay without a key');
   }
 
   private enqueue(
@@ -123,18 +136,23 @@ export class AdmissionService {
     settle: (verdict: Verdict) => void,
     fail: (error: unknown) => void,
   ): void {
-    const pending = {
-      ...this.prepare(request, idempotency),
-      settle: (verdict: Verdict) => {
+    const prepared = this.prepare(request, idempotency);
+    const pending: Pending = {
+      ...prepared,
+      settle: (verdict) => {
+        endAdmissionSpan(prepared.span, verdict);
         if (verdict.kind === 'refused') this.countRefusal(verdict.error);
         settle(verdict);
       },
-      fail,
+      fail(error) {
+        endAdmissionSpan(prepared.span, { kind: 'refused', error });
+        fail(error);
+      },
     };
     // Without a key nothing comes before the body's own rules: refuse at once, off the batch.
     if (!idempotency && pending.body instanceof ServiceError) {
       this.countRefusal(pending.body);
-      return fail(pending.body);
+      return pending.fail(pending.body);
     }
     this.batches.add(pending);
   }
@@ -155,20 +173,33 @@ export class AdmissionService {
       if (!isServiceError(error)) throw error;
       body = error;
     }
-    return { request, idempotency, body };
+    return { request, idempotency, body, span: startAdmissionSpan(request) };
   }
 
-  /** One transaction for the batch; when it fails as a whole, one transaction per request. */
+  /**
+   * One transaction for the batch; when it fails as a whole, one transaction per request. Its span is a root of its
+   * own (the batch serves many traces) linked to the admission spans it carries.
+   */
   private async runBatch(batch: Pending[]): Promise<void> {
-    if (batch.length === 1) return this.runAlone(batch[0]!);
-    let verdicts: Verdict[];
+    const span = tracer().startSpan(SPAN.admissionBatch, {
+      root: true,
+      links: linksTo(batch.map((pending) => pending.span.spanContext())),
+    });
+    if (span.isRecording()) span.setAttribute(ATTR.batchSize, batch.length);
     try {
-      verdicts = await this.deps.db.transaction((tx) => this.decideAndWrite(tx, batch));
-    } catch {
-      await Promise.all(batch.map((pending) => this.runAlone(pending)));
-      return;
+      if (batch.length === 1) return await this.runAlone(batch[0]!);
+      let verdicts: Verdict[];
+      try {
+        verdicts = await this.deps.db.transaction((tx) => this.decideAndWrite(tx, batch));
+      } catch (error) {
+        markFailed(span, errorReason(error));
+        await Promise.all(batch.map((pending) => this.runAlone(pending)));
+        return;
+      }
+      batch.forEach((pending, i) => pending.settle(verdicts[i]!));
+    } finally {
+      span.end();
     }
-    batch.forEach((pending, i) => pending.settle(verdicts[i]!));
   }
 
   private async runAlone(pending: Pending): Promise<void> {
@@ -230,6 +261,15 @@ export class AdmissionService {
           }
         }
         const plan = this.rules.plan(pending.request, pending.body, context, running, now);
+        plan.traceparent = traceparentOf(pending.span);
+        if (pending.span.isRecording())
+          pending.span.setAttributes({
+            // Checked values only: the request's own tenant_id and event_type may be anything until admitted.
+            [ATTR.messageId]: plan.record.id,
+            [ATTR.tenantId]: plan.record.tenantId,
+            [ATTR.eventType]: plan.record.eventType,
+            [ATTR.admissionDeliveries]: plan.deliveries.length,
+          });
         const view = toMessageView(plan.record, this.rules.initialCounts(plan, now), now, 0);
         if (!pending.idempotency) {
           plans.push(plan);
@@ -258,6 +298,26 @@ export class AdmissionService {
       if (!charged.has(keyId)) await billing.charge(tx, items.payer, items.items);
     return verdicts;
   }
+}
+
+/** An admission's span, a child of whatever is active (the HTTP request's span, through the context manager). */
+function startAdmissionSpan(request: AdmissionRequest): Span {
+  const span = tracer().startSpan(SPAN.admission);
+  if (span.isRecording())
+    span.setAttributes({
+      [ATTR.teamId]: request.actor.teamId,
+      [ATTR.admissionOrigin]: request.options.origin,
+    });
+  return span;
+}
+
+/** Ends an admission's span with what came of it: admitted, replay (a kept response) or refused, with its code. */
+function endAdmissionSpan(span: Span, verdict: Verdict): void {
+  if (span.isRecording()) {
+    span.setAttribute(ATTR.admissionOutcome, verdict.kind);
+    if (verdict.kind === 'refused') markFailed(span, errorReason(verdict.error));
+  }
+  span.end();
 }
 
 function chargesByPayer(plans: readonly AdmissionPlan[]): Map<string, { payer: Actor; items: ChargeItem[] }> {
