@@ -56,7 +56,9 @@ export function RecentDeliveriesCard({ endpointId, recent }: RecentDeliveriesCar
               </Table.Tr>
             </Table.Thead>
             <Table.Tbody>
-              {recent.data.length === 0 && <EmptyTableRow columns={7}>No deliveries in the last 30 days.</EmptyTableRow>}
+              {recent.data.length === 0 && (
+                <EmptyTableRow columns={7}>No deliveries in the last 30 days.</EmptyTableRow>
+              )}
               {recent.data.map((delivery) => (
                 <Table.Tr key={delivery.id} data-delivery-id={delivery.id} data-message-id={delivery.messageId}>
                   <Table.Td>
