@@ -118,7 +118,7 @@ test('find a failed delivery in the dead letters, inspect its attempts, and repl
     const hide = page.getByRole('switch', { name: 'Hide repaired' });
     await expect(hide).toBeChecked();
     await expect(page.getByRole('table', { name: 'Dead letters' })).toContainText(
-      'No failed deliveries still to repair.',
+      'No failed delivery still to repair matches the filters.',
     );
     await expect(row).toHaveCount(0);
     await hide.click();

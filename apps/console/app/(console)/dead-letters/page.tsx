@@ -21,6 +21,12 @@ interface DeadLettersPageProps {
   searchParams: Promise<Record<keyof DeadLetterSearch | 'after', Param>>;
 }
 
+/** What the table says when nothing is listed: hidden repaired ones are not "no dead letters". */
+function emptyText(status: string, withRepaired: boolean, filtered: boolean): string {
+  const what = withRepaired ? `${status} delivery` : `${status} delivery still to repair`;
+  return filtered ? `No ${what} matches the filters.` : `No ${what}.`;
+}
+
 /** Deliveries that ended without success (failed, or expired before one), to inspect and replay. */
 export default async function DeadLettersPage({ searchParams }: DeadLettersPageProps) {
   const params = await searchParams;
@@ -108,7 +114,7 @@ export default async function DeadLettersPage({ searchParams }: DeadLettersPageP
                 deliveries={page.data.nodes}
                 tenantNames={tenantNames}
                 endpointNames={names}
-                emptyText={`${filtered ? `No ${search.status} delivery matches the filters` : `No ${search.status} deliveries`}${search.repaired === 'show' ? '.' : ' still to repair.'}`}
+                emptyText={emptyText(search.status, search.repaired === 'show', filtered)}
               />
               <Pager
                 shown={page.data.nodes.length}
