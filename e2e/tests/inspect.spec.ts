@@ -95,11 +95,39 @@ test('find a failed delivery in the dead letters, inspect its attempts, and repl
     await expect(replay.getByTestId('delivery-status')).toHaveText('succeeded', { timeout: DELIVERY_TIMEOUT_MS });
     await expect(replay.getByTestId('attempt-answer')).toHaveText('HTTP 204');
     await expect(page.getByText('Every delivery of this message has finished.')).toBeVisible();
-    // Replays never change the message's status, which the original deliveries decide.
+    // Replays never change the message's status, which the original deliveries decide; "repaired 1" says one of
+    // its failures was made good, and the original names the replay that repaired it.
     await expect(page.getByTestId('message-status')).toHaveText('failed');
+    await expect(page.getByTestId('message-repaired')).toHaveText('repaired 1');
+    const replayId = (await replay.getByTestId('resource-id').textContent())!;
+    expect(replayId).toMatch(/^wdd_/);
+    await expect(original.getByTestId('delivery-repaired')).toHaveText(`repaired by ${replayId}`);
+    await expect(replay.getByTestId('delivery-repaired')).toHaveCount(0);
     await snap(page, testInfo, '04-replay-succeeded');
     const sent = receiver.received.filter((request) => request.headers['webhook-id'] === message.id);
     expect(sent.map((request) => request.body)).toEqual(['{"invoice":7}', '{"invoice":7}']);
+
+    // The messages list shows the same beside the status.
+    await open(page, `/messages?tenant=${tenant.id}`);
+    const listed = page.getByRole('table', { name: 'Messages' }).locator(`tr[data-message-id="${message.id}"]`);
+    await expect(listed.getByTestId('message-status')).toHaveText('failed');
+    await expect(listed.getByTestId('message-repaired')).toHaveText('repaired 1');
+
+    // The dead letters hide it by default; without "Hide repaired" it is listed, marked, and links to its replay.
+    await open(page, `/dead-letters?tenant=${tenant.id}`);
+    const hide = page.getByRole('switch', { name: 'Hide repaired' });
+    await expect(hide).toBeChecked();
+    await expect(page.getByRole('table', { name: 'Dead letters' })).toContainText(
+      'No failed delivery still to repair matches the filters.',
+    );
+    await expect(row).toHaveCount(0);
+    await hide.click();
+    await expect(page).toHaveURL(/repaired=show/);
+    await expect(row.getByTestId('delivery-repaired')).toContainText('repaired');
+    await snap(page, testInfo, '05-repaired-dead-letter');
+    await row.getByRole('link', { name: `Repaired by ${replayId}` }).click();
+    await expect(page).toHaveURL(new RegExp(`/messages/${message.id}#${replayId}$`));
+    await expect(deliveryCard(page, 1).getByTestId('delivery-status')).toHaveText('succeeded');
 
     // The endpoint page lists both generations among its recent deliveries.
     await open(page, `/endpoints/${endpoint.id}`);
@@ -126,7 +154,7 @@ test('find a failed delivery in the dead letters, inspect its attempts, and repl
     await expect(event.getByTestId('event-data')).toContainText(`delivery_id: ${deliveryId}`);
     await expect(event.getByTestId('event-data')).toContainText('last_status_code: 400');
     await expect(event.getByTestId('event-data').getByRole('link', { name: message.id })).toBeVisible();
-    await snap(page, testInfo, '05-event');
+    await snap(page, testInfo, '06-event');
   } finally {
     await receiver.close();
   }
@@ -282,6 +310,32 @@ test('replay a selection of dead letters: the quote names what cannot be replaye
     });
     expect(receiver.received.filter((request) => request.headers['webhook-id'] === kept.id)).toHaveLength(2);
     expect(receiver.received.filter((request) => request.headers['webhook-id'] === redacted.id)).toHaveLength(1);
+
+    // Repaired now: hidden from the dead letters by default, and left out of "Replay selected" when shown.
+    await open(page, `/dead-letters?tenant=${tenant.id}`);
+    await expect(table.locator('tbody tr[data-delivery-id]')).toHaveCount(1);
+    await expect(table.locator(`tr[data-delivery-id="${redactedId}"]`)).toBeVisible();
+    await page.getByRole('switch', { name: 'Hide repaired' }).click();
+    await expect(page).toHaveURL(/repaired=show/);
+    await expect(table.locator('tbody tr[data-delivery-id]')).toHaveCount(2);
+    await expect(table.locator(`tr[data-delivery-id="${keptId}"]`).getByTestId('delivery-repaired')).toBeVisible();
+    await expect(table.locator(`tr[data-delivery-id="${redactedId}"]`).getByTestId('delivery-repaired')).toHaveCount(0);
+    await table.getByRole('checkbox', { name: 'Select every delivery on this page' }).check();
+    await page.getByRole('button', { name: 'Replay selected (2)' }).click();
+    const again = page.getByRole('dialog', { name: 'Replay 2 deliveries' });
+    await expect(again.getByTestId('replay-repaired')).toContainText(keptId);
+    await expect(again.getByTestId('replay-refusals')).toContainText(redactedId);
+    await expect(again.getByTestId('replay-price')).toHaveText(
+      'Every delivery in this selection that can be replayed is already repaired.',
+    );
+    await expect(again.getByRole('button', { name: 'Replay', exact: true })).toBeDisabled();
+    await snap(page, testInfo, '02-repaired-left-out');
+    // Asked for, it is priced (and would be charged) again.
+    await again.getByRole('checkbox', { name: 'Replay the repaired ones too (charged again)' }).check();
+    await expect(again.getByTestId('replay-price')).toHaveText(/^Replaying 1 delivery costs 0\.\d+ USD/);
+    await expect(again.getByRole('button', { name: /^Replay 1 delivery for 0\.\d+ USD$/ })).toBeEnabled();
+    await again.getByRole('button', { name: 'Cancel' }).click();
+    expect(receiver.received.filter((request) => request.headers['webhook-id'] === kept.id)).toHaveLength(2);
   } finally {
     await receiver.close();
   }
@@ -437,6 +491,93 @@ test('the events feed folds a burst of one endpoint’s failures into one event,
     await page.getByRole('button', { name: 'Load newer' }).click();
     await expect(page.getByText('Nothing newer yet.')).toBeVisible();
     await expect(rows).toHaveCount(1);
+  } finally {
+    await receiver.close();
+  }
+});
+
+test('the support lists read newest first: messages and dead letters page on from the newest, events list the latest on top', async ({
+  signedIn: page,
+  api,
+}, testInfo) => {
+  test.setTimeout(120_000);
+  const receiver = await startReceiver(400);
+  try {
+    const run = `newest-${unique()}`;
+    const eventType = `order.placed${run.replace(/[^a-z0-9]/g, '')}`;
+    await api.createEventType(eventType);
+
+    // One more message than a page (50), to a tenant without endpoints: the oldest lands alone on page 2.
+    const quiet = await api.createTenant(`${run}-q`, `Quiet ${run}`);
+    const published: string[] = [];
+    for (let order = 1; order <= 51; order++)
+      published.push((await api.publishMessage({ tenant_id: quiet.id, event_type: eventType }, `{"n":${order}}`)).id);
+    await open(page, `/messages?tenant=${quiet.id}`);
+    const messages = page.getByRole('table', { name: 'Messages' }).locator('tbody tr[data-message-id]');
+    await expect(messages).toHaveCount(50);
+    await expect(messages.first()).toHaveAttribute('data-message-id', published[50]!);
+    await expect(messages.nth(1)).toHaveAttribute('data-message-id', published[49]!);
+    await expect(page.locator(`tr[data-message-id="${published[0]!}"]`)).toHaveCount(0);
+    await snap(page, testInfo, '01-messages-newest-first');
+    await page.getByRole('link', { name: 'Next page' }).click();
+    await expect(page).toHaveURL(/after=/);
+    await expect(messages).toHaveCount(1);
+    await expect(messages.first()).toHaveAttribute('data-message-id', published[0]!);
+
+    // 9 messages to 6 failing endpoints: 54 dead letters, and no endpoint fails the 10 times that open its circuit.
+    const busy = await api.createTenant(`${run}-b`, `Busy ${run}`);
+    for (let n = 1; n <= 6; n++)
+      await api.createEndpoint({ tenant_id: busy.id, url: receiver.url, name: `Sink ${n} ${run}` });
+    const failed: string[] = [];
+    for (let order = 1; order <= 9; order++)
+      failed.push((await api.publishMessage({ tenant_id: busy.id, event_type: eventType }, `{"n":${order}}`)).id);
+    await open(page, `/dead-letters?tenant=${busy.id}`);
+    const dead = page.getByRole('table', { name: 'Dead letters' }).locator('tbody tr[data-delivery-id]');
+    await expect(async () => {
+      await reload(page);
+      await expect(dead).toHaveCount(50, { timeout: 1_000 });
+      await expect(page.getByRole('link', { name: 'Next page' })).toBeVisible({ timeout: 1_000 });
+    }).toPass({ timeout: 60_000 });
+    await expect(dead.first()).toHaveAttribute('data-message-id', failed[8]!);
+    await page.getByRole('link', { name: 'Next page' }).click();
+    await expect(page).toHaveURL(/after=/);
+    await expect(dead).toHaveCount(4);
+    for (const row of await dead.all()) await expect(row).toHaveAttribute('data-message-id', failed[0]!);
+
+    // Events: a failure of a second endpoint, after the first one's, is listed above it.
+    const pair = await api.createTenant(`${run}-e`, `Pair ${run}`);
+    const [firstType, laterType] = [`${eventType}a`, `${eventType}b`];
+    await api.createEventType(firstType);
+    await api.createEventType(laterType);
+    const first = await api.createEndpoint({
+      tenant_id: pair.id,
+      url: receiver.url,
+      name: `A ${run}`,
+      events: [firstType],
+    });
+    const later = await api.createEndpoint({
+      tenant_id: pair.id,
+      url: receiver.url,
+      name: `B ${run}`,
+      events: [laterType],
+    });
+    await api.publishMessage({ tenant_id: pair.id, event_type: firstType }, '{"n":1}');
+    await open(page, `/events?tenant=${pair.id}`);
+    const events = page.getByRole('table', { name: 'Operational events' }).locator('tbody tr[data-event-id]');
+    await expect(async () => {
+      await reload(page);
+      await expect(events).toHaveCount(1, { timeout: 1_000 });
+    }).toPass({ timeout: DELIVERY_TIMEOUT_MS });
+    await api.publishMessage({ tenant_id: pair.id, event_type: laterType }, '{"n":2}');
+    await expect(async () => {
+      await reload(page);
+      await expect(events).toHaveCount(2, { timeout: 1_000 });
+    }).toPass({ timeout: DELIVERY_TIMEOUT_MS });
+    await expect(events.first().getByTestId('event-data')).toContainText(`endpoint_id: ${later.id}`);
+    await expect(events.nth(1).getByTestId('event-data')).toContainText(`endpoint_id: ${first.id}`);
+    await expect(page.getByTestId('events-summary')).toHaveText('2 shown, newest first; nothing older in the 30 days.');
+    await expect(page.getByRole('button', { name: 'Load older' })).toBeDisabled();
+    await snap(page, testInfo, '02-events-newest-first');
   } finally {
     await receiver.close();
   }

@@ -2,7 +2,7 @@
 
 import { useState } from 'react';
 import { useRouter } from 'next/navigation';
-import { Input, SegmentedControl, TextInput } from '@mantine/core';
+import { Group, Input, SegmentedControl, Switch, TextInput } from '@mantine/core';
 import { fieldMessage, type ApiError } from '@/lib/api-error';
 import { listHref } from '@/lib/list-href';
 import { CreatedWindowInputs } from '@/components/created-window-inputs';
@@ -25,29 +25,43 @@ export function DeadLetterFilters({ search, tenants, endpoints, tenantNames, err
   const router = useRouter();
   const [tenant, setTenant] = useState<string | null>(search.tenant || null);
   const [endpoint, setEndpoint] = useState<string | null>(search.endpoint || null);
-  const { status, ...filters } = search;
+  const { status, repaired, ...filters } = search;
   return (
     <>
-      <Input.Wrapper label="Show">
-        <div>
-          <SegmentedControl
-            value={status}
-            onChange={(value) => router.push(listHref('/dead-letters', { ...filters, status: value }))}
-            data={[
-              { value: 'failed', label: 'Failed' },
-              { value: 'expired', label: 'Expired' },
-            ]}
-            aria-label="Status of the dead letters"
-          />
-        </div>
-      </Input.Wrapper>
+      <Group align="flex-end" gap="xl">
+        <Input.Wrapper label="Show">
+          <div>
+            <SegmentedControl
+              value={status}
+              onChange={(value) => router.push(listHref('/dead-letters', { ...filters, repaired, status: value }))}
+              data={[
+                { value: 'failed', label: 'Failed' },
+                { value: 'expired', label: 'Expired' },
+              ]}
+              aria-label="Status of the dead letters"
+            />
+          </div>
+        </Input.Wrapper>
+        <Switch
+          label="Hide repaired"
+          description="Dead letters a later replay already delivered"
+          checked={repaired !== 'show'}
+          onChange={(event) =>
+            router.push(
+              listHref('/dead-letters', { ...filters, status, repaired: event.currentTarget.checked ? '' : 'show' }),
+            )
+          }
+          mb={4}
+        />
+      </Group>
       <FilterBar
         path="/dead-letters"
-        clearHref={listHref('/dead-letters', { status })}
+        clearHref={listHref('/dead-letters', { status, repaired })}
         label="Find dead letters"
         active={Object.values(filters).some((value) => value !== '')}
       >
         <input type="hidden" name="status" value={status} />
+        {repaired && <input type="hidden" name="repaired" value={repaired} />}
         <CreatedWindowInputs
           createdAfter={search.createdAfter}
           createdBefore={search.createdBefore}

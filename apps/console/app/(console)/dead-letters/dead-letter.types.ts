@@ -6,6 +6,8 @@ export interface DeadLetterSearch {
   eventType: string;
   createdAfter: string;
   createdBefore: string;
+  /** 'show' lists dead letters a later replay repaired too; by default ('') they are hidden. */
+  repaired: '' | 'show';
 }
 
 /** The API fields the dead letters filter by, so their refusals show at the filters. */

@@ -19,7 +19,10 @@ interface DeadLettersTableProps {
   emptyText: string;
 }
 
-/** Failed or expired deliveries with a checkbox each: replay one, or a selection, after seeing the price. */
+/**
+ * Failed or expired deliveries with a checkbox each: replay one, or a selection, after seeing the price. A dead
+ * letter a later replay delivered is marked repaired, linked to that replay on its message's page.
+ */
 export function DeadLettersTable({ deliveries, tenantNames, endpointNames, emptyText }: DeadLettersTableProps) {
   const router = useRouter();
   const [selected, setSelected] = useState<ReadonlySet<string>>(new Set());
@@ -110,6 +113,21 @@ export function DeadLettersTable({ deliveries, tenantNames, endpointNames, empty
                 </Table.Td>
                 <Table.Td>
                   <DeliveryStatusBadge status={delivery.status} />
+                  {delivery.repairedBy && (
+                    <Text size="xs" mt={4} data-testid="delivery-repaired">
+                      <Anchor
+                        component={Link}
+                        size="xs"
+                        href={`/messages/${encodeURIComponent(delivery.messageId)}#${delivery.repairedBy}`}
+                        aria-label={`Repaired by ${delivery.repairedBy}`}
+                      >
+                        repaired
+                      </Anchor>{' '}
+                      <Text span size="xs" c="dimmed">
+                        by a replay
+                      </Text>
+                    </Text>
+                  )}
                 </Table.Td>
                 <Table.Td>
                   <Text size="sm">{lastResult(delivery) ?? 'none'}</Text>

@@ -21,6 +21,12 @@ interface DeadLettersPageProps {
   searchParams: Promise<Record<keyof DeadLetterSearch | 'after', Param>>;
 }
 
+/** What the table says when nothing is listed: hidden repaired ones are not "no dead letters". */
+function emptyText(status: string, withRepaired: boolean, filtered: boolean): string {
+  const what = withRepaired ? `${status} delivery` : `${status} delivery still to repair`;
+  return filtered ? `No ${what} matches the filters.` : `No ${what}.`;
+}
+
 /** Deliveries that ended without success (failed, or expired before one), to inspect and replay. */
 export default async function DeadLettersPage({ searchParams }: DeadLettersPageProps) {
   const params = await searchParams;
@@ -32,6 +38,7 @@ export default async function DeadLettersPage({ searchParams }: DeadLettersPageP
     eventType: searchParam(params.eventType).trim(),
     createdAfter: searchParam(params.createdAfter).trim(),
     createdBefore: searchParam(params.createdBefore).trim(),
+    repaired: searchParam(params.repaired) === 'show' ? 'show' : '',
   };
   const [page, tenants, endpoints] = await Promise.all([
     toActionResult(() =>
@@ -43,8 +50,10 @@ export default async function DeadLettersPage({ searchParams }: DeadLettersPageP
           eventType: search.eventType,
           createdAfter: search.createdAfter && toApiTimestamp(search.createdAfter),
           createdBefore: search.createdBefore && toApiTimestamp(search.createdBefore),
+          ...(search.repaired === 'show' ? {} : { repaired: false }),
         },
-        { after: after || null },
+        // The pager's cursors come from newest-first pages, so every page is asked newest first.
+        { after: after || null, order: 'newest' },
       ),
     ),
     toActionResult(() => listTenantOptions()),
@@ -64,9 +73,11 @@ export default async function DeadLettersPage({ searchParams }: DeadLettersPageP
           <Title order={2}>Dead letters</Title>
           <Text c="dimmed" size="sm">
             Deliveries that ended without success: failed (refused, or out of attempts) or expired (their window closed
-            first). They cannot be retried; a replay sends them again as a new, paid delivery. Oldest first within the
-            time window; without one, the last 30 days. &quot;Replay dead letters&quot; replays every failed and expired
-            delivery of the endpoint, window and event type in the filters, not only this page.
+            first). They cannot be retried; a replay sends them again as a new, paid delivery. Newest first within the
+            time window; without one, the last 30 days. One a later replay already delivered is repaired: hidden unless
+            &quot;Hide repaired&quot; is off, and left out of &quot;Replay selected&quot; unless asked for. &quot;Replay
+            dead letters&quot; replays every failed and expired delivery of the endpoint, window and event type in the
+            filters that is not repaired, not only this page.
           </Text>
         </div>
         <div style={{ flexShrink: 0 }}>
@@ -103,9 +114,7 @@ export default async function DeadLettersPage({ searchParams }: DeadLettersPageP
                 deliveries={page.data.nodes}
                 tenantNames={tenantNames}
                 endpointNames={names}
-                emptyText={
-                  filtered ? `No ${search.status} delivery matches the filters.` : `No ${search.status} deliveries.`
-                }
+                emptyText={emptyText(search.status, search.repaired === 'show', filtered)}
               />
               <Pager
                 shown={page.data.nodes.length}

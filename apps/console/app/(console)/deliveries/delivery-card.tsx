@@ -40,6 +40,7 @@ export function DeliveryCard({ delivery, endpointName, onChanged }: DeliveryCard
       p="md"
       component="section"
       aria-label={`Delivery ${delivery.id}`}
+      id={delivery.id}
       data-testid="delivery"
       data-generation={delivery.generation}
     >
@@ -49,6 +50,11 @@ export function DeliveryCard({ delivery, endpointName, onChanged }: DeliveryCard
             <Group gap="xs">
               <Title order={4}>{title}</Title>
               <DeliveryStatusBadge status={delivery.status} />
+              {delivery.repairedBy && (
+                <Anchor href={`#${delivery.repairedBy}`} size="sm" data-testid="delivery-repaired">
+                  {`repaired by ${delivery.repairedBy}`}
+                </Anchor>
+              )}
             </Group>
             <CopyableId id={delivery.id} label={`delivery ${delivery.id}`} />
             <Text size="sm">

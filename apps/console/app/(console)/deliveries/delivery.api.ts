@@ -6,28 +6,34 @@ import {
   type Delivery,
   type DeliveryFilters,
   type DeliveryPage,
+  type ListOrder,
   type ReplayConfiguration,
-  type RecentDeliveries,
   type ReplayQuote,
 } from './delivery.types';
 
 export const DELIVERY_FIELDS = `id messageId endpointId tenantId eventType generation kind replayOf status attemptCount
   nextAttemptAt lastStatusCode lastError lastAttemptAt expiresAt bodyBytes contentType transformed
-  price { deliveryUnits totalUsd } createdAt finishedAt`;
+  price { deliveryUnits totalUsd } createdAt finishedAt repairedBy`;
 
 export const ATTEMPT_FIELDS = `id number trigger startedAt durationMs urlRevision statusCode errorKind outcome
   responseBody responseBodyEncoding`;
 
-/** Deliveries oldest first within the window (the API's default window is the last 30 days). */
+/**
+ * Deliveries within the window (the API's default window is the last 30 days), oldest first unless `page.order` is
+ * newest. A cursor continues only the order it was made in, so the next page must be asked with the same order.
+ */
 export async function listDeliveries(
   filters: Partial<DeliveryFilters>,
-  page: { after: string | null; first?: number },
+  page: { after: string | null; first?: number; order?: ListOrder },
 ): Promise<DeliveryPage> {
+  const { repaired, ...text } = filters;
   const data = await consoleRequest<{ deliveries: DeliveryPage }>(
     `query Deliveries($first: Int, $after: String, $status: DeliveryStatus, $tenantId: ID, $endpointId: ID,
-        $eventType: String, $createdAfter: DateTimeISO, $createdBefore: DateTimeISO) {
+        $eventType: String, $createdAfter: DateTimeISO, $createdBefore: DateTimeISO, $repaired: Boolean,
+        $order: ListOrder) {
       deliveries(first: $first, after: $after, status: $status, tenantId: $tenantId, endpointId: $endpointId,
-          eventType: $eventType, createdAfter: $createdAfter, createdBefore: $createdBefore) {
+          eventType: $eventType, createdAfter: $createdAfter, createdBefore: $createdBefore, repaired: $repaired,
+          order: $order) {
         nodes { ${DELIVERY_FIELDS} } nextCursor
       }
     }`,
@@ -35,40 +41,18 @@ export async function listDeliveries(
     {
       first: page.first ?? DELIVERIES_PAGE_SIZE,
       ...(page.after ? { after: page.after } : {}),
-      ...Object.fromEntries(Object.entries(filters).filter(([, value]) => value)),
+      ...(page.order ? { order: page.order } : {}),
+      ...(repaired === undefined ? {} : { repaired }),
+      ...Object.fromEntries(Object.entries(text).filter(([, value]) => value)),
     },
   );
   return data.deliveries;
 }
 
-/** How far back the endpoint page looks, widest first; a busy endpoint gets a narrower window. */
-const RECENT_WINDOWS = [
-  { label: 'the last 24 hours', ms: 24 * 3_600_000 },
-  { label: 'the last hour', ms: 3_600_000 },
-  { label: 'the last 5 minutes', ms: 300_000 },
-] as const;
-const RECENT_PAGES_PER_WINDOW = 3;
-const RECENT_PAGE_SIZE = 200;
-
-/**
- * The endpoint's newest deliveries, newest first. The list is oldest first within a window, so this pages to the
- * end of the last 24 hours; an endpoint too busy for that within a few pages is read over a shorter window.
- */
-export async function listRecentEndpointDeliveries(endpointId: string, count: number): Promise<RecentDeliveries> {
-  const now = Date.now();
-  let newest: Delivery[] = [];
-  for (const window of RECENT_WINDOWS) {
-    const createdAfter = new Date(now - window.ms).toISOString();
-    let after: string | null = null;
-    newest = [];
-    for (let pages = 0; pages < RECENT_PAGES_PER_WINDOW; pages++) {
-      const page: DeliveryPage = await listDeliveries({ endpointId, createdAfter }, { after, first: RECENT_PAGE_SIZE });
-      newest = [...newest, ...page.nodes].slice(-count);
-      after = page.nextCursor;
-      if (after === null) return { deliveries: newest.reverse(), windowLabel: window.label, complete: true };
-    }
-  }
-  return { deliveries: newest.reverse(), windowLabel: RECENT_WINDOWS.at(-1)!.label, complete: false };
+/** The endpoint's newest deliveries of the last 30 days (every message and generation), newest first. */
+export async function listRecentEndpointDeliveries(endpointId: string, count: number): Promise<Delivery[]> {
+  const page = await listDeliveries({ endpointId }, { after: null, first: count, order: 'newest' });
+  return page.nodes;
 }
 
 /** The price of replaying these deliveries now, and which of them cannot be replayed and why. */
@@ -76,7 +60,8 @@ export async function quoteReplays(deliveryIds: string[], configuration: ReplayC
   const data = await consoleRequest<{ replayQuote: ReplayQuote }>(
     `query ReplayQuote($deliveryIds: [ID!]!, $configuration: ReplayConfiguration) {
       replayQuote(deliveryIds: $deliveryIds, configuration: $configuration) {
-        items { deliveryId replayable errorCode reason deliveryUnits totalUsd } deliveryUnits totalUsd
+        items { deliveryId replayable errorCode reason deliveryUnits totalUsd repairedBy }
+        deliveryUnits totalUsd repairedCount unrepairedDeliveryUnits unrepairedTotalUsd
       }
     }`,
     { deliveryIds, configuration },

@@ -29,6 +29,8 @@ export interface Delivery {
   price: DeliveryPrice;
   createdAt: string;
   finishedAt: string | null;
+  /** For a dead letter, the later generation of its message to its endpoint that succeeded (a replay repaired it). */
+  repairedBy: string | null;
 }
 
 /** One HTTP request to the receiver. */
@@ -60,15 +62,6 @@ export interface DeliveryPage {
   nextCursor: string | null;
 }
 
-/** An endpoint's newest deliveries, newest first. */
-export interface RecentDeliveries {
-  deliveries: Delivery[];
-  /** "the last 24 hours", or a shorter window for a busy endpoint. */
-  windowLabel: string;
-  /** False when even the shortest window held more than could be read. */
-  complete: boolean;
-}
-
 /** What the dead letters and endpoint lists filter by; empty values are not sent. */
 export interface DeliveryFilters {
   status: string;
@@ -78,7 +71,12 @@ export interface DeliveryFilters {
   /** API timestamps (RFC 3339). */
   createdAfter: string;
   createdBefore: string;
+  /** false leaves repaired dead letters out, true lists only them; absent lists both. */
+  repaired: boolean;
 }
+
+/** The API's list orders: oldest first (its default, the spec's) or newest first (an extension). */
+export type ListOrder = 'oldest' | 'newest';
 
 export type ReplayConfiguration = 'frozen' | 'current';
 
@@ -90,12 +88,19 @@ export interface ReplayQuoteItem {
   reason: string | null;
   deliveryUnits: number;
   totalUsd: string;
+  /** Already repaired by this later generation: replayable, and charged again if replayed. */
+  repairedBy: string | null;
 }
 
 export interface ReplayQuote {
   items: ReplayQuoteItem[];
+  /** Every replayable item, repaired ones included. */
   deliveryUnits: number;
   totalUsd: string;
+  repairedCount: number;
+  /** The replayable items not yet repaired. */
+  unrepairedDeliveryUnits: number;
+  unrepairedTotalUsd: string;
 }
 
 /** One replay of a batch: the new generation, or why the API refused it. */

@@ -2,7 +2,7 @@
 
 import { useEffect, useState, useTransition } from 'react';
 import Link from 'next/link';
-import { Alert, Anchor, Button, Group, List, Loader, Radio, Stack, Text } from '@mantine/core';
+import { Alert, Anchor, Button, Checkbox, Group, List, Loader, Radio, Stack, Text } from '@mantine/core';
 import type { ActionResult, ApiError } from '@/lib/api-error';
 import { knownProblem } from '@/lib/api-problem';
 import { plural } from '@/lib/format';
@@ -17,16 +17,67 @@ interface ReplayFormProps {
   onReplayed: (outcomes: ReplayOutcome[]) => void;
 }
 
-function Quote({ quote }: { quote: ReplayQuote }) {
+/** What confirming replays: repaired deliveries only when asked for, since a replay of them is charged again. */
+function chosen(quote: ReplayQuote, includeRepaired: boolean) {
+  const items = quote.items.filter((item) => item.replayable && (includeRepaired || item.repairedBy === null));
+  return includeRepaired
+    ? { items, deliveryUnits: quote.deliveryUnits, totalUsd: quote.totalUsd }
+    : { items, deliveryUnits: quote.unrepairedDeliveryUnits, totalUsd: quote.unrepairedTotalUsd };
+}
+
+interface QuoteProps {
+  quote: ReplayQuote;
+  includeRepaired: boolean;
+  onIncludeRepaired: (include: boolean) => void;
+}
+
+function Quote({ quote, includeRepaired, onIncludeRepaired }: QuoteProps) {
   const refused = quote.items.filter((item) => !item.replayable);
-  const replayable = quote.items.length - refused.length;
+  const repaired = quote.items.filter((item) => item.replayable && item.repairedBy !== null);
+  const { items, deliveryUnits, totalUsd } = chosen(quote, includeRepaired);
   return (
     <Stack gap="xs">
       <Text size="sm" data-testid="replay-price">
-        {replayable === 0
-          ? 'Nothing in this selection can be replayed.'
-          : `Replaying ${plural(replayable, 'delivery', 'deliveries')} costs ${quote.totalUsd} USD (${plural(quote.deliveryUnits, 'delivery unit')}).`}
+        {items.length > 0
+          ? `Replaying ${plural(items.length, 'delivery', 'deliveries')} costs ${totalUsd} USD (${plural(deliveryUnits, 'delivery unit')}).`
+          : repaired.length > 0
+            ? 'Every delivery in this selection that can be replayed is already repaired.'
+            : 'Nothing in this selection can be replayed.'}
       </Text>
+      {repaired.length > 0 && (
+        <Alert
+          color="teal"
+          title={`${plural(repaired.length, 'delivery', 'deliveries')} already repaired by a later replay`}
+          data-testid="replay-repaired"
+        >
+          <Stack gap="xs">
+            <List size="sm" spacing={4}>
+              {repaired.map((item) => (
+                <List.Item key={item.deliveryId}>
+                  <Text span ff="monospace" size="xs">
+                    {item.deliveryId}
+                  </Text>
+                  : repaired by{' '}
+                  <Text span ff="monospace" size="xs">
+                    {item.repairedBy}
+                  </Text>{' '}
+                  ({item.totalUsd} USD if replayed again)
+                </List.Item>
+              ))}
+            </List>
+            <Text size="sm">
+              {includeRepaired
+                ? `They are replayed too, and charged again: ${quote.totalUsd} USD in all.`
+                : `They are left out, as a bulk replay leaves them out. With them: ${quote.totalUsd} USD.`}
+            </Text>
+            <Checkbox
+              label="Replay the repaired ones too (charged again)"
+              checked={includeRepaired}
+              onChange={(event) => onIncludeRepaired(event.currentTarget.checked)}
+            />
+          </Stack>
+        </Alert>
+      )}
       {refused.length > 0 && (
         <Alert color="yellow" title={`${plural(refused.length, 'delivery', 'deliveries')} cannot be replayed`}>
           <List size="sm" spacing={4} data-testid="replay-refusals">
@@ -82,11 +133,14 @@ function Outcomes({ outcomes }: { outcomes: ReplayOutcome[] }) {
 }
 
 /**
- * Prices a replay before anything is charged, then replays what can be replayed. The form mounts when its modal
- * opens, so each opening has its own idempotency key: confirming again after a lost answer pays once.
+ * Prices a replay before anything is charged, then replays what can be replayed, leaving out dead letters a later
+ * replay already repaired unless asked to include them (a bulk replay skips them too). The form mounts when its
+ * modal opens, so each opening has its own idempotency key: confirming again after a lost answer pays once.
  */
 export function ReplayForm({ deliveryIds, onClose, onReplayed }: ReplayFormProps) {
   const [configuration, setConfiguration] = useState<ReplayConfiguration>('frozen');
+  // Repaired dead letters are left out unless asked for: replaying them is charged again for nothing new.
+  const [includeRepaired, setIncludeRepaired] = useState(false);
   const [quote, setQuote] = useState<ActionResult<ReplayQuote> | null>(null);
   const [outcomes, setOutcomes] = useState<ReplayOutcome[] | null>(null);
   const [error, setError] = useState<ApiError | null>(null);
@@ -105,7 +159,8 @@ export function ReplayForm({ deliveryIds, onClose, onReplayed }: ReplayFormProps
     };
   }, [selection, configuration]);
 
-  const replayable = quote?.ok ? quote.data.items.filter((item) => item.replayable).map((item) => item.deliveryId) : [];
+  const picked = quote?.ok ? chosen(quote.data, includeRepaired) : null;
+  const replayable = picked ? picked.items.map((item) => item.deliveryId) : [];
 
   const confirm = () =>
     startTransition(async () => {
@@ -163,7 +218,9 @@ export function ReplayForm({ deliveryIds, onClose, onReplayed }: ReplayFormProps
           {knownProblem(quote.error)?.explanation ?? quote.error.message}
         </Alert>
       )}
-      {quote?.ok && <Quote quote={quote.data} />}
+      {quote?.ok && (
+        <Quote quote={quote.data} includeRepaired={includeRepaired} onIncludeRepaired={setIncludeRepaired} />
+      )}
       {outcomes && <Outcomes outcomes={outcomes} />}
       {error && (
         <Alert color="red" title="Not replayed">
@@ -175,8 +232,8 @@ export function ReplayForm({ deliveryIds, onClose, onReplayed }: ReplayFormProps
           Cancel
         </Button>
         <Button onClick={confirm} loading={pending} disabled={!quote?.ok || replayable.length === 0}>
-          {quote?.ok && replayable.length > 0
-            ? `Replay ${plural(replayable.length, 'delivery', 'deliveries')} for ${quote.data.totalUsd} USD`
+          {picked && replayable.length > 0
+            ? `Replay ${plural(replayable.length, 'delivery', 'deliveries')} for ${picked.totalUsd} USD`
             : 'Replay'}
         </Button>
       </Group>

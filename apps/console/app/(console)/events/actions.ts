@@ -6,7 +6,10 @@ import { toActionResult } from '@/lib/console-api.server';
 import { listEvents } from './event.api';
 import type { EventFilters, OperationalEventPage } from './event.types';
 
-/** The next page of the feed after `cursor` ("load newer"). */
+/**
+ * A page of the feed newest first: from the newest event (cursor null: "load newer" reads from the top until it
+ * meets what is shown), or older than a newest-first page's nextCursor ("load older").
+ */
 export async function listEventsAction(
   filters: EventFilters,
   cursor: string | null,
@@ -16,5 +19,5 @@ export async function listEventsAction(
   if (typeof type !== 'string' || typeof resourceId !== 'string' || typeof tenantId !== 'string')
     return invalidArgument('filters', 'filters must be text');
   if (!isNullableString(cursor)) return invalidArgument('cursor', 'cursor must be text or null');
-  return toActionResult(() => listEvents({ type, resourceId, tenantId }, cursor));
+  return toActionResult(() => listEvents({ type, resourceId, tenantId }, cursor, 'newest'));
 }

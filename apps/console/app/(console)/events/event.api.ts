@@ -1,14 +1,22 @@
 import 'server-only';
 import { consoleRequest } from '@/lib/console-api.server';
+import type { ListOrder } from '../deliveries/delivery.types';
 import { EVENTS_PAGE_SIZE, type EventFilters, type OperationalEventPage } from './event.types';
 
 export const EVENT_FIELDS = 'id type createdAt resourceId tenantId resourceVersion data coalesced count firstId lastId';
 
-/** The feed oldest first, from the start of its 30 days or from `after` (a nextCursor of an earlier page). */
-export async function listEvents(filters: Partial<EventFilters>, after: string | null): Promise<OperationalEventPage> {
+/**
+ * The feed of the last 30 days from `after` (a nextCursor of an earlier page of the same order), or from its start:
+ * oldest first (commit order, the API's default), or newest first, which ends (nextCursor null on the last page).
+ */
+export async function listEvents(
+  filters: Partial<EventFilters>,
+  after: string | null,
+  order: ListOrder = 'oldest',
+): Promise<OperationalEventPage> {
   const data = await consoleRequest<{ events: OperationalEventPage }>(
-    `query Events($first: Int, $after: String, $type: String, $resourceId: String, $tenantId: ID) {
-      events(first: $first, after: $after, type: $type, resourceId: $resourceId, tenantId: $tenantId) {
+    `query Events($first: Int, $after: String, $type: String, $resourceId: String, $tenantId: ID, $order: ListOrder) {
+      events(first: $first, after: $after, type: $type, resourceId: $resourceId, tenantId: $tenantId, order: $order) {
         nodes { ${EVENT_FIELDS} }
         nextCursor
       }
@@ -16,6 +24,7 @@ export async function listEvents(filters: Partial<EventFilters>, after: string |
     // Absent filters are left out: the API treats an explicit null as a value to check.
     {
       first: EVENTS_PAGE_SIZE,
+      order,
       ...(after ? { after } : {}),
       ...Object.fromEntries(Object.entries(filters).filter(([, value]) => value)),
     },

@@ -92,41 +92,87 @@ function Occurrences({ event }: { event: OperationalEvent }) {
 }
 
 interface EventsFeedProps {
+  /** The newest page of the feed (read newest first). */
   initial: OperationalEventPage;
-  /** The cursor the first page was read from (null: the start of the feed). */
-  startCursor: string | null;
   filters: EventFilters;
   tenantNames: ReadonlyMap<string, string>;
 }
 
+/** How many newest-first pages "Load newer" reads at most before it starts the feed again from the newest. */
+const NEWER_PAGES = 5;
+
 /**
- * The feed oldest first; "Load newer" continues after the last event shown. An empty answer means nothing newer
- * has happened yet: the next click asks again from the same place. A coalesced event comes again, with its new
- * count and last ID, each time it folds in another occurrence.
+ * Whether the feed already shows this event as it is now. A new event, or one that folded in another occurrence
+ * since, is read below the snapshot's xmin and so after every event shown: newest first, it comes before them all.
  */
-export function EventsFeed({ initial, startCursor, filters, tenantNames }: EventsFeedProps) {
+function isShown(shown: readonly OperationalEvent[], event: OperationalEvent): boolean {
+  return shown.some((known) => known.id === event.id && known.count === event.count);
+}
+
+/**
+ * The feed newest first. "Load older" continues down with the newest-first cursor until the oldest event of the 30
+ * days. "Load newer" reads newest-first pages from the top until it meets an event shown as it is, and puts what it
+ * read on top; an event that folded in another occurrence comes again with its new count and moves to the top
+ * instead of showing twice. An empty answer means nothing newer has happened yet.
+ */
+export function EventsFeed({ initial, filters, tenantNames }: EventsFeedProps) {
   const [events, setEvents] = useState(initial.nodes);
-  const [cursor, setCursor] = useState(initial.nextCursor ?? startCursor);
-  const [nothingNewer, setNothingNewer] = useState(false);
+  const [olderCursor, setOlderCursor] = useState(initial.nextCursor);
+  const [note, setNote] = useState<string | null>(null);
   const [pending, startTransition] = useTransition();
 
   const loadNewer = () =>
     startTransition(async () => {
-      const result = await callAction(() => listEventsAction(filters, cursor));
+      const fresh: OperationalEvent[] = [];
+      let cursor: string | null = null;
+      for (let pages = 0; pages < NEWER_PAGES; pages++) {
+        const result = await callAction(() => listEventsAction(filters, cursor));
+        if (!result.ok) {
+          notifyApiError(result.error);
+          return;
+        }
+        const met = result.data.nodes.findIndex((event) => isShown(events, event));
+        fresh.push(...(met === -1 ? result.data.nodes : result.data.nodes.slice(0, met)));
+        cursor = result.data.nextCursor;
+        if (met !== -1 || cursor === null) {
+          const ids = new Set(fresh.map((event) => event.id));
+          setEvents((shown) => [...fresh, ...shown.filter((event) => !ids.has(event.id))]);
+          setNote(fresh.length === 0 ? 'Nothing newer yet.' : null);
+          return;
+        }
+      }
+      // More happened than a few pages hold: start again from the newest, and continue down from there.
+      setEvents(fresh);
+      setOlderCursor(cursor);
+      setNote(`More than ${fresh.length} events since: showing the newest. Load older continues from there.`);
+    });
+
+  const loadOlder = () =>
+    startTransition(async () => {
+      const result = await callAction(() => listEventsAction(filters, olderCursor));
       if (!result.ok) {
         notifyApiError(result.error);
         return;
       }
-      setNothingNewer(result.data.nodes.length === 0);
-      if (result.data.nodes.length === 0) return;
-      // An event that folds in another occurrence moves to the end of the feed: show it there, once.
-      const fresh = new Set(result.data.nodes.map((event) => event.id));
-      setEvents((shown) => [...shown.filter((event) => !fresh.has(event.id)), ...result.data.nodes]);
-      setCursor(result.data.nextCursor ?? cursor);
+      setEvents((shown) => {
+        const ids = new Set(shown.map((event) => event.id));
+        return [...shown, ...result.data.nodes.filter((event) => !ids.has(event.id))];
+      });
+      setOlderCursor(result.data.nextCursor);
+      setNote(null);
     });
 
   return (
     <Stack gap="xs">
+      <Group justify="space-between">
+        <Text size="sm" c="dimmed" data-testid="events-summary">
+          {note ??
+            `${events.length} shown, newest first${olderCursor === null ? '; nothing older in the 30 days.' : '.'}`}
+        </Text>
+        <Button variant="default" onClick={loadNewer} loading={pending}>
+          Load newer
+        </Button>
+      </Group>
       <Table.ScrollContainer minWidth={1000}>
         <Table striped highlightOnHover verticalSpacing="sm" aria-label="Operational events">
           <Table.Thead>
@@ -166,12 +212,9 @@ export function EventsFeed({ initial, startCursor, filters, tenantNames }: Event
           </Table.Tbody>
         </Table>
       </Table.ScrollContainer>
-      <Group justify="space-between">
-        <Text size="sm" c="dimmed">
-          {nothingNewer ? 'Nothing newer yet.' : `${events.length} shown, oldest first.`}
-        </Text>
-        <Button variant="default" onClick={loadNewer} loading={pending}>
-          Load newer
+      <Group justify="flex-end">
+        <Button variant="default" onClick={loadOlder} loading={pending} disabled={olderCursor === null}>
+          Load older
         </Button>
       </Group>
     </Stack>

@@ -26,7 +26,7 @@ export default async function EventsPage({ searchParams }: EventsPageProps) {
     tenantId: searchParam(params.tenant).trim(),
   };
   const [page, tenants] = await Promise.all([
-    toActionResult(() => listEvents(filters, null)),
+    toActionResult(() => listEvents(filters, null, 'newest')),
     toActionResult(() => listTenantOptions()),
   ]);
   const tenantNames = new Map(tenants.ok ? tenants.data.options.map((tenant) => [tenant.id, tenant.name]) : []);
@@ -36,9 +36,10 @@ export default async function EventsPage({ searchParams }: EventsPageProps) {
       <div>
         <Title order={2}>Events</Title>
         <Text c="dimmed" size="sm">
-          What happened to deliveries, endpoints, sources and replays, oldest first over the last 30 days. A burst of
+          What happened to deliveries, endpoints, sources and replays, newest first over the last 30 days. A burst of
           the same event (many deliveries of one endpoint failing) is folded into one row with its count and the IDs of
-          its first and last occurrence; the data is the first occurrence&apos;s.
+          its first and last occurrence; the data is the first occurrence&apos;s. &quot;Load newer&quot; adds what
+          happened since at the top, &quot;Load older&quot; continues down.
         </Text>
       </div>
       <Paper withBorder p="lg">
@@ -56,7 +57,6 @@ export default async function EventsPage({ searchParams }: EventsPageProps) {
             <EventsFeed
               key={`feed:${JSON.stringify(filters)}`}
               initial={page.data}
-              startCursor={null}
               filters={filters}
               tenantNames={tenantNames}
             />

@@ -35,7 +35,7 @@ export function MessageDetail({ initial, tenantName, endpointNames, content }: M
         <div>
           <Group gap="xs">
             <Title order={2}>{message.eventType}</Title>
-            <MessageStatusBadge status={message.status} refreshing={refreshing} />
+            <MessageStatusBadge status={message.status} repairedCount={message.repairedCount} refreshing={refreshing} />
             {message.redactionStatus && (
               <Badge color="dark" variant="light" tt="none" data-testid="redaction-status">
                 {`redaction ${message.redactionStatus}`}

@@ -18,7 +18,7 @@ import {
 
 export const MESSAGE_FIELDS = `id tenantId eventType externalId origin sourceId status bodyBytes bodySha256 contentType
   deliverAt expiresAt retainedUntil contentAvailable
-  deliveryCounts { scheduled queued inFlight retryWait succeeded failed expired canceled }
+  deliveryCounts { scheduled queued inFlight retryWait succeeded failed expired canceled } repairedCount
   price { ingestUnits deliveryUnits totalUsd rateVersion }
   redacted redactionStatus redactedAt metadata createdAt`;
 
@@ -31,21 +31,25 @@ export async function getMessage(id: string): Promise<Message> {
 }
 
 /**
- * Messages oldest first within the window (the API's default window is the last 30 days). The status filter is
- * applied to each page after it is read, so a page may be short, even empty, while later pages hold more.
+ * Messages newest first within the window (the API's default window is the last 30 days); `after` must come from
+ * a newest-first page (a cursor continues only its own order). The status filter is applied to each page after it
+ * is read, so a page may be short, even empty, while later pages hold more.
  */
 export async function listMessages(filters: Partial<MessageFilters>, after: string | null): Promise<MessagePage> {
   const data = await consoleRequest<{ messages: MessagePage }>(
     `query Messages($first: Int, $after: String, $createdAfter: DateTimeISO, $createdBefore: DateTimeISO,
-        $tenantId: ID, $eventType: String, $sourceId: ID, $status: MessageStatus, $externalId: String) {
+        $tenantId: ID, $eventType: String, $sourceId: ID, $status: MessageStatus, $externalId: String,
+        $order: ListOrder) {
       messages(first: $first, after: $after, createdAfter: $createdAfter, createdBefore: $createdBefore,
-          tenantId: $tenantId, eventType: $eventType, sourceId: $sourceId, status: $status, externalId: $externalId) {
+          tenantId: $tenantId, eventType: $eventType, sourceId: $sourceId, status: $status, externalId: $externalId,
+          order: $order) {
         nodes { ${MESSAGE_FIELDS} } nextCursor
       }
     }`,
     // Absent filters are left out: the API treats an explicit null as a value to check.
     {
       first: MESSAGES_PAGE_SIZE,
+      order: 'newest',
       ...(after ? { after } : {}),
       ...Object.fromEntries(Object.entries(filters).filter(([, value]) => value)),
     },

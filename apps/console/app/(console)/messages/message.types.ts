@@ -35,6 +35,8 @@ export interface Message {
   retainedUntil: string;
   contentAvailable: boolean;
   deliveryCounts: DeliveryCounts;
+  /** Failed or expired original deliveries a later generation (a replay) has delivered since; the status stays. */
+  repairedCount: number;
   price: MessagePrice;
   redacted: boolean;
   redactionStatus: string | null;

@@ -23,7 +23,7 @@ export function MessagesTable({ messages, tenantNames, emptyText }: MessagesTabl
             <Table.Th>Message</Table.Th>
             <Table.Th>Event type</Table.Th>
             <Table.Th>Tenant</Table.Th>
-            <Table.Th miw={140}>Status</Table.Th>
+            <Table.Th miw={200}>Status</Table.Th>
             <Table.Th>Original deliveries</Table.Th>
             <Table.Th>External ID</Table.Th>
           </Table.Tr>
@@ -53,7 +53,7 @@ export function MessagesTable({ messages, tenantNames, emptyText }: MessagesTabl
                 </Anchor>
               </Table.Td>
               <Table.Td>
-                <MessageStatusBadge status={message.status} />
+                <MessageStatusBadge status={message.status} repairedCount={message.repairedCount} />
               </Table.Td>
               <Table.Td>
                 <Text size="sm">{countsSummary(message.deliveryCounts)}</Text>

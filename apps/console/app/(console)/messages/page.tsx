@@ -75,8 +75,8 @@ export default async function MessagesPage({ searchParams }: MessagesPageProps) 
           <div>
             <Title order={3}>Find messages</Title>
             <Text size="sm" c="dimmed">
-              Oldest first within the time window; without one, the last 30 days. Times are UTC; a window spans at most
-              30 days.
+              Newest first within the time window; without one, the last 30 days. Times are UTC; a window spans at most
+              30 days. &quot;repaired N&quot; beside a status counts failed deliveries a replay has delivered since.
             </Text>
           </div>
           <MessageFilters

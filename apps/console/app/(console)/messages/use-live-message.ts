@@ -17,11 +17,18 @@ export function useLiveMessage(initial: Message): { message: Message; refreshing
   return { message: value, refreshing, error };
 }
 
-/** Nothing left to change: the message's status is terminal and no delivery of any generation is pending. */
+/**
+ * Nothing left to change: the message's status is terminal, no delivery of any generation is pending, and the
+ * message counts the repairs its deliveries show. The message and its deliveries are read by separate statements,
+ * so a replay that succeeds between them shows on the delivery first: one more read brings the message's count.
+ */
 export function isSettled(inspection: MessageInspection): boolean {
+  const { message, deliveries, deliveriesComplete } = inspection;
+  const repaired = deliveries.filter((delivery) => delivery.generation === 0 && delivery.repairedBy !== null).length;
   return (
-    isTerminal(inspection.message.status) &&
-    inspection.deliveries.every((delivery) => !isPendingDelivery(delivery.status))
+    isTerminal(message.status) &&
+    deliveries.every((delivery) => !isPendingDelivery(delivery.status)) &&
+    (!deliveriesComplete || message.repairedCount >= repaired)
   );
 }
 

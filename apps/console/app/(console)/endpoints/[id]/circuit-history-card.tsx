@@ -30,12 +30,8 @@ function cause(event: OperationalEvent): string {
  * recovered, disabled) with the errors that caused each change.
  */
 export function CircuitHistoryCard({ events }: { events: ActionResult<OperationalEventPage> }) {
-  const changes = events.ok
-    ? events.data.nodes
-        .filter((event) => event.type in STATES)
-        .slice()
-        .reverse()
-    : [];
+  // Read newest first from the API: the newest page holds the latest changes.
+  const changes = events.ok ? events.data.nodes.filter((event) => event.type in STATES) : [];
   return (
     <Stack gap="xs">
       <Title order={3}>Circuit history</Title>

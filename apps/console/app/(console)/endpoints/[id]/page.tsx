@@ -39,7 +39,7 @@ export default async function EndpointPage({ params }: { params: Promise<{ id: s
     toActionResult(() => listRecentEndpointDeliveries(endpoint.id, RECENT_DELIVERIES)),
     toActionResult(() => listNewestEndpointReplays(endpoint.id, NEWEST_REPLAYS)),
     // Events about the endpoint itself (its circuit opening, recovering, being disabled) name it as their resource.
-    toActionResult(() => listEvents({ resourceId: endpoint.id }, null)),
+    toActionResult(() => listEvents({ resourceId: endpoint.id }, null, 'newest')),
   ]);
   const endpointsHref = `/tenants/${encodeURIComponent(endpoint.tenantId)}/endpoints`;
 

@@ -8,20 +8,17 @@ import { formatTimestamp } from '@/lib/format';
 import { listHref } from '@/lib/list-href';
 import { EmptyTableRow } from '@/components/empty-table-row';
 import { DeliveryStatusBadge } from '../../deliveries/delivery-status-badge';
-import { lastResult, type RecentDeliveries } from '../../deliveries/delivery.types';
+import { lastResult, type Delivery } from '../../deliveries/delivery.types';
 
 interface RecentDeliveriesCardProps {
   endpointId: string;
-  recent: ActionResult<RecentDeliveries>;
+  recent: ActionResult<Delivery[]>;
 }
 
-/** Which deliveries the card shows: the API lists oldest first within a window, so it was read to the end. */
-function describe(recent: ActionResult<RecentDeliveries>): string {
-  if (!recent.ok) return 'The newest deliveries of the last 24 hours.';
-  const { deliveries, windowLabel, complete } = recent.data;
-  const shown = deliveries.length > 0 ? `The newest ${deliveries.length} deliveries` : 'Deliveries';
-  const sample = complete ? '' : ' More were made than could be read, so these are the newest of those read.';
-  return `${shown} of ${windowLabel}, newest first.${sample}`;
+/** Which deliveries the card shows: the API reads the last 30 days newest first. */
+function describe(recent: ActionResult<Delivery[]>): string {
+  const shown = recent.ok && recent.data.length > 0 ? `The newest ${recent.data.length} deliveries` : 'Deliveries';
+  return `${shown} of the last 30 days, newest first.`;
 }
 
 /** The endpoint's newest deliveries of every message and generation, newest first, each linked to its message. */
@@ -59,10 +56,10 @@ export function RecentDeliveriesCard({ endpointId, recent }: RecentDeliveriesCar
               </Table.Tr>
             </Table.Thead>
             <Table.Tbody>
-              {recent.data.deliveries.length === 0 && (
-                <EmptyTableRow columns={7}>{`No deliveries in ${recent.data.windowLabel}.`}</EmptyTableRow>
+              {recent.data.length === 0 && (
+                <EmptyTableRow columns={7}>No deliveries in the last 30 days.</EmptyTableRow>
               )}
-              {recent.data.deliveries.map((delivery) => (
+              {recent.data.map((delivery) => (
                 <Table.Tr key={delivery.id} data-delivery-id={delivery.id} data-message-id={delivery.messageId}>
                   <Table.Td>
                     <Text size="sm">{formatTimestamp(delivery.createdAt)}</Text>
