@@ -227,7 +227,7 @@ export interface paths {
       path?: never;
       cookie?: never;
     };
-    /** List messages of a window of at most 30 days, oldest first, without bodies */
+    /** List messages of a window of at most 30 days, oldest first (or newest first), without bodies */
     get: operations['listMessages'];
     put?: never;
     /** Publish a message: it fans out to every matching endpoint of the tenant */
@@ -313,7 +313,7 @@ export interface paths {
       path?: never;
       cookie?: never;
     };
-    /** List deliveries of a window of at most 30 days, oldest first (status failed or expired: dead letters) */
+    /** List deliveries of a window of at most 30 days, oldest first or newest first (status failed or expired: dead letters) */
     get: operations['listDeliveries'];
     put?: never;
     post?: never;
@@ -398,7 +398,7 @@ export interface paths {
       path?: never;
       cookie?: never;
     };
-    /** Poll operational events of the last 30 days, oldest first */
+    /** Poll operational events of the last 30 days, oldest first (or read them newest first) */
     get: operations['listEvents'];
     put?: never;
     post?: never;
@@ -1198,6 +1198,8 @@ export interface components {
       /** Format: date-time */
       updated_at: string;
       finished_at: string | null;
+      /** @description An extension: for a failed or expired delivery, the first later generation of its message to its endpoint that succeeded (a replay repaired it; the status stays); null otherwise */
+      repaired_by: string | null;
     };
     DeliveryList: {
       data: components['schemas']['Delivery'][];
@@ -1581,6 +1583,8 @@ export interface components {
     KeyUsage: {
       /** @description The paying secret key */
       key_id: string;
+      /** @description The operator's label for the key (admin CLI); null when it has none */
+      label: string | null;
       /** @description The key's monthly spending limit (when the month closed, for a closed month); null: none */
       spending_limit_usd: string | null;
       /** @description What the key paid in the month */
@@ -1654,6 +1658,8 @@ export interface components {
         expired: number;
         canceled: number;
       };
+      /** @description An extension: how many of the failed or expired original deliveries a later generation (a replay) has delivered since; the status stays derived from delivery_counts */
+      repaired_count: number;
       price: {
         ingest_units: number;
         delivery_units: number;
@@ -1681,7 +1687,7 @@ export interface components {
       already_terminal_count: number;
     };
     MessageList: {
-      /** @description Messages oldest first, without bodies */
+      /** @description Messages oldest first (newest first with order=newest), without bodies */
       data: components['schemas']['Message'][];
       /** @description The next page; with a status filter a page may be short while this is set */
       next_cursor: string | null;
@@ -1760,9 +1766,9 @@ export interface components {
       last_id: string;
     };
     OperationalEventList: {
-      /** @description Events in commit order (oldest first) */
+      /** @description Events in commit order (oldest first), or the other way with order=newest */
       data: components['schemas']['OperationalEvent'][];
-      /** @description Where this page ended: poll again with it for later events. Null only when the page is empty */
+      /** @description Where this page ended: poll again with it for later events, null only when the page is empty. With order=newest: the next (older) page, null on the last */
       next_cursor: string | null;
     };
     PlatformEvent: {
@@ -5951,6 +5957,8 @@ export interface operations {
           | 'canceled'
           | 'no_destinations';
         external_id?: string;
+        /** @description An extension: oldest (the default) or newest first. A cursor continues only the order it was made in (422 invalid_cursor with the other) */
+        order?: 'oldest' | 'newest';
         /** @description Items per page, 1 to 200 (default 50) */
         limit?: number;
         /** @description The next_cursor of the previous page, with the same filters */
@@ -5999,6 +6007,7 @@ export interface operations {
            *             "expired": 0,
            *             "canceled": 0
            *           },
+           *           "repaired_count": 0,
            *           "price": {
            *             "ingest_units": 0,
            *             "delivery_units": 0,
@@ -6175,6 +6184,7 @@ export interface operations {
            *         "expired": 0,
            *         "canceled": 0
            *       },
+           *       "repaired_count": 0,
            *       "price": {
            *         "ingest_units": 0,
            *         "delivery_units": 0,
@@ -6353,6 +6363,7 @@ export interface operations {
            *         "expired": 0,
            *         "canceled": 0
            *       },
+           *       "repaired_count": 0,
            *       "price": {
            *         "ingest_units": 0,
            *         "delivery_units": 0,
@@ -6931,6 +6942,10 @@ export interface operations {
         tenant_id?: string;
         event_type?: string;
         kind?: 'original' | 'replay';
+        /** @description An extension: true lists only dead letters a later generation repaired (repaired_by set), false leaves them out */
+        repaired?: 'true' | 'false';
+        /** @description An extension: oldest (the default) or newest first. A cursor continues only the order it was made in (422 invalid_cursor with the other) */
+        order?: 'oldest' | 'newest';
         /** @description Items per page, 1 to 200 (default 50) */
         limit?: number;
         /** @description The next_cursor of the previous page, with the same filters */
@@ -6980,7 +6995,8 @@ export interface operations {
            *           },
            *           "created_at": "2026-11-02T10:00:00.000Z",
            *           "updated_at": "2026-11-02T10:00:00.000Z",
-           *           "finished_at": "2026-11-02T10:00:00.000Z"
+           *           "finished_at": "2026-11-02T10:00:00.000Z",
+           *           "repaired_by": "wdd_01jd8x9m2k3n4p5q6r7s8t9v0w"
            *         }
            *       ],
            *       "next_cursor": "eyJzIjoiZXhhbXBsZSIsImEiOiJ3ZG1fMDEifQ"
@@ -7132,7 +7148,8 @@ export interface operations {
            *       },
            *       "created_at": "2026-11-02T10:00:00.000Z",
            *       "updated_at": "2026-11-02T10:00:00.000Z",
-           *       "finished_at": "2026-11-02T10:00:00.000Z"
+           *       "finished_at": "2026-11-02T10:00:00.000Z",
+           *       "repaired_by": "wdd_01jd8x9m2k3n4p5q6r7s8t9v0w"
            *     }
            */
           'application/json': components['schemas']['Delivery'];
@@ -7456,7 +7473,8 @@ export interface operations {
            *       },
            *       "created_at": "2026-11-02T10:00:00.000Z",
            *       "updated_at": "2026-11-02T10:00:00.000Z",
-           *       "finished_at": "2026-11-02T10:00:00.000Z"
+           *       "finished_at": "2026-11-02T10:00:00.000Z",
+           *       "repaired_by": "wdd_01jd8x9m2k3n4p5q6r7s8t9v0w"
            *     }
            */
           'application/json': components['schemas']['Delivery'];
@@ -7633,7 +7651,8 @@ export interface operations {
            *       },
            *       "created_at": "2026-11-02T10:00:00.000Z",
            *       "updated_at": "2026-11-02T10:00:00.000Z",
-           *       "finished_at": "2026-11-02T10:00:00.000Z"
+           *       "finished_at": "2026-11-02T10:00:00.000Z",
+           *       "repaired_by": "wdd_01jd8x9m2k3n4p5q6r7s8t9v0w"
            *     }
            */
           'application/json': components['schemas']['Delivery'];
@@ -7785,6 +7804,8 @@ export interface operations {
         resource_id?: string;
         /** @description Only this tenant's events */
         tenant_id?: string;
+        /** @description An extension: oldest (the default) or newest first. A cursor continues only the order it was made in (422 invalid_cursor with the other) */
+        order?: 'oldest' | 'newest';
         /** @description Items per page, 1 to 200 (default 50) */
         limit?: number;
         /** @description The next_cursor of the previous page, with the same filters */
@@ -8129,6 +8150,7 @@ export interface operations {
            *         "expired": 0,
            *         "canceled": 0
            *       },
+           *       "repaired_count": 0,
            *       "price": {
            *         "ingest_units": 0,
            *         "delivery_units": 0,
@@ -9670,6 +9692,7 @@ export interface operations {
            *       "keys": [
            *         {
            *           "key_id": "example",
+           *           "label": "example",
            *           "spending_limit_usd": "3",
            *           "spent_usd": "3",
            *           "remaining_usd": "3",
