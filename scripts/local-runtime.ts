@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Services } from '@svc/core';
@@ -45,45 +45,6 @@ export function readRuntimeInfo(dir: string): RuntimeInfo | null {
 export function displayPath(dir: string): string {
   const relative = path.relative(process.cwd(), dir);
   return relative && !relative.startsWith('..') && !path.isAbsolute(relative) ? relative : dir;
-}
-
-function isAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    // EPERM: alive, but someone else's.
-    return (error as NodeJS.ErrnoException).code === 'EPERM';
-  }
-}
-
-/** The command line of a live process (Linux /proc), or null when it cannot be read. */
-function commandLine(pid: number): string | null {
-  try {
-    return readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0').join(' ');
-  } catch {
-    return null;
-  }
-}
-
-/**
- * The process that is using a local data directory, or null. A `npm start` that is running says so in
- * runtime.json; its Postgres in pg/postmaster.pid. A pid file whose process is gone (or is no longer Postgres, after
- * a reboot reused its number) is stale: it is removed, so that a run that was killed does not block the next one.
- */
-export function dataDirInUse(dir: string): number | null {
-  const starter = readRuntimeInfo(dir)?.pid;
-  if (starter && starter !== process.pid && isAlive(starter) && /scripts[/\\]start/.test(commandLine(starter) ?? ''))
-    return starter;
-  const pidFile = path.join(dir, 'pg', 'postmaster.pid');
-  if (!existsSync(pidFile)) return null;
-  const postmaster = Number(readFileSync(pidFile, 'utf8').split('\n')[0]);
-  if (Number.isInteger(postmaster) && postmaster > 0 && isAlive(postmaster)) {
-    const command = commandLine(postmaster);
-    if (command === null || /postgres/.test(command)) return postmaster;
-  }
-  rmSync(pidFile, { force: true });
-  return null;
 }
 
 /** What the admin CLI and `npm start` show of a key: never its secret (only its hash is stored anyway). */

@@ -2,8 +2,6 @@
  * `npm start`: local mode. Starts (or reuses) Postgres, applies migrations, ensures the local team and key,
  * and runs the server, the worker and the console together.
  */
-import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { existsSync } from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
 import pino from 'pino';
@@ -20,21 +18,11 @@ import {
 import { ensureDatabase, startEmbeddedPostgres, type EmbeddedCluster } from '@svc/db';
 import { readServerConfig, startServer, type RunningServer } from '@svc/server';
 import { startWorker } from '@svc/worker';
-import {
-  dataDir,
-  dataDirInUse,
-  displayPath,
-  listTeamKeys,
-  localSealingKey,
-  ROOT,
-  writeRuntimeInfo,
-} from './local-runtime.js';
+import { buildConsole, consoleBuildIsCurrent, startConsole, StartError } from './console-process.js';
+import { dataDir, displayPath, listTeamKeys, localSealingKey, writeRuntimeInfo } from './local-runtime.js';
+import { reclaimDataDir, startGuard, watchLaunchers } from './stack-processes.js';
 
 const LOCAL_TEAM = 'local';
-const CONSOLE_START_TIMEOUT_MS = 120_000;
-
-/** A reason not to start, explained in one line. */
-class StartError extends Error {}
 
 type LocalKey =
   | { source: 'configured'; keyId: string }
@@ -90,46 +78,12 @@ function localKeyLines(key: LocalKey): string[] {
   }
 }
 
-function consoleCommand(): { cmd: string; args: string[] } {
-  return { cmd: process.execPath, args: [path.join(ROOT, 'node_modules/next/dist/bin/next')] };
-}
-
-function buildConsoleIfNeeded(consoleDir: string): void {
-  if (existsSync(path.join(consoleDir, '.next/BUILD_ID')) && process.env['SVC_CONSOLE_REBUILD'] !== '1') return;
-  console.log('Building the console (first start only)...');
-  const { cmd, args } = consoleCommand();
-  const result = spawnSync(cmd, [...args, 'build'], {
-    cwd: consoleDir,
-    stdio: 'inherit',
-    env: { ...process.env, NEXT_TELEMETRY_DISABLED: '1' },
-  });
-  if (result.status !== 0) throw new StartError('the console build failed (see above)');
-}
-
 function portIsFree(port: number, host: string): Promise<boolean> {
   return new Promise((resolve) => {
     const probe = net.createServer();
     probe.once('error', () => resolve(false));
     probe.listen(port, host, () => probe.close(() => resolve(true)));
   });
-}
-
-/** Resolves once the console answers HTTP; rejects if it exits first or takes too long. */
-async function consoleAnswers(url: string, child: ChildProcess): Promise<void> {
-  const deadline = Date.now() + CONSOLE_START_TIMEOUT_MS;
-  while (Date.now() < deadline) {
-    if (child.exitCode !== null || child.signalCode !== null)
-      throw new StartError('the console did not start (see above)');
-    if (
-      await fetch(url, { redirect: 'manual' }).then(
-        () => true,
-        () => false,
-      )
-    )
-      return;
-    await new Promise((resolve) => setTimeout(resolve, 250));
-  }
-  throw new StartError(`the console did not answer at ${url} within ${CONSOLE_START_TIMEOUT_MS / 1000} s`);
 }
 
 async function main(): Promise<void> {
@@ -141,8 +95,8 @@ async function main(): Promise<void> {
   const logger = pino({ level: env['LOG_LEVEL'] ?? 'warn', serializers: LOG_SERIALIZERS });
   const dir = dataDir(env);
 
-  // Never touch the data of a running instance: its Postgres would die with it.
-  const user = dataDirInUse(dir);
+  // Never touch the data of a running instance; what a start that did not stop cleanly left running is stopped.
+  const user = await reclaimDataDir(dir);
   if (user !== null)
     throw new StartError(
       `the data directory ${displayPath(dir)} is in use by process ${user}: stop that one first, or set SVC_DATA_DIR to another directory`,
@@ -155,24 +109,59 @@ async function main(): Promise<void> {
       `port ${consolePort} (the console) is in use: stop what is listening there, or set CONSOLE_PORT`,
     );
 
-  // Everything started so far, stopped in reverse on the way out (also when start-up fails half-way).
+  const guard = startGuard(dir);
+  // Everything started so far, stopped in reverse on the way out (also when start-up fails half-way); the console
+  // first, as it is the API's client.
   const started: Array<() => Promise<unknown>> = [];
+  let stopConsole: (() => Promise<void>) | null = null;
   let stopping = false;
+  const stopAll = async () => {
+    stopping = true;
+    await stopConsole?.().catch(() => undefined);
+    for (const step of started.reverse()) await step().catch(() => undefined);
+    guard.close();
+  };
   const stop = async (code: number) => {
     if (stopping) return;
-    stopping = true;
-    for (const step of started.reverse()) await step().catch(() => undefined);
+    await stopAll();
     process.exit(code);
   };
   // The handlers stay installed while stopping: a second signal (a second Ctrl-C, or Apollo Server re-sending
   // SIGTERM to the process after its own stop) must not kill it before Postgres is down.
-  process.on('SIGTERM', () => void stop(0));
-  process.on('SIGINT', () => void stop(0));
+  for (const signal of ['SIGTERM', 'SIGINT', 'SIGHUP'] as const) process.on(signal, () => void stop(0));
+  const stopBecause = (reason: string) => {
+    if (stopping) return;
+    console.error(`npm start: ${reason}: stopping`);
+    void stop(1);
+  };
+  watchLaunchers((launcher) => stopBecause(`${launcher.command} (process ${launcher.pid}), which started this one, is gone`));
 
   try {
     // Stopped last: the spans of everything else's stop are exported.
     const tracing = await startConfiguredTracing(config.tracing, 'svc-webhooks');
     if (tracing) started.push(() => tracing.shutdown());
+    const apiUrl = `http://localhost:${config.port}`;
+    const consoleUrl = `http://localhost:${consolePort}`;
+    // The console builds (when its sources changed) and starts while Postgres, the server and the worker start.
+    const consoleStarted = withConsole
+      ? (async () => {
+          if (!consoleBuildIsCurrent(env)) {
+            console.log('Building the console (first start, or its sources changed)...');
+            await buildConsole(guard);
+          }
+          if (stopping) return;
+          const running = await startConsole(guard, {
+            port: consolePort,
+            apiUrl: `http://127.0.0.1:${config.port}`,
+            env,
+          });
+          stopConsole = running.stop;
+          running.process.once('exit', (code, signal) => stopBecause(`the console exited (${signal ?? `code ${code}`})`));
+        })()
+      : Promise.resolve();
+    // Awaited below; until then a failure must not count as unhandled.
+    consoleStarted.catch(() => undefined);
+
     let cluster: EmbeddedCluster | null = null;
     let databaseUrl = config.databaseUrl;
     if (!databaseUrl) {
@@ -180,8 +169,13 @@ async function main(): Promise<void> {
         dataDir: path.join(dir, 'pg'),
         persistent: true,
         port: Number(env['SVC_PG_PORT'] ?? 0),
+        ownSession: true,
+        onSpawn: (postmaster) => guard.track(postmaster, 'Postgres', 'SIGINT'),
       });
       started.push(() => cluster!.stop());
+      cluster.postmaster.once('exit', (code, signal) =>
+        stopBecause(`Postgres stopped unexpectedly (${signal ?? `code ${code}`})`),
+      );
       databaseUrl = cluster.url.replace(/\/postgres$/, '/svc');
       await ensureDatabase(databaseUrl);
     }
@@ -203,32 +197,7 @@ async function main(): Promise<void> {
       docsUrl: `${config.publicBaseUrl}/v1`,
     });
     started.push(() => worker.stop());
-
-    const apiUrl = `http://localhost:${config.port}`;
-    const consoleUrl = `http://localhost:${consolePort}`;
-    if (withConsole) {
-      const consoleDir = path.join(ROOT, 'apps/console');
-      buildConsoleIfNeeded(consoleDir);
-      const { cmd, args } = consoleCommand();
-      // Its banner is noise next to ours; its errors go to stderr, which stays visible.
-      const consoleProcess = spawn(cmd, [...args, 'start', '-p', String(consolePort), '-H', '127.0.0.1'], {
-        cwd: consoleDir,
-        stdio: ['ignore', 'ignore', 'inherit'],
-        env: {
-          ...env,
-          SVC_API_URL: `http://127.0.0.1:${config.port}`,
-          NEXT_TELEMETRY_DISABLED: '1',
-          PORT: String(consolePort),
-        },
-      });
-      started.push(async () => consoleProcess.kill('SIGTERM'));
-      consoleProcess.on('exit', (code) => {
-        if (stopping) return;
-        console.error(`console exited with code ${code}`);
-        void stop(1);
-      });
-      await consoleAnswers(`http://127.0.0.1:${consolePort}/`, consoleProcess);
-    }
+    await consoleStarted;
 
     writeRuntimeInfo(dir, { databaseUrl, apiUrl, consoleUrl, pid: process.pid });
     console.log('');
@@ -242,8 +211,7 @@ async function main(): Promise<void> {
     for (const line of localKeyLines(localKey)) console.log(line);
     console.log('Ready.');
   } catch (error) {
-    stopping = true;
-    for (const step of started.reverse()) await step().catch(() => undefined);
+    await stopAll();
     throw error;
   }
 }

@@ -63,6 +63,8 @@ export function listenForWake(
       const current = client;
       client = null;
       current?.removeAllListeners();
+      // An error while it closes (Postgres stopping at the same moment) is of no interest, but unhandled it would crash.
+      current?.on('error', () => undefined);
       await current?.end().catch(() => undefined);
     },
   };

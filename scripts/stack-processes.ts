@@ -1,0 +1,211 @@
+/**
+ * The processes of `npm start`: none outlives the process that started it, and a start after any crash recovers
+ * by itself.
+ *
+ * - Children (Postgres, the console) run in sessions of their own, so that a Ctrl-C reaches only the start process,
+ *   which stops them in order (console, worker, server, Postgres last) instead of Postgres ending connections under
+ *   the worker's feet. A guard process (scripts/stack-guard.js) stops them when the start process is gone, even
+ *   after kill -9.
+ * - The start process stops when what launched it is gone: its parent, and the ancestors in its process group (the
+ *   job a shell started: `npm start` is npm, sh and tsx above it), checked twice a second.
+ * - processes.json in the data directory records the start process and its children (PID and start time). The next
+ *   start stops children of a start that is no longer running, and whatever Postgres still runs on the data
+ *   directory without a running start, before it begins.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { readRuntimeInfo, ROOT } from './local-runtime.js';
+
+/** A process as it was when recorded: the start time tells it apart from a later process given the same PID. */
+export interface ProcessIdentity {
+  pid: number;
+  /** Field 22 of /proc/PID/stat (clock ticks since boot); "" where there is no /proc. */
+  startTime: string;
+}
+
+export interface StackChild extends ProcessIdentity {
+  name: string;
+  /** What stops it cleanly: SIGINT is Postgres' fast shutdown. */
+  signal: NodeJS.Signals;
+}
+
+interface ProcessesFile {
+  starter: ProcessIdentity;
+  children: StackChild[];
+}
+
+const PROCESSES_FILE = 'processes.json';
+const LAUNCHER_CHECK_MS = 500;
+const STOP_WAIT_MS = 15_000;
+
+/** The fields of /proc/PID/stat after the command name (field 3 onwards), or null when unreadable. */
+function statFields(pid: number): string[] | null {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    // The command name may hold spaces and parentheses: count fields after its closing parenthesis.
+    return stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  } catch {
+    return null;
+  }
+}
+
+function signalsReach(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+/** The identity of a running process, or null. scripts/stack-guard.js reads /proc the same way. */
+export function processIdentity(pid: number): ProcessIdentity | null {
+  const fields = statFields(pid);
+  // A zombie (Z) has exited; only its parent's wait is missing.
+  if (fields) return /^[ZX]$/.test(fields[0] ?? '') ? null : { pid, startTime: fields[19] ?? '' };
+  return process.platform !== 'linux' && signalsReach(pid) ? { pid, startTime: '' } : null;
+}
+
+export function isRunning(identity: ProcessIdentity): boolean {
+  return processIdentity(identity.pid)?.startTime === identity.startTime;
+}
+
+function commandLine(pid: number): string {
+  try {
+    return readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0').join(' ');
+  } catch {
+    return '';
+  }
+}
+
+function readProcessesFile(dir: string): ProcessesFile | null {
+  try {
+    return JSON.parse(readFileSync(path.join(dir, PROCESSES_FILE), 'utf8')) as ProcessesFile;
+  } catch {
+    return null;
+  }
+}
+
+/** Sends the signal to each process still running, waits for them to exit, and SIGKILLs what is left after 15 s. */
+export async function stopProcesses(processes: StackChild[]): Promise<void> {
+  const signal = (pid: number, name: NodeJS.Signals) => {
+    try {
+      process.kill(pid, name);
+    } catch {
+      // gone meanwhile
+    }
+  };
+  const left = processes.filter(isRunning);
+  for (const child of left) signal(child.pid, child.signal);
+  const deadline = Date.now() + STOP_WAIT_MS;
+  while (left.some(isRunning) && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 100));
+  for (const child of left.filter(isRunning)) signal(child.pid, 'SIGKILL');
+}
+
+/**
+ * Makes the data directory ours: returns the PID of a running start that uses it (the caller refuses to start), or
+ * stops what an earlier start left running (told in one line each) and returns null. A postmaster.pid whose
+ * process is gone is removed.
+ */
+export async function reclaimDataDir(dir: string): Promise<number | null> {
+  const recorded = readProcessesFile(dir);
+  if (recorded && recorded.starter.pid !== process.pid && isRunning(recorded.starter)) return recorded.starter.pid;
+  // A start of a version before processes.json said so in runtime.json only.
+  const earlier = readRuntimeInfo(dir)?.pid;
+  if (earlier && earlier !== process.pid && /scripts[/\\]start/.test(commandLine(earlier))) return earlier;
+  const orphans = (recorded?.children ?? []).filter(isRunning);
+  const pidFile = path.join(dir, 'pg', 'postmaster.pid');
+  const postmaster = existsSync(pidFile) ? Number(readFileSync(pidFile, 'utf8').split('\n')[0]) : NaN;
+  const postmasterIdentity = Number.isInteger(postmaster) && postmaster > 0 ? processIdentity(postmaster) : null;
+  // No start runs on this directory, so a Postgres on it is one that an earlier start left behind (killed before it
+  // could stop it, or a version without the guard).
+  if (
+    postmasterIdentity &&
+    /postgres/.test(commandLine(postmaster) || 'postgres') &&
+    !orphans.some((child) => child.pid === postmaster)
+  )
+    orphans.push({ ...postmasterIdentity, name: 'Postgres', signal: 'SIGINT' });
+  for (const orphan of orphans)
+    console.warn(`Stopping ${orphan.name} (process ${orphan.pid}), left running by an earlier start`);
+  await stopProcesses(orphans);
+  if (existsSync(pidFile) && !(postmasterIdentity && isRunning(postmasterIdentity))) rmSync(pidFile, { force: true });
+  return null;
+}
+
+/** The guard and the record of this start's children; `track` each child as soon as it is spawned. */
+export interface StackGuard {
+  track(child: ChildProcess, name: string, signal: NodeJS.Signals): StackChild;
+  /** Closes the guard's pipe: it stops whatever of the children still runs, then exits. */
+  close(): void;
+}
+
+export function startGuard(dir: string): StackGuard {
+  const starter = processIdentity(process.pid) ?? { pid: process.pid, startTime: '' };
+  const children: StackChild[] = [];
+  const save = () => {
+    mkdirSync(dir, { recursive: true });
+    const record: ProcessesFile = { starter, children };
+    writeFileSync(path.join(dir, PROCESSES_FILE), JSON.stringify(record, null, 2), { mode: 0o600 });
+  };
+  let closed = false;
+  let guard: ChildProcess;
+  const spawnGuard = () => {
+    guard = spawn(process.execPath, [path.join(ROOT, 'scripts/stack-guard.js')], {
+      detached: true,
+      stdio: ['pipe', 'ignore', 'inherit'],
+    });
+    guard.unref();
+    // The pipe must not keep this process alive either; its end is the guard's signal.
+    (guard.stdin as unknown as { unref?: () => void }).unref?.();
+    guard.stdin!.on('error', () => undefined);
+    for (const child of children) guard.stdin!.write(`${JSON.stringify(child)}\n`);
+    // A guard that was killed is replaced, told about the children that are still running.
+    guard.once('exit', () => {
+      if (!closed) spawnGuard();
+    });
+  };
+  save();
+  spawnGuard();
+  return {
+    track(child, name, signal) {
+      const identity = (child.pid !== undefined && processIdentity(child.pid)) || null;
+      if (!identity) throw new Error(`${name} did not start`);
+      const record: StackChild = { ...identity, name, signal };
+      children.push(record);
+      save();
+      guard.stdin!.write(`${JSON.stringify(record)}\n`);
+      return record;
+    },
+    close() {
+      closed = true;
+      guard.stdin!.end();
+    },
+  };
+}
+
+/**
+ * Calls `onGone` once when the process that launched this one is gone: the parent, or an ancestor in the same process
+ * group (the job a shell started, e.g. npm and sh above tsx), never init. Processes outside the group (the shell
+ * itself, a `disown`) are not watched.
+ */
+export function watchLaunchers(onGone: (launcher: ProcessIdentity & { command: string }) => void): void {
+  const ownGroup = statFields(process.pid)?.[2];
+  const launchers: Array<ProcessIdentity & { command: string }> = [];
+  for (let pid = process.ppid; pid > 1 && launchers.length < 8; ) {
+    const identity = processIdentity(pid);
+    if (!identity) break;
+    launchers.push({ ...identity, command: commandLine(pid).trim() || `process ${pid}` });
+    const fields = statFields(pid);
+    const parent = Number(fields?.[1]);
+    if (!fields || !(parent > 1) || statFields(parent)?.[2] !== ownGroup) break;
+    pid = parent;
+  }
+  const timer = setInterval(() => {
+    const gone = launchers.find((launcher) => !isRunning(launcher));
+    if (!gone) return;
+    clearInterval(timer);
+    onGone(gone);
+  }, LAUNCHER_CHECK_MS);
+  timer.unref();
+}
