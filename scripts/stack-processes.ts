@@ -192,7 +192,7 @@ export function startGuard(dir: string): StackGuard {
 export function watchLaunchers(onGone: (launcher: ProcessIdentity & { command: string }) => void): void {
   const ownGroup = statFields(process.pid)?.[2];
   const launchers: Array<ProcessIdentity & { command: string }> = [];
-  for (let pid = process.ppid; pid > 1 && launchers.length < 8; ) {
+  for (let pid = process.ppid; pid > 1 && launchers.length < 8;) {
     const identity = processIdentity(pid);
     if (!identity) break;
     launchers.push({ ...identity, command: commandLine(pid).trim() || `process ${pid}` });
