@@ -24,7 +24,10 @@ afterAll(async () => {
   rmSync(tempDir, { recursive: true, force: true });
 });
 
-function start(port: number): { child: ChildProcess; stdout: () => string; stderr: () => string } {
+function start(
+  port: number,
+  options: { detached?: boolean } = {},
+): { child: ChildProcess; stdout: () => string; stderr: () => string } {
   let stdout = '';
   let stderr = '';
   const env: NodeJS.ProcessEnv = { ...process.env, PORT: String(port), SVC_DATA_DIR: dataDir, SVC_NO_CONSOLE: '1' };
@@ -34,6 +37,7 @@ function start(port: number): { child: ChildProcess; stdout: () => string; stder
     cwd: ROOT,
     env,
     stdio: ['ignore', 'pipe', 'pipe'],
+    detached: options.detached ?? false,
   });
   child.stdout!.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
   child.stderr!.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
@@ -134,5 +138,20 @@ describe('npm start (local mode)', () => {
     );
     again.child.kill('SIGTERM');
     expect(await exited(again.child)).toBe(0);
+  }, 120_000);
+
+  it('stops cleanly on Ctrl-C: exit code 0, nothing alarming printed, Postgres down', async () => {
+    // In a process group of its own, as a shell runs it: a terminal's Ctrl-C sends SIGINT to the whole group.
+    const run = start(await findFreePort(), { detached: true });
+    await until(() => /^Ready\.$/m.test(run.stdout()), 'Ready.', run.child, run.stderr);
+    // Work in flight and idle connections in every pool when the signal comes.
+    const port = Number(/localhost:(\d+)\/healthz/.exec(run.stdout())![1]);
+    await Promise.all(Array.from({ length: 10 }, () => fetch(`http://127.0.0.1:${port}/readyz`)));
+    process.kill(-run.child.pid!, 'SIGINT');
+    expect(await exited(run.child)).toBe(0);
+    const output = run.stdout() + run.stderr();
+    expect(output).not.toMatch(/^\s+at /m);
+    expect(output).not.toMatch(/error|57P01/i);
+    expect(existsSync(path.join(dataDir, 'pg', 'postmaster.pid'))).toBe(false);
   }, 120_000);
 });
