@@ -173,6 +173,8 @@ async function main(): Promise<void> {
         onSpawn: (postmaster) => guard.track(postmaster, 'Postgres', 'SIGINT'),
       });
       started.push(() => cluster!.stop());
+      for (const removed of cluster.abandonedClustersRemoved)
+        console.warn(`Removed ${removed}: the Postgres cluster of a checkout that no longer exists`);
       cluster.postmaster.once('exit', (code, signal) =>
         stopBecause(`Postgres stopped unexpectedly (${signal ?? `code ${code}`})`),
       );

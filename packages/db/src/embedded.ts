@@ -20,6 +20,7 @@ import { createRequire } from 'node:module';
 import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
+import { createLinkedCluster, markClusterOwner, removeAbandonedClusters } from './cluster-home.js';
 
 export interface EmbeddedCluster {
   readonly url: string;
@@ -27,6 +28,8 @@ export interface EmbeddedCluster {
   readonly dataDir: string;
   /** The postmaster; its 'exit' before stop() means Postgres stopped on its own (crashed, or was killed). */
   readonly postmaster: ChildProcess;
+  /** Clusters of deleted checkouts removed at this start (as root only; see cluster-home.ts). */
+  readonly abandonedClustersRemoved: string[];
   stop(): Promise<void>;
 }
 
@@ -47,6 +50,8 @@ export interface EmbeddedOptions {
   ownSession?: boolean;
   /** Called with each postmaster as soon as it is spawned, before it is ready (npm start hands it to its guard). */
   onSpawn?: (postmaster: ChildProcess) => void;
+  /** Where persistent clusters go as root when the data directory is out of the postgres user's reach (tests). */
+  clusterHome?: string;
 }
 
 const USER = 'postgres';
@@ -65,7 +70,8 @@ const START_TIMEOUT_MS = 60_000;
  * - a data directory out of reach is replaced by a symlink to a fresh directory in a root-owned 0711 directory
  *   (/var/lib/svc-webhooks for persistent clusters, the temporary directory for throwaway ones). The symlink
  *   is the record: the next start follows it, and deleting the data directory starts afresh, as it would without
- *   the move.
+ *   the move. A persistent cluster's marker names its data directory: a start as root removes the clusters whose
+ *   data directory is gone (cluster-home.ts).
  * Where even that cannot work, start-up fails with one line that says what to do.
  */
 /** How many free ports a start tries when the one it picked was taken before Postgres could bind it. */
@@ -75,7 +81,10 @@ export async function startEmbeddedPostgres(options: EmbeddedOptions): Promise<E
   const chosen = options.port && options.port > 0 ? options.port : null;
   const runAs = postgresUser();
   const binaries = reachableBinaries(options.binaries ?? packagedBinaries(), runAs);
-  const cluster = clusterDirectory(path.resolve(options.dataDir), options.persistent, runAs);
+  const home = path.resolve(options.clusterHome ?? ROOT_BASE);
+  // A start as root tidies the home of persistent clusters (those of deleted checkouts), whether it uses it or not.
+  const abandonedClustersRemoved = runAs && options.persistent ? removeAbandonedClusters(home) : [];
+  const cluster = clusterDirectory(path.resolve(options.dataDir), options.persistent, runAs, home);
   const locale = bestLocale();
   if (!existsSync(path.join(cluster.dir, 'PG_VERSION'))) await initialise(binaries, cluster.dir, runAs, locale);
   const settings = [
@@ -112,6 +121,7 @@ export async function startEmbeddedPostgres(options: EmbeddedOptions): Promise<E
     url: `postgres://${USER}:${PASSWORD}@127.0.0.1:${port}/postgres`,
     dataDir: cluster.dir,
     postmaster: child,
+    abandonedClustersRemoved,
     stop: () =>
       (stopped ??= (async () => {
         process.off('exit', stopOnExit);
@@ -225,7 +235,12 @@ function reachableBinaries(binaries: string, runAs: RunAs | null): string {
  * The directory the cluster lives in: the requested one, or, as root when the postgres user cannot reach it, a
  * directory it can reach, with a symlink left at the requested path.
  */
-function clusterDirectory(requested: string, persistent: boolean, runAs: RunAs | null): { dir: string; link?: string } {
+function clusterDirectory(
+  requested: string,
+  persistent: boolean,
+  runAs: RunAs | null,
+  home: string,
+): { dir: string; link?: string } {
   if (!runAs) {
     mkdirSync(requested, { recursive: true });
     return { dir: requested };
@@ -235,6 +250,7 @@ function clusterDirectory(requested: string, persistent: boolean, runAs: RunAs |
     const target = path.resolve(path.dirname(requested), readlinkSync(requested));
     if (!canTraverse(runAs, [path.dirname(target)]))
       throw new Error(`the postgres user cannot reach ${target} (the target of ${requested}): remove ${requested}`);
+    if (persistent && path.dirname(target) === home) markClusterOwner(target, requested);
     return { dir: ownedByPostgres(target, runAs), link: requested };
   }
   mkdirSync(path.dirname(requested), { recursive: true });
@@ -244,9 +260,12 @@ function clusterDirectory(requested: string, persistent: boolean, runAs: RunAs |
       `the postgres user cannot reach ${requested}: move the checkout (or SVC_DATA_DIR) to a directory it can reach, or empty ${requested}`,
     );
   if (existing) rmSync(requested, { recursive: true });
-  const home = persistent ? rootOwnedDirectory(ROOT_BASE, runAs) : throwawayHome(runAs);
-  const target = mkdtempSync(path.join(home, persistent ? 'cluster-' : 'test-cluster-'));
-  symlinkSync(target, requested);
+  let target: string;
+  if (persistent) target = createLinkedCluster(rootOwnedDirectory(home, runAs), requested);
+  else {
+    target = mkdtempSync(path.join(throwawayHome(runAs), 'test-cluster-'));
+    symlinkSync(target, requested);
+  }
   return { dir: ownedByPostgres(target, runAs), link: requested };
 }
 
