@@ -17,12 +17,15 @@
  *                   same facts
  *   tracing         server CPU per admitted message with tracing on (SDK, in-process exporter) and the span API's
  *                   no-op calls of one message (scripts/bench-tracing.ts)  vs  the CPU per message with tracing off
+ *   start           `npm start` to `Ready.`: a first start (console build, new data directory) and a later one
+ *                   (scripts/bench-start.ts)  vs  Postgres' own first and later start
  *
  * HTTP load comes from a second process (scripts/bench-load.ts), the same for subject and ceiling.
  * Prints a table and writes .tmp/bench.json. BENCH_SECONDS shortens each measurement; BENCH_ONLY=delivery runs only
  * the delivery part (keeping the other figures already in .tmp/bench.json), BENCH_ONLY=analytics only the analytics
- * part, BENCH_ONLY=tracing only the tracing part, BENCH_ONLY=core only the others. BENCH_SCENARIOS picks delivery scenarios (scripts/bench-delivery.ts); the
- * delivery figures of the others stay as they are in .tmp/bench.json.
+ * part, BENCH_ONLY=tracing only the tracing part, BENCH_ONLY=start only the start times, BENCH_ONLY=core only the
+ * others. BENCH_SCENARIOS picks delivery scenarios (scripts/bench-delivery.ts); the delivery figures of the others
+ * stay as they are in .tmp/bench.json.
  * docs/benchmarks.md describes every figure.
  */
 import { execFile } from 'node:child_process';
@@ -38,6 +41,7 @@ import { countRoundTrips, ensureDatabase, runMigrations, startEmbeddedPostgres }
 import { buildApp, readServerConfig } from '@svc/server';
 import { runAnalyticsBench, type AnalyticsFigures } from './bench-analytics.js';
 import { runDeliveryBench, type DeliveryFigures } from './bench-delivery.js';
+import { printStart, runStartBench, type StartFigures } from './bench-start.js';
 import { printTracing, runTracingBench, type TracingFigures } from './bench-tracing.js';
 import { ROOT } from './local-runtime.js';
 
@@ -324,8 +328,8 @@ async function runCoreBench(): Promise<{ figures: Figure[]; roundTrips: RoundTri
 
 async function main(): Promise<void> {
   const only = process.env['BENCH_ONLY'];
-  const parts = ['delivery', 'core', 'analytics', 'tracing'];
-  if (only && !parts.includes(only)) throw new Error('BENCH_ONLY is delivery, analytics, tracing or core');
+  const parts = ['delivery', 'analytics', 'tracing', 'start', 'core'];
+  if (only && !parts.includes(only)) throw new Error(`BENCH_ONLY is ${parts.join(', ')}`);
   const runs = (part: string) => !only || only === part;
   const file = path.join(ROOT, '.tmp/bench.json');
   const previous = existsSync(file) ? (JSON.parse(readFileSync(file, 'utf8')) as Record<string, unknown>) : {};
@@ -343,6 +347,7 @@ async function main(): Promise<void> {
   const tracing = runs('tracing')
     ? (await runTracingBench()).tracing
     : ((previous['tracing'] ?? null) as TracingFigures | null);
+  const start = runs('start') ? (await runStartBench()).start : ((previous['start'] ?? null) as StartFigures | null);
   const { figures, roundTrips } = core;
 
   if (only)
@@ -363,6 +368,7 @@ async function main(): Promise<void> {
     );
   if (analytics) printAnalytics(analytics);
   if (tracing) printTracing(tracing);
+  if (start) printStart(start);
   mkdirSync(path.join(ROOT, '.tmp'), { recursive: true });
   writeFileSync(
     file,
@@ -375,6 +381,7 @@ async function main(): Promise<void> {
         delivery,
         analytics,
         tracing,
+        start,
       },
       null,
       2,
