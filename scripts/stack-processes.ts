@@ -13,7 +13,16 @@
  *   directory without a running start, before it begins.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import {
+  existsSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  readlinkSync,
+  realpathSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
 import path from 'node:path';
 import { readRuntimeInfo, ROOT } from './local-runtime.js';
 
@@ -131,6 +140,66 @@ export async function reclaimDataDir(dir: string): Promise<number | null> {
   await stopProcesses(orphans);
   if (existsSync(pidFile) && !(postmasterIdentity && isRunning(postmasterIdentity))) rmSync(pidFile, { force: true });
   return null;
+}
+
+/** The PIDs of the processes listening on a TCP port (Linux /proc; none elsewhere). */
+function listenersOn(port: number): number[] {
+  const inodes = new Set<string>();
+  const hexPort = port.toString(16).toUpperCase().padStart(4, '0');
+  for (const table of ['/proc/net/tcp', '/proc/net/tcp6']) {
+    let rows: string[];
+    try {
+      rows = readFileSync(table, 'utf8').split('\n').slice(1);
+    } catch {
+      continue;
+    }
+    for (const row of rows) {
+      const [, local, , state, , , , , , inode] = row.trim().split(/\s+/);
+      // 0A: LISTEN.
+      if (state === '0A' && local?.endsWith(`:${hexPort}`) && inode) inodes.add(`socket:[${inode}]`);
+    }
+  }
+  if (inodes.size === 0) return [];
+  const pids: number[] = [];
+  for (const name of readdirSync('/proc').filter((entry) => /^\d+$/.test(entry))) {
+    try {
+      if (readdirSync(`/proc/${name}/fd`).some((fd) => inodes.has(readlinkSync(`/proc/${name}/fd/${fd}`))))
+        pids.push(Number(name));
+    } catch {
+      // gone, or not ours to read
+    }
+  }
+  return pids;
+}
+
+/**
+ * Stops a console that an earlier start of this checkout left listening on the port (a version before the guard,
+ * killed hard): a `next-server` running in `consoleDir` whose parent is no longer a start. Returns true when it
+ * stopped one.
+ */
+export async function stopOrphanConsole(port: number, consoleDir: string): Promise<boolean> {
+  const orphans: StackChild[] = [];
+  for (const pid of listenersOn(port)) {
+    const identity = processIdentity(pid);
+    const parent = Number(statFields(pid)?.[1]);
+    let cwd = '';
+    try {
+      cwd = realpathSync(`/proc/${pid}/cwd`);
+    } catch {
+      continue;
+    }
+    if (
+      identity &&
+      commandLine(pid).startsWith('next-server') &&
+      cwd === realpathSync(consoleDir) &&
+      !/scripts[/\\]start/.test(commandLine(parent))
+    )
+      orphans.push({ ...identity, name: 'the console', signal: 'SIGTERM' });
+  }
+  for (const orphan of orphans)
+    console.warn(`Stopping ${orphan.name} (process ${orphan.pid}), left running by an earlier start`);
+  await stopProcesses(orphans);
+  return orphans.length > 0;
 }
 
 /** The guard and the record of this start's children; `track` each child as soon as it is spawned. */

@@ -18,9 +18,9 @@ import {
 import { ensureDatabase, startEmbeddedPostgres, type EmbeddedCluster } from '@svc/db';
 import { readServerConfig, startServer, type RunningServer } from '@svc/server';
 import { startWorker } from '@svc/worker';
-import { buildConsole, consoleBuildIsCurrent, startConsole, StartError } from './console-process.js';
+import { buildConsole, consoleBuildIsCurrent, CONSOLE_DIR, startConsole, StartError } from './console-process.js';
 import { dataDir, displayPath, listTeamKeys, localSealingKey, writeRuntimeInfo } from './local-runtime.js';
-import { reclaimDataDir, startGuard, watchLaunchers } from './stack-processes.js';
+import { reclaimDataDir, startGuard, stopOrphanConsole, watchLaunchers } from './stack-processes.js';
 
 const LOCAL_TEAM = 'local';
 
@@ -104,7 +104,11 @@ async function main(): Promise<void> {
   if (!(await portIsFree(config.port, config.host)))
     throw new StartError(`port ${config.port} on ${config.host} is in use: stop what is listening there, or set PORT`);
   const withConsole = env['SVC_NO_CONSOLE'] !== '1';
-  if (withConsole && !(await portIsFree(consolePort, '127.0.0.1')))
+  if (
+    withConsole &&
+    !(await portIsFree(consolePort, '127.0.0.1')) &&
+    !((await stopOrphanConsole(consolePort, CONSOLE_DIR)) && (await portIsFree(consolePort, '127.0.0.1')))
+  )
     throw new StartError(
       `port ${consolePort} (the console) is in use: stop what is listening there, or set CONSOLE_PORT`,
     );
@@ -134,7 +138,9 @@ async function main(): Promise<void> {
     console.error(`npm start: ${reason}: stopping`);
     void stop(1);
   };
-  watchLaunchers((launcher) => stopBecause(`${launcher.command} (process ${launcher.pid}), which started this one, is gone`));
+  watchLaunchers((launcher) =>
+    stopBecause(`${launcher.command} (process ${launcher.pid}), which started this one, is gone`),
+  );
 
   try {
     // Stopped last: the spans of everything else's stop are exported.
@@ -156,7 +162,9 @@ async function main(): Promise<void> {
             env,
           });
           stopConsole = running.stop;
-          running.process.once('exit', (code, signal) => stopBecause(`the console exited (${signal ?? `code ${code}`})`));
+          running.process.once('exit', (code, signal) =>
+            stopBecause(`the console exited (${signal ?? `code ${code}`})`),
+          );
         })()
       : Promise.resolve();
     // Awaited below; until then a failure must not count as unhandled.

@@ -148,8 +148,22 @@ test.describe('npm start after a crash', () => {
       `left running after kill -9 of the guard, then of the server:\n${output()}`,
     ).toEqual([]);
 
+    // Killed together, the server and its guard leave Postgres and the console running, as any kill -9 did before
+    // the guard; without the record of them either (as then), the next start still finds and stops them.
+    const orphaning = await startStack(ports);
+    const orphanTree = processTree(orphaning.npm.pid!);
+    for (const info of orphanTree.filter((p) => p.command.endsWith('stack-guard.js') || TARGETS[3]!.is(p, 0)))
+      process.kill(info.pid, 'SIGKILL');
+    const orphans = orphanTree.filter((info) => TARGETS[4]!.is(info, 0) || TARGETS[5]!.is(info, 0));
+    expect(orphans).toHaveLength(2);
+    await new Promise((resolve) => setTimeout(resolve, 2_000));
+    expect(orphans.filter(running)).toHaveLength(2);
+    rmSync(path.join(dataDir, 'processes.json'));
+
     // And the start after all that is a normal one.
     const last = await startStack(ports);
+    expect(orphans.filter(running)).toEqual([]);
+    expect(last.output()).toContain(`Stopping the console (process ${orphans.find((o) => TARGETS[5]!.is(o, 0))!.pid})`);
     const lastTree = processTree(last.npm.pid!);
     process.kill(-last.npm.pid!, 'SIGINT');
     expect(await allGone(lastTree)).toEqual([]);
