@@ -50,6 +50,12 @@ describe('clusters kept away from their checkout', () => {
     }
     for (const dir of [kept, running, legacy, unmarked, binaries]) expect(existsSync(dir)).toBe(true);
     expect(removeAbandonedClusters(home)).toEqual([]);
+
+    // A cluster deleted by hand leaves its marker, which goes at the next sweep.
+    rmSync(kept, { recursive: true });
+    removeAbandonedClusters(home);
+    expect(existsSync(`${kept}.owner.json`)).toBe(false);
+    expect(existsSync(`${running}.owner.json`)).toBe(true);
   });
 
   it('leaves a home that does not exist alone', () => {

@@ -69,13 +69,19 @@ function postmasterRuns(cluster: string): boolean {
 
 /**
  * Removes the clusters in `home` whose data directory no longer links to them (the checkout or its .data was
- * deleted, or starts afresh elsewhere), and returns their paths. Only directories with our marker, and only when no
+ * deleted, or starts afresh elsewhere), and returns their paths (and the markers of clusters deleted by hand). Only directories with our marker, and only when no
  * postmaster runs in them: anything else in `home` is left alone.
  */
 export function removeAbandonedClusters(home: string): string[] {
   if (!existsSync(home)) return [];
   const removed: string[] = [];
   for (const entry of readdirSync(home, { withFileTypes: true })) {
+    // A marker whose cluster was deleted by hand has nothing left to name.
+    if (entry.isFile() && entry.name.startsWith('cluster-') && entry.name.endsWith(OWNER_SUFFIX)) {
+      const cluster = path.join(home, entry.name.slice(0, -OWNER_SUFFIX.length));
+      if (!existsSync(cluster)) rmSync(path.join(home, entry.name), { force: true });
+      continue;
+    }
     if (!entry.isDirectory() || !entry.name.startsWith('cluster-')) continue;
     const cluster = path.join(home, entry.name);
     let owner: unknown;
