@@ -13,6 +13,7 @@
  */
 import { readFileSync } from 'node:fs';
 import process from 'node:process';
+import { setTimeout as sleep } from 'node:timers/promises';
 
 const KILL_AFTER_MS = 15_000;
 
@@ -66,7 +67,7 @@ async function stopChildren() {
     }
   }
   const deadline = Date.now() + KILL_AFTER_MS;
-  while (left.some(running) && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 100));
+  while (left.some(running) && Date.now() < deadline) await sleep(100);
   for (const child of left.filter(running)) {
     try {
       process.kill(child.pid, 'SIGKILL');
