@@ -204,7 +204,8 @@ export async function stopOrphanConsole(port: number, consoleDir: string): Promi
 
 /** The guard and the record of this start's children; `track` each child as soon as it is spawned. */
 export interface StackGuard {
-  track(child: ChildProcess, name: string, signal: NodeJS.Signals): StackChild;
+  /** Nothing to track when the child has exited already (its own exit or error event tells the caller). */
+  track(child: ChildProcess, name: string, signal: NodeJS.Signals): void;
   /** Closes the guard's pipe: it stops whatever of the children still runs, then exits. */
   close(): void;
 }
@@ -238,13 +239,12 @@ export function startGuard(dir: string): StackGuard {
   spawnGuard();
   return {
     track(child, name, signal) {
-      const identity = (child.pid !== undefined && processIdentity(child.pid)) || null;
-      if (!identity) throw new Error(`${name} did not start`);
+      const identity = child.pid === undefined ? null : processIdentity(child.pid);
+      if (!identity) return;
       const record: StackChild = { ...identity, name, signal };
       children.push(record);
       save();
       guard.stdin!.write(`${JSON.stringify(record)}\n`);
-      return record;
     },
     close() {
       closed = true;
