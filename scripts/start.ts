@@ -119,12 +119,14 @@ async function main(): Promise<void> {
   const started: Array<() => Promise<unknown>> = [];
   let stopConsole: (() => Promise<void>) | null = null;
   let stopping = false;
-  const stopAll = async () => {
-    stopping = true;
-    await stopConsole?.().catch(() => undefined);
-    for (const step of started.reverse()) await step().catch(() => undefined);
-    guard.close();
-  };
+  let stopped: Promise<void> | null = null;
+  const stopAll = () =>
+    (stopped ??= (async () => {
+      stopping = true;
+      await stopConsole?.().catch(() => undefined);
+      for (const step of started.reverse()) await step().catch(() => undefined);
+      guard.close();
+    })());
   const stop = async (code: number) => {
     if (stopping) return;
     await stopAll();
@@ -221,8 +223,10 @@ async function main(): Promise<void> {
     for (const line of localKeyLines(localKey)) console.log(line);
     console.log('Ready.');
   } catch (error) {
+    // Stopping already (a Ctrl-C during start-up, Postgres gone): the failure is a consequence, not news.
+    const consequence = stopping;
     await stopAll();
-    throw error;
+    if (!consequence) throw error;
   }
 }
 
