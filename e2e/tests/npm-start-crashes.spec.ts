@@ -63,11 +63,17 @@ async function freePorts(count: number): Promise<number[]> {
 
 test.describe('npm start after a crash', () => {
   test.setTimeout(12 * 60_000);
-  const tempDir = mkdtempSync(path.join(tmpdir(), 'svc-crash-'));
-  // As root, embedded Postgres runs as its own user, which must reach the data directory inside.
-  chmodSync(tempDir, 0o755);
-  const dataDir = path.join(tempDir, 'data');
+  let tempDir: string;
+  let dataDir: string;
   const stacks: ChildProcess[] = [];
+
+  // Made here, not when the file loads: Playwright loads it in its main process too, where no afterAll runs.
+  test.beforeAll(() => {
+    tempDir = mkdtempSync(path.join(tmpdir(), 'svc-crash-'));
+    // As root, embedded Postgres runs as its own user, which must reach the data directory inside.
+    chmodSync(tempDir, 0o755);
+    dataDir = path.join(tempDir, 'data');
+  });
 
   test.afterAll(() => {
     for (const stack of stacks)
