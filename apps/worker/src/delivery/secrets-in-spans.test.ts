@@ -1,24 +1,12 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { loadTracingSdk, SPAN, type InMemorySpanExporter, type ReadableSpan, type RunningTracing } from '@svc/core';
+import { describe, expect, it } from 'vitest';
+import { SPAN, type ReadableSpan } from '@svc/core';
 import { post } from '../../../server/src/testing/harness.js';
-import { startDeliveryStack, type DeliveryStack } from './delivery.testing.js';
+import { useTracedStack } from './traced-stack.testing.js';
 
 // The sibling of apps/server/src/rest/secrets-in-logs.test.ts for traces: every span a flow full of secrets
 // produced, from the HTTP requests through admission to the attempts, as an OTLP exporter would send it.
 
-let stack: DeliveryStack;
-let exporter: InMemorySpanExporter;
-let tracing: RunningTracing;
-beforeAll(async () => {
-  const sdk = await loadTracingSdk();
-  exporter = new sdk.InMemorySpanExporter();
-  tracing = sdk.startTracing({ serviceName: 'svc-webhooks-test', exporter, exportEachSpan: true });
-  stack = await startDeliveryStack();
-});
-afterAll(async () => {
-  await stack?.close();
-  await tracing?.shutdown();
-});
+const traced = useTracedStack();
 
 /** Everything of a span an exporter sends: name, attributes, events, links, status, resource and scope. */
 function exported(span: ReadableSpan): string {
@@ -35,19 +23,19 @@ function exported(span: ReadableSpan): string {
 
 describe('spans', () => {
   it('never hold keys, signing secrets, header values, authorization values, URL paths or queries, or bodies', async () => {
-    const h = stack.h;
+    const h = traced.stack.h;
     const tenant = await post(h, '/tenants', { external_id: 'spans', name: 'Spans' });
     const endpoint = await post(h, '/endpoints', {
       tenant_id: tenant.json.id,
-      url: `${stack.base}/spans/path-token-secret-1?token=query-secret-2`,
+      url: `${traced.stack.base}/spans/path-token-secret-1?token=query-secret-2`,
       headers: { 'X-Api-Key': 'header-secret-3' },
       authorization: 'Bearer authorization-secret-4',
     });
     expect(endpoint.status, endpoint.text).toBe(201);
-    stack.script.set('/spans-failing?token=query-secret-5', [500]);
+    traced.stack.script.set('/spans-failing?token=query-secret-5', [500]);
     const failing = await post(h, '/endpoints', {
       tenant_id: tenant.json.id,
-      url: `${stack.base}/spans-failing?token=query-secret-5`,
+      url: `${traced.stack.base}/spans-failing?token=query-secret-5`,
       retry_delays_seconds: [60],
     });
     expect(failing.status, failing.text).toBe(201);
@@ -92,10 +80,10 @@ describe('spans', () => {
     });
 
     // Both messages reach both endpoints: two succeeded and two failing attempts, each settled.
-    await stack.until('the four settled jobs', () =>
-      exporter.getFinishedSpans().filter((span) => span.name === SPAN.job).length >= 4 ? true : undefined,
+    await traced.stack.until('the four settled jobs', () =>
+      traced.exporter.getFinishedSpans().filter((span) => span.name === SPAN.job).length >= 4 ? true : undefined,
     );
-    const spans = exporter.getFinishedSpans();
+    const spans = traced.exporter.getFinishedSpans();
     const attempts = spans.filter((span) => span.name === SPAN.attempt);
     expect(attempts.map((span) => span.attributes['svc.attempt.outcome']).sort()).toEqual([
       'http_500',
@@ -106,7 +94,7 @@ describe('spans', () => {
     expect(spans.some((span) => span.name === 'POST /v1/receive/:token')).toBe(true);
     expect(spans.some((span) => span.name === 'POST /graphql')).toBe(true);
 
-    const delivered = stack.received.find((r) => r.path.startsWith('/spans/'))!;
+    const delivered = traced.stack.received.find((r) => r.path.startsWith('/spans/'))!;
     const text = spans.map(exported).join('\n');
     for (const secret of [
       h.team.key,

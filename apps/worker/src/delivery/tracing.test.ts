@@ -1,23 +1,11 @@
 import { randomBytes } from 'node:crypto';
 import { SpanKind, SpanStatusCode } from '@opentelemetry/api';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { loadTracingSdk, SPAN, type InMemorySpanExporter, type ReadableSpan, type RunningTracing } from '@svc/core';
+import { describe, expect, it } from 'vitest';
+import { SPAN, type ReadableSpan } from '@svc/core';
 import { uniqueKey } from '../../../server/src/testing/harness.js';
-import { startDeliveryStack, type DeliveryStack } from './delivery.testing.js';
+import { useTracedStack } from './traced-stack.testing.js';
 
-let stack: DeliveryStack;
-let exporter: InMemorySpanExporter;
-let tracing: RunningTracing;
-beforeAll(async () => {
-  const sdk = await loadTracingSdk();
-  exporter = new sdk.InMemorySpanExporter();
-  tracing = sdk.startTracing({ serviceName: 'svc-webhooks-test', exporter, exportEachSpan: true });
-  stack = await startDeliveryStack();
-});
-afterAll(async () => {
-  await stack?.close();
-  await tracing?.shutdown();
-});
+const traced = useTracedStack();
 
 /** An incoming W3C traceparent, as a caller's own tracing sends it. */
 function callerTrace(): { traceId: string; spanId: string; header: string } {
@@ -27,7 +15,7 @@ function callerTrace(): { traceId: string; spanId: string; header: string } {
 }
 
 function spans(traceId: string): ReadableSpan[] {
-  return exporter.getFinishedSpans().filter((span) => span.spanContext().traceId === traceId);
+  return traced.exporter.getFinishedSpans().filter((span) => span.spanContext().traceId === traceId);
 }
 
 function one(list: ReadableSpan[], name: string, match: (span: ReadableSpan) => boolean = () => true): ReadableSpan {
@@ -45,16 +33,16 @@ const linked = (span: ReadableSpan, to: ReadableSpan) => span.links.some((link) 
 
 describe('traces from admission to the receiver', () => {
   it('continue the caller traceparent of POST /messages through admission, the claim, the attempt and settlement', async () => {
-    const { tenantId, endpointId } = await stack.setup('/traced');
+    const { tenantId, endpointId } = await traced.stack.setup('/traced');
     const caller = callerTrace();
-    const published = await stack.h.request('POST', '/messages', {
+    const published = await traced.stack.h.request('POST', '/messages', {
       headers: { traceparent: caller.header },
       idempotencyKey: uniqueKey(),
       body: { tenant_id: tenantId, event_type: 'order.created', payload: { n: 1 } },
     });
     expect(published.status, published.text).toBe(202);
     const messageId = published.json.id as string;
-    await stack.until('the settled job span', () =>
+    await traced.stack.until('the settled job span', () =>
       spans(caller.traceId).some((span) => span.name === SPAN.job) ? true : undefined,
     );
     const trace = spans(caller.traceId);
@@ -79,11 +67,13 @@ describe('traces from admission to the receiver', () => {
       'svc.admission.deliveries': 1,
     });
     // The message keeps the admission's traceparent: that is how the worker finds the trace again.
-    const [stored] = await stack.h.services.db.query('SELECT traceparent FROM messages WHERE id = $1', [messageId]);
+    const [stored] = await traced.stack.h.services.db.query('SELECT traceparent FROM messages WHERE id = $1', [
+      messageId,
+    ]);
     expect(stored.traceparent).toBe(`00-${caller.traceId}-${idOf(admission)}-01`);
 
     // The batch and claim spans serve many traces: roots of their own, linked to the admission.
-    const all = exporter.getFinishedSpans();
+    const all = traced.exporter.getFinishedSpans();
     const batch = one(all, SPAN.admissionBatch, (span) => linked(span, admission));
     expect(batch.spanContext().traceId).not.toBe(caller.traceId);
     expect(batch.attributes['svc.batch.size']).toBeGreaterThanOrEqual(1);
@@ -99,7 +89,7 @@ describe('traces from admission to the receiver', () => {
     const attempt = one(trace, SPAN.attempt);
     expect(parentOf(attempt)).toBe(idOf(job));
     expect(attempt.kind).toBe(SpanKind.CLIENT);
-    const port = Number(new URL(stack.base).port);
+    const port = Number(new URL(traced.stack.base).port);
     expect(attempt.attributes).toMatchObject({
       'http.request.method': 'POST',
       'http.response.status_code': 200,
@@ -114,7 +104,7 @@ describe('traces from admission to the receiver', () => {
     });
     expect(attempt.attributes['svc.attempt.duration_ms']).toEqual(expect.any(Number));
     expect(attempt.attributes['svc.attempt_id']).toBe(
-      stack.received.find((r) => r.path === '/traced')!.headers['svc-attempt-id'],
+      traced.stack.received.find((r) => r.path === '/traced')!.headers['svc-attempt-id'],
     );
 
     const settle = one(trace, SPAN.settle);
@@ -124,14 +114,14 @@ describe('traces from admission to the receiver', () => {
   });
 
   it('record a failing attempt with its outcome, for a GraphQL publish that continues its caller trace too', async () => {
-    stack.script.set('/traced-failing', [500]);
-    const { tenantId, endpointId } = await stack.setup('/traced-failing', { retry_delays_seconds: [60] });
+    traced.stack.script.set('/traced-failing', [500]);
+    const { tenantId, endpointId } = await traced.stack.setup('/traced-failing', { retry_delays_seconds: [60] });
     const caller = callerTrace();
-    const response = await fetch(`${stack.h.rootUrl}/graphql`, {
+    const response = await fetch(`${traced.stack.h.rootUrl}/graphql`, {
       method: 'POST',
       headers: {
         'content-type': 'application/json',
-        authorization: `Bearer ${stack.h.team.key}`,
+        authorization: `Bearer ${traced.stack.h.team.key}`,
         traceparent: caller.header,
       },
       body: JSON.stringify({
@@ -140,7 +130,7 @@ describe('traces from admission to the receiver', () => {
       }),
     });
     const messageId = ((await response.json()) as { data: { publishMessage: { id: string } } }).data.publishMessage.id;
-    await stack.until('the settled job span', () =>
+    await traced.stack.until('the settled job span', () =>
       spans(caller.traceId).some((span) => span.name === SPAN.job) ? true : undefined,
     );
     const trace = spans(caller.traceId);
@@ -166,7 +156,7 @@ describe('traces from admission to the receiver', () => {
     const settle = one(trace, SPAN.settle);
     expect(settle.attributes).toMatchObject({ 'svc.delivery.status': 'retry_wait', 'svc.settle.applied': true });
     expect(Date.parse(String(settle.attributes['svc.delivery.next_attempt_at']))).toBeGreaterThan(
-      stack.h.clock.now().getTime(),
+      traced.stack.h.clock.now().getTime(),
     );
   });
 });
