@@ -192,6 +192,7 @@ export {
   PortalSessionService,
   PORTAL_LINK_PREFIX,
   PORTAL_SESSION_PREFIX,
+  PORTAL_OPEN_PATH,
   portalTokenOf,
   type IssuedPortalSession,
   type OpenedPortalSession,

@@ -134,6 +134,8 @@ export class EndpointResolver {
     return toPreview(result);
   }
 
+  // The operator's bulk replays: a portal session is refused (docs/portal.md).
+  @Authorized()
   @FieldResolver(() => ReplayConnection, { description: "The endpoint's bulk replays, oldest first" })
   async replays(
     @Ctx() context: GraphqlContext,

@@ -1,7 +1,7 @@
 import type { ApolloServerPlugin } from '@apollo/server';
 import { isServiceError, type Actor, type RateClass } from '@svc/core';
 import { enforceRateLimit } from '../rest/rate-limit.js';
-import { authenticateRequest, rootFieldAccess } from './authorization.js';
+import { authenticateRequest, checkPortalSeparation, PORTAL, rootFieldAccess } from './authorization.js';
 import type { GraphqlContext } from './context.js';
 import { toGraphqlError } from './errors.js';
 import { createLoaders } from './loaders.js';
@@ -56,9 +56,17 @@ export function operationGuardPlugin(): ApolloServerPlugin<GraphqlContext> {
             checkCostBudget(cost);
             const rootType = operation.operation === 'mutation' ? 'Mutation' : 'Query';
             const access = rootFieldAccess(schema);
-            const needsKey = [...shape.rootFieldNames].some((name) => access.get(`${rootType}.${name}`) === 'key');
+            const accessOf = (name: string) => access.get(`${rootType}.${name}`);
+            const needsKey = [...shape.rootFieldNames].some((name) => {
+              const kind = accessOf(name);
+              return kind === 'key' || kind === 'portal';
+            });
             if (!needsKey) return;
             const actor = await authenticateRequest(contextValue);
+            // A document mixing portal and operator fields is refused whole, before anything runs.
+            for (const name of shape.rootFieldNames)
+              if (accessOf(name) !== 'public')
+                checkPortalSeparation(actor, accessOf(name) === 'portal' ? [PORTAL] : []);
             const tokens = tokensOf(cost, operation.operation);
             await takeTokens(contextValue, actor, rateClassOf(operation.operation, shape.rootFieldNames), tokens.own);
             await takeTokens(contextValue, actor, 'read', tokens.read);

@@ -35,7 +35,12 @@ export interface IssuedPortalSession {
   session: PortalSessionView;
   /** The one-time link's token: given once, only its hash is stored. */
   linkToken: string;
+  /** The link to hand to the tenant: on the console's address (SVC_CONSOLE_URL), else a path on the console. */
+  url: string;
 }
+
+/** Where the console opens a portal link (apps/console/app/(portal)/portal/open). */
+export const PORTAL_OPEN_PATH = '/portal/open';
 
 export interface OpenedPortalSession {
   /** The session's token (the portal's cookie): given once, only its hash is stored. */
@@ -77,8 +82,16 @@ export class PortalSessionService {
       tenants: TenantService;
       eventTypes: EventTypeService;
       events: OperationalEventService;
+      /** The console's address (SVC_CONSOLE_URL) for absolute links; null: links are paths on the console. */
+      consoleUrl: string | null;
     },
   ) {}
+
+  /** The one-time link of a token: the token is in the query, read once by the console and never logged by it. */
+  linkOf(linkToken: string): string {
+    const path = `${PORTAL_OPEN_PATH}?token=${linkToken}`;
+    return this.deps.consoleUrl === null ? path : `${this.deps.consoleUrl.replace(/\/+$/, '')}${path}`;
+  }
 
   /** Only an active tenant gets a session; event types must be active ones of the team. */
   async createSession(
@@ -117,7 +130,7 @@ export class PortalSessionService {
           addMs(now, input.expires_in_seconds * SECOND),
         ],
       );
-      return { session: await this.readSession(inner, id), linkToken };
+      return { session: await this.readSession(inner, id), linkToken, url: this.linkOf(linkToken) };
     });
   }
 
