@@ -1027,6 +1027,16 @@ export interface components {
        * @enum {string}
        */
       signature_scheme?: 'hmac' | 'ed25519';
+      /**
+       * @default none
+       * @enum {string}
+       */
+      ordering?: 'none' | 'ordered';
+      /**
+       * @default continue
+       * @enum {string}
+       */
+      ordering_on_failure?: 'continue' | 'hold';
     };
     CreateEventSubscriptionRequest: {
       /** @description The receiver URL: HTTPS on a public host */
@@ -1259,6 +1269,16 @@ export interface components {
       signature_scheme?: 'hmac' | 'ed25519';
       /** @description Extension: an ed25519 endpoint's current public key (whpk_...), readable at any time; absent for hmac */
       public_key?: string;
+      /**
+       * @description Extension: ordered sends deliveries one at a time in admission order, each with Svc-Sequence; present only when ordering or ordering_on_failure is not the default (none, continue)
+       * @enum {string}
+       */
+      ordering?: 'none' | 'ordered';
+      /**
+       * @description Extension: what a delivery that ends without success does to an ordered endpoint: continue (the next goes) or hold (the endpoint is paused); present with ordering
+       * @enum {string}
+       */
+      ordering_on_failure?: 'continue' | 'hold';
       /** @description Delivery health: the circuit breaker state and recent outcomes */
       health: {
         /** @enum {string} */
@@ -1371,6 +1391,16 @@ export interface components {
       signature_scheme?: 'hmac' | 'ed25519';
       /** @description Extension: an ed25519 endpoint's current public key (whpk_...), readable at any time; absent for hmac */
       public_key?: string;
+      /**
+       * @description Extension: ordered sends deliveries one at a time in admission order, each with Svc-Sequence; present only when ordering or ordering_on_failure is not the default (none, continue)
+       * @enum {string}
+       */
+      ordering?: 'none' | 'ordered';
+      /**
+       * @description Extension: what a delivery that ends without success does to an ordered endpoint: continue (the next goes) or hold (the endpoint is paused); present with ordering
+       * @enum {string}
+       */
+      ordering_on_failure?: 'continue' | 'hold';
       /** @description Delivery health: the circuit breaker state and recent outcomes */
       health: {
         /** @enum {string} */
@@ -1735,6 +1765,7 @@ export interface components {
         | 'webhooks.endpoint.disabled'
         | 'webhooks.endpoint.recovered'
         | 'webhooks.endpoint.failing'
+        | 'webhooks.endpoint.held'
         | 'webhooks.source.rejected'
         | 'webhooks.replay.completed'
         | 'webhooks.replay.failed'
@@ -2225,6 +2256,10 @@ export interface components {
       metadata?: {
         [key: string]: string;
       };
+      /** @enum {string} */
+      ordering?: 'none' | 'ordered';
+      /** @enum {string} */
+      ordering_on_failure?: 'continue' | 'hold';
     };
     UpdateEventSubscriptionRequest: {
       /** @description The receiver URL: HTTPS on a public host */
@@ -4450,6 +4485,8 @@ export interface operations {
            *           "old_secret_expires_at": "2026-11-02T10:00:00.000Z",
            *           "signature_scheme": "hmac",
            *           "public_key": "whpk_01jd8x9m2k3n4p5q6r7s8t9v0w",
+           *           "ordering": "none",
+           *           "ordering_on_failure": "continue",
            *           "health": {
            *             "circuit": "closed",
            *             "consecutive_failures": -9007199254740991,
@@ -4633,6 +4670,8 @@ export interface operations {
            *       "old_secret_expires_at": "2026-11-02T10:00:00.000Z",
            *       "signature_scheme": "hmac",
            *       "public_key": "whpk_01jd8x9m2k3n4p5q6r7s8t9v0w",
+           *       "ordering": "none",
+           *       "ordering_on_failure": "continue",
            *       "health": {
            *         "circuit": "closed",
            *         "consecutive_failures": -9007199254740991,
@@ -4823,6 +4862,8 @@ export interface operations {
            *       "old_secret_expires_at": "2026-11-02T10:00:00.000Z",
            *       "signature_scheme": "hmac",
            *       "public_key": "whpk_01jd8x9m2k3n4p5q6r7s8t9v0w",
+           *       "ordering": "none",
+           *       "ordering_on_failure": "continue",
            *       "health": {
            *         "circuit": "closed",
            *         "consecutive_failures": -9007199254740991,
@@ -5162,6 +5203,8 @@ export interface operations {
            *       "old_secret_expires_at": "2026-11-02T10:00:00.000Z",
            *       "signature_scheme": "hmac",
            *       "public_key": "whpk_01jd8x9m2k3n4p5q6r7s8t9v0w",
+           *       "ordering": "none",
+           *       "ordering_on_failure": "continue",
            *       "health": {
            *         "circuit": "closed",
            *         "consecutive_failures": -9007199254740991,
@@ -5393,6 +5436,8 @@ export interface operations {
            *       "old_secret_expires_at": "2026-11-02T10:00:00.000Z",
            *       "signature_scheme": "hmac",
            *       "public_key": "whpk_01jd8x9m2k3n4p5q6r7s8t9v0w",
+           *       "ordering": "none",
+           *       "ordering_on_failure": "continue",
            *       "health": {
            *         "circuit": "closed",
            *         "consecutive_failures": -9007199254740991,
@@ -5625,6 +5670,8 @@ export interface operations {
            *       "old_secret_expires_at": "2026-11-02T10:00:00.000Z",
            *       "signature_scheme": "hmac",
            *       "public_key": "whpk_01jd8x9m2k3n4p5q6r7s8t9v0w",
+           *       "ordering": "none",
+           *       "ordering_on_failure": "continue",
            *       "health": {
            *         "circuit": "closed",
            *         "consecutive_failures": -9007199254740991,
@@ -7796,6 +7843,7 @@ export interface operations {
           | 'webhooks.endpoint.disabled'
           | 'webhooks.endpoint.recovered'
           | 'webhooks.endpoint.failing'
+          | 'webhooks.endpoint.held'
           | 'webhooks.source.rejected'
           | 'webhooks.replay.completed'
           | 'webhooks.replay.failed'
