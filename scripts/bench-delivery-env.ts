@@ -38,6 +38,8 @@ export type ReceiverKind = 'fast' | 'slow' | 'hang';
 export class Receivers {
   readonly counts = new Map<string, number>();
   readonly arrivals = new Map<string, number>();
+  /** Per name, the Svc-Sequence numbers that arrived, in arrival order (ordered endpoints). */
+  readonly sequences = new Map<string, number[]>();
   recording = false;
   private server: http.Server | null = null;
   port = 0;
@@ -56,6 +58,12 @@ export class Receivers {
         const answer = () => {
           count();
           const id = request.headers['webhook-id'];
+          const sequence = request.headers['svc-sequence'];
+          if (typeof sequence === 'string') {
+            const seen = this.sequences.get(name) ?? [];
+            seen.push(Number(sequence));
+            this.sequences.set(name, seen);
+          }
           if (this.recording && typeof id === 'string' && !this.arrivals.has(id)) this.arrivals.set(id, arrivedAt);
           response.writeHead(204).end();
         };
@@ -359,6 +367,15 @@ export function addEndpoint(origin: string, authorization: string, tenantId: str
     max_concurrency: 3,
     timeout_seconds: 10,
   });
+}
+
+export function updateEndpoint(
+  origin: string,
+  authorization: string,
+  endpoint: { id: string; etag: string },
+  change: Record<string, unknown>,
+) {
+  return api(origin, authorization, 'PATCH', `/endpoints/${endpoint.id}`, change, endpoint.etag);
 }
 
 export function deleteEndpoint(origin: string, authorization: string, endpoint: { id: string; etag: string }) {

@@ -238,11 +238,11 @@ export async function publishWindow(
 }
 
 /** Single-row INSERT commits/s through a pool of the server's size, from the load process. */
-export async function measureCommits(h: Harness, seconds: number): Promise<number> {
+export async function measureCommits(h: Harness, seconds: number, poolSize = SERVER_POOL_SIZE): Promise<number> {
   const result = await runLoad<{ commits_per_s: number }>({
     kind: 'commits',
     databaseUrl: h.databaseUrl,
-    poolSize: SERVER_POOL_SIZE,
+    poolSize,
     seconds,
     startAt: Date.now(),
   });
@@ -250,11 +250,11 @@ export async function measureCommits(h: Harness, seconds: number): Promise<numbe
 }
 
 /** Raw undici POSTs/s to the receivers, 32 in flight, from the load process. */
-export async function measurePosts(h: Harness, seconds: number): Promise<number> {
+export async function measurePosts(h: Harness, seconds: number, concurrency = 32): Promise<number> {
   const result = await runLoad<{ posts_per_s: number }>({
     kind: 'posts',
     url: h.receivers.url('fast', 'ceiling'),
-    concurrency: 32,
+    concurrency,
     seconds,
     startAt: Date.now(),
   });

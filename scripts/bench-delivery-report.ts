@@ -40,6 +40,18 @@ export interface DeliveryFigures {
     delivered_per_s_with: number;
   };
   scale: { workers3: { deliveries_per_s: number; admitted_per_s: number; ratio_to_one_worker: number } };
+  /** One ordered endpoint answering at once, draining a queue one delivery at a time. */
+  ordered: {
+    deliveries_per_s: number;
+    queued: number;
+    /** Raw undici POSTs/s to the same receiver, one at a time (what one-at-a-time delivery can reach over HTTP). */
+    posts_one_at_a_time_per_s: number;
+    /** Single-row INSERT commits/s on one connection. */
+    commits_one_at_a_time_per_s: number;
+    /** One POST and one commit in turn: 1 / (1 / posts + 1 / commits). */
+    ceiling_per_s: number;
+    in_order: boolean;
+  };
   durable: {
     fanout1: { admitted_per_s: number; delivered_per_s: number; cpu_ms_per_message: CpuBreakdown };
     ceiling: { commits_per_s: number };
@@ -183,6 +195,17 @@ export function formatDeliveryReport(f: Partial<DeliveryFigures>, d: RunDetails)
       s.deliveries_per_s.toFixed(1),
       'reported',
       `${s.ratio_to_one_worker.toFixed(3)} of 1 worker; ${ofPosts(s.deliveries_per_s)}`,
+    );
+  }
+  if (f.ordered) {
+    const o = f.ordered;
+    row(
+      `ordered endpoint: deliveries/s (${o.queued.toLocaleString('en')} queued)`,
+      o.deliveries_per_s.toFixed(1),
+      'reported',
+      `${(o.deliveries_per_s / o.ceiling_per_s).toFixed(3)} of a POST + a commit in turn (${o.ceiling_per_s}/s: ` +
+        `${o.posts_one_at_a_time_per_s} POSTs/s, ${o.commits_one_at_a_time_per_s} commits/s one at a time)` +
+        (o.in_order ? '' : '; OUT OF ORDER'),
     );
   }
   if (f.durable) {

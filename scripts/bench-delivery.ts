@@ -10,6 +10,8 @@
  *   (e) as (b) plus one endpoint that never answers, 10,000 deliveries queued behind its open circuit: the fast
  *       endpoints' pace over (b), and the worker CPU it costs
  *   scale: (b) with 3 worker processes
+ *   ordered: one ordered endpoint answering at once drains a queue (one delivery at a time, in order): deliveries/s
+ *       vs one raw POST and one raw commit in turn, each measured one at a time
  *   (d) as (a) with a backlog of pending deliveries (default 1,000,000) inserted with SQL: cost with over without
  *   durable: (a) on a second cluster with fsync=on, and its commit ceiling
  *
@@ -23,6 +25,7 @@ import path from 'node:path';
 import {
   addEndpoint,
   createTeams,
+  updateEndpoint,
   deleteEndpoint,
   peakRssMb,
   probeProfile,
@@ -72,7 +75,9 @@ const BACKLOG_SETUP_BUDGET_MS = 110_000;
 /** Deliveries queued behind the dead endpoint's open circuit in (e). */
 const DEAD_QUEUED = 10_000;
 
-const SCENARIOS = ['a', 'latency', 'b', 'c', 'd', 'e', 'scale', 'durable'] as const;
+const SCENARIOS = ['a', 'latency', 'b', 'c', 'd', 'e', 'scale', 'ordered', 'durable'] as const;
+/** Messages queued for the ordered endpoint before it is enabled. */
+const ORDERED_QUEUED = Number(process.env['BENCH_ORDERED'] ?? 3000);
 type Scenario = (typeof SCENARIOS)[number];
 
 /** BENCH_SCENARIOS, with what each needs: (c), (e) and scale are read against (b), (d) against (a). */
@@ -304,6 +309,49 @@ async function fanout10WithThreeWorkers(h: Harness, teams: BenchTeam[]) {
   }
 }
 
+/**
+ * One ordered endpoint, paused while ORDERED_QUEUED messages are published to it, then enabled: the time until the
+ * last arrives gives its deliveries per second, one at a time. Its ceiling, measured right after on the same
+ * machine: a raw POST and a raw single-row commit in turn, each one at a time (a delivery needs at least both).
+ */
+async function orderedDrain(h: Harness) {
+  const [team] = await createTeams(h.core, h.origin, h.receivers, 'ordered', 1, 0);
+  const receiver = 'ordered-0';
+  const endpoint = await addEndpoint(h.origin, team!.authorization, team!.tenantId, h.receivers.url('fast', receiver));
+  const paused = await updateEndpoint(h.origin, team!.authorization, endpoint, {
+    ordering: 'ordered',
+    status: 'paused',
+  });
+  let next = 0;
+  await Promise.all(
+    Array.from({ length: 8 }, async () => {
+      for (let n = ++next; n <= ORDERED_QUEUED; n = ++next)
+        for (;;) {
+          const response = await fetch(`${h.origin}/v1/messages`, {
+            method: 'POST',
+            headers: {
+              authorization: team!.authorization,
+              'content-type': 'application/json',
+              'idempotency-key': `ordered-${n}`,
+            },
+            body: JSON.stringify({ tenant_id: team!.tenantId, event_type: team!.eventType, payload: { n } }),
+          });
+          if (response.status === 202) break;
+          if (response.status !== 429) throw new Error(`ordered: POST /v1/messages ${response.status}`);
+          await sleep(50);
+        }
+    }),
+  );
+  await updateEndpoint(h.origin, team!.authorization, paused, { status: 'enabled' });
+  const seconds = await drain(h, (name) => name === receiver, ORDERED_QUEUED, 180);
+  const arrived = h.receivers.sequences.get(receiver) ?? [];
+  const inOrder = arrived.length === ORDERED_QUEUED && arrived.every((n, i) => n === i + 1);
+  const ceilingSeconds = Math.min(SECONDS, 5);
+  const posts = await measurePosts(h, ceilingSeconds, 1);
+  const commits = await measureCommits(h, ceilingSeconds, 1);
+  return { seconds, posts, commits, inOrder };
+}
+
 /** (a) on a deployment of its own whose cluster runs with fsync=on, between two commit ceilings on it. */
 async function durableFanout1(build: ServiceBuild) {
   const h = await startHarness(build, { durable: true });
@@ -432,6 +480,19 @@ export async function runDeliveryBench(
           };
           noteRss('scale');
         }
+      }
+      if (run.has('ordered')) {
+        console.log(`delivery: ordered endpoint draining ${ORDERED_QUEUED.toLocaleString('en')} queued messages`);
+        const o = await orderedDrain(h);
+        f.ordered = {
+          deliveries_per_s: round(ORDERED_QUEUED / o.seconds),
+          queued: ORDERED_QUEUED,
+          posts_one_at_a_time_per_s: round(o.posts),
+          commits_one_at_a_time_per_s: round(o.commits),
+          ceiling_per_s: round(1 / (1 / o.posts + 1 / o.commits)),
+          in_order: o.inOrder,
+        };
+        noteRss('ordered');
       }
       if (run.has('a')) {
         console.log('delivery: (a) fan-out 1');

@@ -19,6 +19,8 @@ export interface DeliveryHeadersInput {
   readonly deliveryId: string;
   readonly attemptId: string;
   readonly eventType: string;
+  /** An ordered endpoint's number for this delivery (Svc-Sequence, not signed); null or absent: none. */
+  readonly sequence?: string | null;
 }
 
 // Names the service sets, and hop-by-hop or framing headers the HTTP client owns.
@@ -64,5 +66,6 @@ export function buildDeliveryHeaders(input: DeliveryHeadersInput): Record<string
   headers['Svc-Delivery-Id'] = input.deliveryId;
   headers['Svc-Attempt-Id'] = input.attemptId;
   headers['Svc-Event-Type'] = input.eventType;
+  if (input.sequence) headers['Svc-Sequence'] = input.sequence;
   return headers;
 }

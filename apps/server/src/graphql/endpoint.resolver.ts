@@ -74,6 +74,8 @@ function endpointFields(input: CreateEndpointInput | UpdateEndpointInput): Recor
     headers: input.headers ?? undefined,
     authorization: input.authorization,
     metadata: input.metadata ?? undefined,
+    ordering: input.ordering ?? undefined,
+    ordering_on_failure: input.orderingOnFailure ?? undefined,
   });
 }
 

@@ -1,6 +1,6 @@
 import { Field, ID, InputType, Int, ObjectType } from 'type-graphql';
 import { GraphQLJSONObject } from 'graphql-scalars';
-import { SignatureScheme } from './enums.js';
+import { EndpointOrdering, OrderingOnFailure, SignatureScheme } from './enums.js';
 
 @ObjectType()
 export class EndpointHealth {
@@ -29,6 +29,8 @@ export class Endpoint {
   @Field(() => String, { nullable: true }) disabledReason!: string | null;
   @Field(() => Int) ratePerSecond!: number;
   @Field(() => Int) maxConcurrency!: number;
+  @Field(() => EndpointOrdering) ordering!: keyof typeof EndpointOrdering;
+  @Field(() => OrderingOnFailure) orderingOnFailure!: keyof typeof OrderingOnFailure;
   @Field(() => [Int]) retryDelaysSeconds!: number[];
   @Field(() => Int) timeoutSeconds!: number;
   @Field(() => [String], { description: 'Lowercase names of the custom headers (values are write-only)' })
@@ -117,6 +119,10 @@ export class CreateEndpointInput {
   @Field(() => GraphQLJSONObject, { nullable: true }) metadata?: Record<string, unknown>;
   @Field(() => SignatureScheme, { nullable: true, description: 'hmac by default' })
   signatureScheme?: keyof typeof SignatureScheme;
+  @Field(() => EndpointOrdering, { nullable: true, description: 'none by default' })
+  ordering?: keyof typeof EndpointOrdering;
+  @Field(() => OrderingOnFailure, { nullable: true, description: 'continue by default' })
+  orderingOnFailure?: keyof typeof OrderingOnFailure;
 }
 
 @InputType({ description: 'Omitted fields keep their values; null clears filter, transform and authorization' })
@@ -135,4 +141,6 @@ export class UpdateEndpointInput {
   @Field(() => GraphQLJSONObject, { nullable: true }) headers?: Record<string, unknown>;
   @Field(() => String, { nullable: true }) authorization?: string | null;
   @Field(() => GraphQLJSONObject, { nullable: true }) metadata?: Record<string, unknown>;
+  @Field(() => EndpointOrdering, { nullable: true }) ordering?: keyof typeof EndpointOrdering;
+  @Field(() => OrderingOnFailure, { nullable: true }) orderingOnFailure?: keyof typeof OrderingOnFailure;
 }

@@ -8,6 +8,8 @@ import {
   ListSubscriptionDeliveriesQuery,
   MESSAGE_STATUSES,
   ReplayDeliveryInput,
+  ORDERING_ON_FAILURE,
+  ORDERINGS,
   SIGNATURE_SCHEMES,
 } from '@svc/core';
 
@@ -27,6 +29,8 @@ export const EndpointStatus = enumOf(ListEndpointsQuery.shape.status.unwrap().op
 export const AnalyticsBucket = enumOf(ANALYTICS_BUCKETS);
 export const ReplayConfiguration = enumOf(ReplayDeliveryInput.shape.configuration.unwrap().options);
 export const SignatureScheme = enumOf(SIGNATURE_SCHEMES);
+export const EndpointOrdering = enumOf(ORDERINGS);
+export const OrderingOnFailure = enumOf(ORDERING_ON_FAILURE);
 export const ListOrder = enumOf(LIST_ORDERS);
 export const SubscriptionDeliveryStatus = enumOf(ListSubscriptionDeliveriesQuery.shape.status.unwrap().options);
 
@@ -49,6 +53,18 @@ registerEnumType(SignatureScheme, {
   description:
     'hmac: v1 signatures with a shared whsec_ secret; ed25519: v1a signatures that receivers check with the ' +
     "endpoint's whpk_ public key (Standard Webhooks)",
+});
+registerEnumType(EndpointOrdering, {
+  name: 'EndpointOrdering',
+  description:
+    'none: deliveries go independently (up to maxConcurrency at once); ordered: one at a time, in the order the ' +
+    'messages were admitted, each with an Svc-Sequence header',
+});
+registerEnumType(OrderingOnFailure, {
+  name: 'OrderingOnFailure',
+  description:
+    'What a delivery that ends without success does to an ordered endpoint: continue (it is a dead letter and ' +
+    'the next goes) or hold (the endpoint is paused until someone enables it)',
 });
 registerEnumType(SubscriptionDeliveryStatus, {
   name: 'SubscriptionDeliveryStatus',

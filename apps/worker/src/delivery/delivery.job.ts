@@ -76,6 +76,7 @@ export function createDeliveryEngine(services: Services, options: DeliveryEngine
       deliveryId: claimed.deliveryId,
       attemptId: claimed.attemptId,
       eventType: claimed.eventType,
+      sequence: claimed.sequence,
     });
     const sent = await egress.post({ url: claimed.url, headers, body: claimed.body, timeoutMs: claimed.timeoutMs });
     const result = toResult(sent);

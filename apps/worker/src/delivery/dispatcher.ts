@@ -308,8 +308,13 @@ export class Dispatcher {
       if (lane.claiming) continue;
       lane.refill(realNow);
       const at = lane.eligibleAt();
-      const free = lane.free();
-      if (free === 0) continue; // a settle of this lane ticks again
+      let free = lane.free();
+      if (free === 0) {
+        // A settle of this lane ticks again. Other workers' leases (a handoff, a dead worker) end with no settle
+        // here: such a lane asks again now and then, and the claim applies the rule with what is live.
+        if (lane.foreignInFlight === 0 || lane.inFlight >= (lane.maxConcurrency ?? UNKNOWN_CONCURRENCY)) continue;
+        free = 1;
+      }
       if (at > now) {
         sleepMs = Math.min(sleepMs, at - now);
         continue;
@@ -410,7 +415,7 @@ export class Dispatcher {
       // look again a little later rather than at once. Rows that arrived during the claim (a wake-up) are not a
       // reason to wait: they are claimed on the next tick.
       const stillDue = state.nextDueAt !== null && state.nextDueAt.getTime() <= now;
-      if (progressed < request.want && stillDue && lane.free() > 0 && state.status === 'enabled')
+      if (progressed < request.want && stillDue && state.status === 'enabled' && (lane.free() > 0 || progressed === 0))
         lane.notBefore = Date.now() + SHORT_CLAIM_RECHECK_MS;
       if (lane.nextDueAt === Infinity && lane.inFlight === 0) this.lanes.delete(lane.id);
     }

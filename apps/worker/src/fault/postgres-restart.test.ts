@@ -56,6 +56,14 @@ describe('Postgres restarts under load', () => {
     // A short timeout keeps the lease short (timeout + 30 s): an attempt whose settlement died with the database
     // is attempted again once it lapses.
     const { tenantId } = await d.endpoint(`${receiver.baseUrl}/restart`, { timeout_seconds: 1 });
+    // The tenant's second endpoint is ordered: its order holds through the restart too.
+    const ordered = await d.api('POST', '/endpoints', {
+      tenant_id: tenantId,
+      url: `${receiver.baseUrl}/restart-ordered`,
+      timeout_seconds: 1,
+      ordering: 'ordered',
+    });
+    expect(ordered.status, ordered.text).toBe(201);
     const accepted: string[] = [];
     let failed = 0;
     let phase: 'before' | 'down' | 'after' = 'before';
@@ -110,7 +118,15 @@ describe('Postgres restarts under load', () => {
     );
     // Every message stored (accepted, or stored while its answer was lost) succeeded.
     expect(statuses.map((s) => s.status)).toEqual(['succeeded']);
-    const received = new Set(receiver.requests.map((r) => String(r.headers['webhook-id'])));
-    for (const id of accepted) expect(received.has(id), id).toBe(true);
+    for (const path of ['/restart', '/restart-ordered']) {
+      const received = new Set(receiver.received(path).map((r) => String(r.headers['webhook-id'])));
+      for (const id of accepted) expect(received.has(id), `${path} ${id}`).toBe(true);
+    }
+    // In order, one at a time: numbers never go down (one repeats only as the redelivery of an attempt whose
+    // settlement died with the database), and none is missing.
+    const numbers = receiver.received('/restart-ordered').map((r) => Number(r.headers['svc-sequence']));
+    for (let i = 1; i < numbers.length; i += 1) expect(numbers[i]!).toBeGreaterThanOrEqual(numbers[i - 1]!);
+    expect(new Set(numbers).size).toBe(numbers.at(-1));
+    expect(receiver.maxConcurrent('/restart-ordered')).toBe(1);
   }, 120_000);
 });

@@ -4,7 +4,7 @@ import { defineJobHandler } from './job.js';
 /**
  * The delivery engine's safety net (docs/delivery.md, "Reconciliation"), every minute in one worker: leases of dead
  * workers are freed, deliveries past their window expire, and pending deliveries that lost their queue row get it
- * back, and bulk replays whose job is gone (a worker killed on the job's last try) end failed. Each worker's
+ * back (and a number, on an ordered endpoint), and bulk replays whose job is gone (a worker killed on the job's last try) end failed. Each worker's
  * heartbeat does the first two every few seconds as well; this job covers a deployment whose workers all run
  * without it.
  */
@@ -15,6 +15,7 @@ export const deliveryReconcileHandler = defineJobHandler({
     await services.ownership.releaseOrphans();
     while ((await services.ownership.expireDue()) > 0);
     await services.ownership.restoreLostRows();
+    await services.ownership.numberStrayRows();
     await services.replays.giveUpStranded();
   },
 });

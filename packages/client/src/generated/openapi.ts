@@ -1062,6 +1062,16 @@ export interface components {
        * @enum {string}
        */
       signature_scheme?: 'hmac' | 'ed25519';
+      /**
+       * @default none
+       * @enum {string}
+       */
+      ordering?: 'none' | 'ordered';
+      /**
+       * @default continue
+       * @enum {string}
+       */
+      ordering_on_failure?: 'continue' | 'hold';
     };
     CreateEventSubscriptionRequest: {
       /** @description The receiver URL: HTTPS on a public host */
@@ -1314,6 +1324,16 @@ export interface components {
       signature_scheme?: 'hmac' | 'ed25519';
       /** @description Extension: an ed25519 endpoint's current public key (whpk_...), readable at any time; absent for hmac */
       public_key?: string;
+      /**
+       * @description Extension: ordered sends deliveries one at a time in admission order, each with Svc-Sequence; present only when ordering or ordering_on_failure is not the default (none, continue)
+       * @enum {string}
+       */
+      ordering?: 'none' | 'ordered';
+      /**
+       * @description Extension: what a delivery that ends without success does to an ordered endpoint: continue (the next goes) or hold (the endpoint is paused); present with ordering
+       * @enum {string}
+       */
+      ordering_on_failure?: 'continue' | 'hold';
       /** @description Delivery health: the circuit breaker state and recent outcomes */
       health: {
         /** @enum {string} */
@@ -1426,6 +1446,16 @@ export interface components {
       signature_scheme?: 'hmac' | 'ed25519';
       /** @description Extension: an ed25519 endpoint's current public key (whpk_...), readable at any time; absent for hmac */
       public_key?: string;
+      /**
+       * @description Extension: ordered sends deliveries one at a time in admission order, each with Svc-Sequence; present only when ordering or ordering_on_failure is not the default (none, continue)
+       * @enum {string}
+       */
+      ordering?: 'none' | 'ordered';
+      /**
+       * @description Extension: what a delivery that ends without success does to an ordered endpoint: continue (the next goes) or hold (the endpoint is paused); present with ordering
+       * @enum {string}
+       */
+      ordering_on_failure?: 'continue' | 'hold';
       /** @description Delivery health: the circuit breaker state and recent outcomes */
       health: {
         /** @enum {string} */
@@ -1833,6 +1863,7 @@ export interface components {
         | 'webhooks.endpoint.disabled'
         | 'webhooks.endpoint.recovered'
         | 'webhooks.endpoint.failing'
+        | 'webhooks.endpoint.held'
         | 'webhooks.source.rejected'
         | 'webhooks.replay.completed'
         | 'webhooks.replay.failed'
@@ -2383,6 +2414,10 @@ export interface components {
       metadata?: {
         [key: string]: string;
       };
+      /** @enum {string} */
+      ordering?: 'none' | 'ordered';
+      /** @enum {string} */
+      ordering_on_failure?: 'continue' | 'hold';
     };
     UpdateEventSubscriptionRequest: {
       /** @description The receiver URL: HTTPS on a public host */
@@ -5122,6 +5157,8 @@ export interface operations {
            *           "old_secret_expires_at": "2026-11-02T10:00:00.000Z",
            *           "signature_scheme": "hmac",
            *           "public_key": "whpk_01jd8x9m2k3n4p5q6r7s8t9v0w",
+           *           "ordering": "none",
+           *           "ordering_on_failure": "continue",
            *           "health": {
            *             "circuit": "closed",
            *             "consecutive_failures": -9007199254740991,
@@ -5305,6 +5342,8 @@ export interface operations {
            *       "old_secret_expires_at": "2026-11-02T10:00:00.000Z",
            *       "signature_scheme": "hmac",
            *       "public_key": "whpk_01jd8x9m2k3n4p5q6r7s8t9v0w",
+           *       "ordering": "none",
+           *       "ordering_on_failure": "continue",
            *       "health": {
            *         "circuit": "closed",
            *         "consecutive_failures": -9007199254740991,
@@ -5495,6 +5534,8 @@ export interface operations {
            *       "old_secret_expires_at": "2026-11-02T10:00:00.000Z",
            *       "signature_scheme": "hmac",
            *       "public_key": "whpk_01jd8x9m2k3n4p5q6r7s8t9v0w",
+           *       "ordering": "none",
+           *       "ordering_on_failure": "continue",
            *       "health": {
            *         "circuit": "closed",
            *         "consecutive_failures": -9007199254740991,
@@ -5834,6 +5875,8 @@ export interface operations {
            *       "old_secret_expires_at": "2026-11-02T10:00:00.000Z",
            *       "signature_scheme": "hmac",
            *       "public_key": "whpk_01jd8x9m2k3n4p5q6r7s8t9v0w",
+           *       "ordering": "none",
+           *       "ordering_on_failure": "continue",
            *       "health": {
            *         "circuit": "closed",
            *         "consecutive_failures": -9007199254740991,
@@ -6065,6 +6108,8 @@ export interface operations {
            *       "old_secret_expires_at": "2026-11-02T10:00:00.000Z",
            *       "signature_scheme": "hmac",
            *       "public_key": "whpk_01jd8x9m2k3n4p5q6r7s8t9v0w",
+           *       "ordering": "none",
+           *       "ordering_on_failure": "continue",
            *       "health": {
            *         "circuit": "closed",
            *         "consecutive_failures": -9007199254740991,
@@ -6297,6 +6342,8 @@ export interface operations {
            *       "old_secret_expires_at": "2026-11-02T10:00:00.000Z",
            *       "signature_scheme": "hmac",
            *       "public_key": "whpk_01jd8x9m2k3n4p5q6r7s8t9v0w",
+           *       "ordering": "none",
+           *       "ordering_on_failure": "continue",
            *       "health": {
            *         "circuit": "closed",
            *         "consecutive_failures": -9007199254740991,
@@ -8468,6 +8515,7 @@ export interface operations {
           | 'webhooks.endpoint.disabled'
           | 'webhooks.endpoint.recovered'
           | 'webhooks.endpoint.failing'
+          | 'webhooks.endpoint.held'
           | 'webhooks.source.rejected'
           | 'webhooks.replay.completed'
           | 'webhooks.replay.failed'

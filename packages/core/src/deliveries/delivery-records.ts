@@ -1,6 +1,7 @@
 import type { DataSource, EntityManager } from 'typeorm';
 import { retryOnConflict } from '../common/transaction.js';
 import { finishedFactsSql } from '../analytics/analytics-facts.js';
+import { heldEvents, holdCandidates, holdSql } from './ordering.js';
 
 /** One operational event the engine emits (the events module stores and coalesces them). */
 export interface EngineEvent {
@@ -9,7 +10,8 @@ export interface EngineEvent {
     | 'webhooks.delivery.expired'
     | 'webhooks.endpoint.disabled'
     | 'webhooks.endpoint.recovered'
-    | 'webhooks.endpoint.failing';
+    | 'webhooks.endpoint.failing'
+    | 'webhooks.endpoint.held';
   teamId: string;
   tenantId: string;
   resourceId: string;
@@ -86,6 +88,7 @@ export async function recordFinished(
   tx: EntityManager,
   finished: readonly FinishedDelivery[],
   events: EngineEventSink,
+  now: Date,
 ): Promise<void> {
   if (finished.length === 0) return;
   const perEndpoint = new Map<string, number>();
@@ -98,18 +101,36 @@ export async function recordFinished(
   // (4 to 7), so a settlement never holds a counter row an admission is about to write; readers sum the shards.
   const endpoints = [...perEndpoint.keys()].sort();
   const teams = [...perTeam.keys()].sort();
-  await tx.query(
+  const notable = finished.filter(
+    (d): d is FinishedDelivery & { status: 'failed' | 'expired' } => d.status === 'failed' || d.status === 'expired',
+  );
+  // An ordered endpoint that holds on failure is paused by the same statement (deliveries/ordering.ts).
+  const hold = holdCandidates(
+    notable.map((d) => ({
+      deliveryId: d.id,
+      messageId: d.messageId,
+      endpointId: d.endpointId,
+      teamId: d.teamId,
+      tenantId: d.tenantId,
+      status: d.status,
+      reason: d.reason,
+    })),
+  );
+  const held: { id: string; version: string }[] = await tx.query(
     `WITH facts AS (${FINISHED_FACTS}),
      e AS (
        INSERT INTO endpoint_queue_counts AS q (endpoint_id, shard, pending)
        SELECT x.endpoint_id, $5::smallint, -x.n
          FROM unnest($1::text[], $2::int[]) WITH ORDINALITY AS x(endpoint_id, n, i)
         ORDER BY x.i
-       ON CONFLICT (endpoint_id, shard) DO UPDATE SET pending = q.pending + EXCLUDED.pending)
-     INSERT INTO team_queue_counts AS t (team_id, shard, pending)
+       ON CONFLICT (endpoint_id, shard) DO UPDATE SET pending = q.pending + EXCLUDED.pending),
+     t AS (
+       INSERT INTO team_queue_counts AS t (team_id, shard, pending)
        SELECT x.team_id, $5::smallint, -x.n FROM unnest($3::text[], $4::int[]) WITH ORDINALITY AS x(team_id, n, i)
         ORDER BY x.i
-     ON CONFLICT (team_id, shard) DO UPDATE SET pending = t.pending + EXCLUDED.pending`,
+       ON CONFLICT (team_id, shard) DO UPDATE SET pending = t.pending + EXCLUDED.pending),
+     held AS (${holdSql('$8::text[]', '$9::timestamptz')})
+     SELECT id, version FROM held`,
     [
       endpoints,
       endpoints.map((id) => perEndpoint.get(id)!),
@@ -118,27 +139,28 @@ export async function recordFinished(
       SETTLEMENT_SHARDS[Math.floor(Math.random() * SETTLEMENT_SHARDS.length)]!,
       finished.map((d) => d.id),
       finished.map((d) => d.status),
+      hold.ids,
+      now,
     ],
   );
-  const notable = finished.filter((d) => d.status === 'failed' || d.status === 'expired');
-  if (notable.length > 0)
-    await events.emit(
-      tx,
-      notable.map((d) => ({
-        type: d.status === 'failed' ? 'webhooks.delivery.failed' : 'webhooks.delivery.expired',
-        teamId: d.teamId,
-        tenantId: d.tenantId,
-        resourceId: d.id,
-        data: {
-          delivery_id: d.id,
-          message_id: d.messageId,
-          endpoint_id: d.endpointId,
-          attempts: d.attempts,
-          last_status_code: d.lastStatusCode,
-          reason: d.reason,
-        },
-      })),
-    );
+  if (notable.length === 0) return;
+  await events.emit(tx, [
+    ...notable.map((d): EngineEvent => ({
+      type: d.status === 'failed' ? 'webhooks.delivery.failed' : 'webhooks.delivery.expired',
+      teamId: d.teamId,
+      tenantId: d.tenantId,
+      resourceId: d.id,
+      data: {
+        delivery_id: d.id,
+        message_id: d.messageId,
+        endpoint_id: d.endpointId,
+        attempts: d.attempts,
+        last_status_code: d.lastStatusCode,
+        reason: d.reason,
+      },
+    })),
+    ...heldEvents(held, hold.first),
+  ]);
 }
 
 /**
@@ -165,7 +187,7 @@ export async function cancelWaitingDeliveries(
      RETURNING ${FINISHED_ROW_COLUMNS}`,
     [byEndpoint ? where.endpointIds : where.tenantId, reason, now],
   );
-  await recordFinished(tx, finishedFromRows(rows, 'canceled', reason), NO_EVENTS);
+  await recordFinished(tx, finishedFromRows(rows, 'canceled', reason), NO_EVENTS, now);
   return rows.length;
 }
 
@@ -212,6 +234,7 @@ export async function finishDeliveries(
         tx,
         finished.filter((f) => done.has(f.id)),
         events,
+        now,
       );
     }),
   );

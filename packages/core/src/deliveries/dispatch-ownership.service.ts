@@ -1,3 +1,4 @@
+import { endpointsWithStrayRows, numberWaiting } from './ordering.js';
 import type { DataSource } from 'typeorm';
 import type { Clock } from '../common/clock.js';
 import { retryOnConflict } from '../common/transaction.js';
@@ -148,8 +149,21 @@ export class DispatchOwnershipService {
            RETURNING ${FINISHED_ROW_COLUMNS}`,
           [now, limit],
         );
-        await recordFinished(tx, finishedFromRows(rows, 'expired', 'window_over'), this.deps.events);
+        await recordFinished(tx, finishedFromRows(rows, 'expired', 'window_over'), this.deps.events, now);
         return rows.length;
+      }),
+    );
+  }
+
+  /**
+   * Numbers the waiting deliveries of ordered endpoints that have none: admitted by a transaction that read the
+   * endpoint before ordering was switched on (deliveries/ordering.ts). Until then the claim leaves them waiting.
+   */
+  async numberStrayRows(): Promise<number> {
+    return retryOnConflict(() =>
+      this.deps.db.transaction(async (tx) => {
+        const endpoints = await endpointsWithStrayRows(tx);
+        return endpoints.length === 0 ? 0 : numberWaiting(tx, endpoints);
       }),
     );
   }
@@ -172,9 +186,9 @@ export class DispatchOwnershipService {
     if (suspects.length === 0) return 0;
     const endpoints = suspects.map((s) => s.endpoint_id);
     const restored: { endpoint_id: string }[] = await this.deps.db.query(
-      `INSERT INTO delivery_queue (delivery_id, endpoint_id, due_at, expires_at, attempt)
+      `INSERT INTO delivery_queue (delivery_id, endpoint_id, due_at, expires_at, attempt, sequence)
        SELECT d.id, d.endpoint_id, CASE WHEN d.status = 'in_flight' THEN $2 ELSE d.next_attempt_at END,
-              d.expires_at, d.attempt_count
+              d.expires_at, d.attempt_count, d.sequence
          FROM deliveries d
         WHERE d.endpoint_id = ANY($1::text[]) AND d.status IN ('queued', 'retry_wait', 'in_flight')
           AND NOT EXISTS (SELECT 1 FROM delivery_queue q WHERE q.delivery_id = d.id)

@@ -33,6 +33,8 @@ export interface ClaimedAttempt {
   startedAt: Date;
   /** The W3C traceparent of the message's admission: each attempt continues its trace. Null: tracing was off. */
   traceparent: string | null;
+  /** Its number in an ordered endpoint's order (sent as Svc-Sequence); null: the endpoint does not order. */
+  sequence: string | null;
 }
 
 /** What the owner of an endpoint asks of one claim: up to `want` attempts; `mine` of its own are running. */
@@ -119,6 +121,8 @@ interface ClaimRow {
   message_created_at: Date;
   deliver_at: Date;
   traceparent: string | null;
+  /** The delivery's number in its endpoint's order (ordered endpoints), as a string (bigint). */
+  sequence: string | null;
 }
 
 /**
@@ -129,7 +133,7 @@ interface ClaimRow {
  * half-opened, and each endpoint's next due time. Body bytes are read only for deliveries that will be sent.
  */
 const CLAIM_SQL = hotStatement(
-  'engine_claim_v5',
+  'engine_claim_v6',
   `
 WITH owned AS (
   -- Only the partitions this worker owns under a live lease; FOR SHARE makes a handoff wait for this claim, so two
@@ -140,6 +144,7 @@ WITH owned AS (
    WHERE svc_dispatch_partition(w.endpoint_id, $7) IN (SELECT partition FROM owned)
 ), lane AS (
   SELECT w.endpoint_id, w.n, w.mine, e.version, e.status, e.deleted_at IS NOT NULL AS deleted, e.max_concurrency,
+         e.ordering = 'ordered' AS ordered,
          e.rate_per_second, e.timeout_seconds, e.url, e.url_revision, e.retry_delays_seconds, e.headers_sealed,
          e.authorization_sealed, h.circuit, h.consecutive_failures, h.last_success_at, h.last_failure_at,
          h.next_probe_at, h.probe_wait_seconds,
@@ -154,8 +159,19 @@ WITH owned AS (
               WHEN coalesce(l.circuit, 'closed') <> 'closed'
                 THEN CASE WHEN (l.next_probe_at IS NULL OR l.next_probe_at <= $5) AND l.mine + l.foreign_in_flight = 0
                           THEN least(l.n, 1) ELSE 0 END
+              WHEN l.ordered THEN greatest(0, least(l.n, 1 - l.mine - l.foreign_in_flight))
               ELSE greatest(0, least(l.n, l.max_concurrency - l.mine - l.foreign_in_flight)) END AS take
     FROM lane l
+), head AS (
+  -- An ordered endpoint's head: its waiting row with the lowest number, due or not, leased or not. Only the head
+  -- may be claimed, and only once it is due; it is read before it is locked, so a head that another transaction
+  -- holds is never skipped for the row behind it (the lock below then skips it and nothing is claimed).
+  SELECT quota.endpoint_id, h.delivery_id, h.due_at
+    FROM quota, LATERAL (
+      SELECT q.delivery_id, q.due_at FROM delivery_queue q
+       WHERE q.endpoint_id = quota.endpoint_id AND q.sequence IS NOT NULL
+       ORDER BY q.sequence LIMIT 1) h
+   WHERE quota.ordered
 ), picked AS (
   SELECT p.delivery_id, p.endpoint_id, quota.timeout_seconds
     FROM quota, LATERAL (
@@ -163,6 +179,14 @@ WITH owned AS (
        WHERE q.endpoint_id = quota.endpoint_id AND q.due_at <= $5
          AND (cardinality($8::text[]) = 0 OR q.delivery_id = ANY($8::text[]))
        ORDER BY q.due_at LIMIT quota.take FOR UPDATE SKIP LOCKED) p
+   WHERE quota.take > 0 AND NOT quota.ordered
+  UNION ALL
+  SELECT p.delivery_id, p.endpoint_id, quota.timeout_seconds
+    FROM quota JOIN head ON head.endpoint_id = quota.endpoint_id, LATERAL (
+      SELECT q.delivery_id, q.endpoint_id FROM delivery_queue q
+       WHERE q.delivery_id = head.delivery_id AND q.due_at <= $5
+         AND (cardinality($8::text[]) = 0 OR q.delivery_id = ANY($8::text[]))
+       FOR UPDATE SKIP LOCKED) p
    WHERE quota.take > 0
 ), leased AS (
   UPDATE delivery_queue q
@@ -181,7 +205,8 @@ WITH owned AS (
   -- The claimed deliveries, read (not written: an attempt in flight is its queue row's lease). The queue row's
   -- lock orders this claim after any change of the delivery's state (each such change takes the row first).
   SELECT d.id, l.attempt, d.team_id, d.tenant_id, d.message_id, d.endpoint_id, d.event_type, d.status,
-         d.attempt_count, d.next_trigger, d.cancel_retries, d.expires_at, d.content_type, d.body, d.last_status_code
+         d.attempt_count, d.next_trigger, d.cancel_retries, d.expires_at, d.content_type, d.body, d.last_status_code,
+         d.sequence
     FROM leased l JOIN deliveries d ON d.id = l.delivery_id
    WHERE d.id = ANY (ARRAY(SELECT delivery_id FROM leased)) AND d.status IN ('queued', 'retry_wait', 'in_flight')
 )
@@ -192,10 +217,17 @@ SELECT quota.endpoint_id, quota.version, quota.status, quota.deleted, quota.max_
        -- The first row after those this claim took: at most take + 1 entries of the (endpoint_id, due_at) index,
        -- however many rows wait behind the endpoint. (A row another transaction held was skipped, not taken: then
        -- this may name a taken row's due time, and the owner simply looks again.)
-       (SELECT q.due_at FROM delivery_queue q
-         WHERE q.endpoint_id = quota.endpoint_id
-         ORDER BY q.due_at
-        OFFSET (SELECT count(*) FROM picked p WHERE p.endpoint_id = quota.endpoint_id) LIMIT 1) AS next_due_at,
+       CASE WHEN quota.ordered
+            -- Ordered: the head's due time, or (the head taken) the next row's, which can go once the head settles.
+            THEN (SELECT q.due_at FROM delivery_queue q
+                   WHERE q.endpoint_id = quota.endpoint_id AND q.sequence IS NOT NULL
+                   ORDER BY q.sequence
+                  OFFSET (SELECT count(*) FROM picked p WHERE p.endpoint_id = quota.endpoint_id) LIMIT 1)
+            ELSE (SELECT q.due_at FROM delivery_queue q
+                   WHERE q.endpoint_id = quota.endpoint_id
+                   ORDER BY q.due_at
+                  OFFSET (SELECT count(*) FROM picked p WHERE p.endpoint_id = quota.endpoint_id) LIMIT 1)
+       END AS next_due_at,
        s.secret_versions, s.secrets_sealed, l.delivery_id AS leased_id, l.attempt AS leased_attempt,
        m.id, m.attempt, m.team_id, m.tenant_id, m.message_id, m.event_type,
        -- An earlier attempt that never settled (its lease lapsed): this one is its retry.
@@ -203,7 +235,7 @@ SELECT quota.endpoint_id, quota.version, quota.status, quota.deleted, quota.max_
        CASE WHEN m.id IS NOT NULL AND NOT m.cancel_retries AND m.expires_at > $5 AND NOT quota.deleted
                  AND quota.status <> 'disabled'
             THEN coalesce(m.body, (SELECT c.body FROM message_contents c WHERE c.message_id = m.message_id)) END AS body,
-       msg.created_at AS message_created_at, msg.deliver_at, msg.traceparent
+       msg.created_at AS message_created_at, msg.deliver_at, msg.traceparent, m.sequence
   FROM quota
   LEFT JOIN leased l ON l.endpoint_id = quota.endpoint_id
   LEFT JOIN marked m ON m.id = l.delivery_id
@@ -326,6 +358,7 @@ export class DispatchService {
       dueSince: row.message_created_at > row.deliver_at ? row.message_created_at : row.deliver_at,
       startedAt: now,
       traceparent: row.traceparent,
+      sequence: row.sequence === null ? null : String(row.sequence),
     };
   }
 }

@@ -3,6 +3,7 @@ import type { Clock } from '../common/clock.js';
 import { newId } from '../common/ids.js';
 import { DELIVERY_WAKE_CHANNEL, wakePayload } from './delivery.jobs.js';
 import { SETTLEMENT_SHARDS } from './delivery-records.js';
+import { orderedNumbering, sequenceCtes } from './ordering.js';
 import { deliveriesCreatedFactSql } from '../analytics/analytics-facts.js';
 
 /** A new delivery generation of a finished delivery (a single replay or one of a bulk replay's batch). */
@@ -41,20 +42,24 @@ export async function insertGenerations(
   const endpoints = [...perEndpoint.keys()].sort();
   const storedBytes = generations.reduce((sum, g) => sum + (g.body?.length ?? 0), 0);
   await tx.query(
-    `WITH delivery AS (
+    // A replay to an ordered endpoint takes the next numbers, as admission does: it goes through the same order,
+    // behind what already waits (docs/delivery.md, "Ordered endpoints").
+    `WITH ${sequenceCtes('$18::text[]', '$19::int[]').join(',\n')},
+     delivery AS (
        INSERT INTO deliveries (id, team_id, tenant_id, message_id, endpoint_id, event_type, generation, replay_of,
                                replay_id, status, next_attempt_at, expires_at, body, body_bytes, content_type,
-                               delivery_units, paying_key_id, created_at, updated_at)
+                               delivery_units, paying_key_id, sequence, created_at, updated_at)
        SELECT x.id, $1, x.tenant_id, x.message_id, x.endpoint_id, x.event_type, x.generation, x.replay_of, $2,
-              'queued', $3, $4, x.body, x.body_bytes, x.content_type, x.units, $5, $3, $3
+              'queued', $3, $4, x.body, x.body_bytes, x.content_type, x.units, $5, seq.first + x.rank - 1, $3, $3
          FROM unnest($6::text[], $7::text[], $8::text[], $9::text[], $10::text[], $11::int[], $12::text[],
-                     $13::bytea[], $14::int[], $15::text[], $16::int[])
+                     $13::bytea[], $14::int[], $15::text[], $16::int[], $23::int[])
               AS x(id, tenant_id, message_id, endpoint_id, event_type, generation, replay_of, body, body_bytes,
-                   content_type, units)
-       RETURNING team_id, tenant_id, endpoint_id, message_id, created_at),
+                   content_type, units, rank)
+         LEFT JOIN seq ON seq.endpoint_id = x.endpoint_id
+       RETURNING id, team_id, tenant_id, endpoint_id, message_id, sequence, created_at),
      queue AS (
-       INSERT INTO delivery_queue (delivery_id, endpoint_id, due_at, expires_at)
-       SELECT x.id, x.endpoint_id, $3, $4 FROM unnest($6::text[], $9::text[]) AS x(id, endpoint_id)),
+       INSERT INTO delivery_queue (delivery_id, endpoint_id, due_at, expires_at, sequence)
+       SELECT d.id, d.endpoint_id, $3, $4, d.sequence FROM delivery d),
      facts AS (${deliveriesCreatedFactSql('delivery')}),
      endpoint_counts AS (
        INSERT INTO endpoint_queue_counts AS q (endpoint_id, shard, pending)
@@ -89,6 +94,7 @@ export async function insertGenerations(
       generations.length,
       storedBytes,
       wakePayload(endpoints),
+      orderedNumbering(generations.map((g) => g.endpointId)).ranks,
     ],
   );
   return ids;

@@ -1,3 +1,4 @@
+import { holdOrderedEndpoints, type EndedDelivery } from './ordering.js';
 import type { DataSource, EntityManager } from 'typeorm';
 import { hotStatement, type HotSql } from '@svc/db';
 import { attemptFactsSql } from '../analytics/analytics-facts.js';
@@ -194,10 +195,20 @@ export class SettlementService {
             await this.fillRecoveredErrors(tx, events);
             const done = statuses(await tx.query(SETTLE_SQL.text, params));
             const all = [...events];
+            const ended: EndedDelivery[] = [];
             outcomes.forEach((o, i) => {
               const status = done.get(o.attempt.deliveryId);
               if (status !== 'failed' && status !== 'expired') return;
               const d = decisions[i]!;
+              ended.push({
+                deliveryId: o.attempt.deliveryId,
+                messageId: o.attempt.messageId,
+                endpointId: o.attempt.endpointId,
+                teamId: o.attempt.teamId,
+                tenantId: o.attempt.tenantId,
+                status,
+                reason: 'reason' in d ? d.reason : null,
+              });
               all.push({
                 type: status === 'failed' ? 'webhooks.delivery.failed' : 'webhooks.delivery.expired',
                 teamId: o.attempt.teamId,
@@ -214,6 +225,7 @@ export class SettlementService {
               });
             });
             await this.disableEndpoints(tx, disable, all, now);
+            all.push(...(await holdOrderedEndpoints(tx, ended, now)));
             if (all.length > 0) await this.deps.events.emit(tx, all);
             return done;
           }),

@@ -4,6 +4,10 @@ export type EndpointStatus = 'enabled' | 'paused' | 'disabled';
 /** How deliveries are signed: `v1` HMAC with a shared secret, or `v1a` ed25519 with a public key for receivers. */
 export type SignatureScheme = 'hmac' | 'ed25519';
 export type CircuitState = 'closed' | 'half_open' | 'open';
+/** `ordered`: one delivery at a time, in admission (commit) order (docs/delivery.md, "Ordered endpoints"). */
+export type EndpointOrdering = 'none' | 'ordered';
+/** What a delivery that ends without success does to an ordered endpoint: the next goes, or the endpoint pauses. */
+export type OrderingOnFailure = 'continue' | 'hold';
 
 /**
  * The configuration row. Health (circuit, failures, probes) is in `endpoint_health` and the queued count in
@@ -29,6 +33,8 @@ export class EndpointEntity {
   @Column({ type: 'text', name: 'disabled_reason', nullable: true }) disabledReason!: string | null;
   @Column({ type: 'integer', name: 'rate_per_second' }) ratePerSecond!: number;
   @Column({ type: 'integer', name: 'max_concurrency' }) maxConcurrency!: number;
+  @Column({ type: 'text' }) ordering!: EndpointOrdering;
+  @Column({ type: 'text', name: 'ordering_on_failure' }) orderingOnFailure!: OrderingOnFailure;
   @Column({ type: 'jsonb', name: 'retry_delays_seconds' }) retryDelaysSeconds!: number[];
   @Column({ type: 'integer', name: 'timeout_seconds' }) timeoutSeconds!: number;
   @Column({ type: 'jsonb', name: 'header_names' }) headerNames!: string[];

@@ -131,6 +131,12 @@ const endpointFields = {
   metadata: metadataSchema,
 };
 
+/** `ordered`: one delivery at a time in admission order; `max_concurrency` is then 1. */
+export const ORDERINGS = ['none', 'ordered'] as const;
+export const ORDERING_ON_FAILURE = ['continue', 'hold'] as const;
+const ordering = z.enum(ORDERINGS, { message: 'must be none or ordered' });
+const orderingOnFailure = z.enum(ORDERING_ON_FAILURE, { message: 'must be continue or hold' });
+
 /** `hmac` (v1, a shared whsec_ secret) or `ed25519` (v1a, a whpk_ public key for receivers). */
 export const SIGNATURE_SCHEMES = ['hmac', 'ed25519'] as const;
 const signatureScheme = z.enum(SIGNATURE_SCHEMES, { message: 'must be hmac or ed25519' });
@@ -152,6 +158,8 @@ export const CreateEndpointInput = z.strictObject({
   authorization: endpointFields.authorization.default(null),
   metadata: endpointFields.metadata.default({}),
   signature_scheme: signatureScheme.default('hmac'),
+  ordering: ordering.default('none'),
+  ordering_on_failure: orderingOnFailure.default('continue'),
 });
 export type CreateEndpointInput = z.output<typeof CreateEndpointInput>;
 
@@ -170,6 +178,8 @@ export const UpdateEndpointInput = z.strictObject({
   headers: endpointFields.headers.optional(),
   authorization: endpointFields.authorization.optional(),
   metadata: endpointFields.metadata.optional(),
+  ordering: ordering.optional(),
+  ordering_on_failure: orderingOnFailure.optional(),
 });
 export type UpdateEndpointInput = z.output<typeof UpdateEndpointInput>;
 

@@ -13,10 +13,11 @@ import type { Limits } from '../catalog/limits.js';
 import type { TenantService } from '../tenants/tenant.service.js';
 import { cancelWaitingDeliveries } from '../deliveries/delivery-records.js';
 import { DELIVERY_WAKE_CHANNEL } from '../deliveries/delivery.jobs.js';
+import { setOrdering } from '../deliveries/ordering.js';
 import { compileRules } from './endpoint-rules.js';
 import { EndpointCredentialsService } from './endpoint-credentials.service.js';
 import { newSigningCredential } from './endpoint-secrets.js';
-import { EndpointEntity } from './endpoint.entity.js';
+import { EndpointEntity, type EndpointOrdering } from './endpoint.entity.js';
 import {
   endpointsWithState,
   insertEndpointState,
@@ -76,6 +77,7 @@ export class EndpointService {
     const { host } = this.checkUrl(input.url);
     compileRules(input.filter, input.transform);
     this.checkConcurrency(input.max_concurrency);
+    checkOrderedConcurrency(input.ordering, input.max_concurrency);
     const cap = this.deps.limits.max_endpoint_concurrency.value;
     return inTransaction(this.deps.db, ctx, async (tx) => {
       await lockTeam(tx, ctx.actor.teamId);
@@ -100,7 +102,9 @@ export class EndpointService {
         status: input.status,
         disabledReason: null,
         ratePerSecond: input.rate_per_second,
-        maxConcurrency: input.max_concurrency ?? Math.min(3, cap),
+        maxConcurrency: input.ordering === 'ordered' ? 1 : (input.max_concurrency ?? Math.min(3, cap)),
+        ordering: input.ordering,
+        orderingOnFailure: input.ordering_on_failure,
         retryDelaysSeconds: input.retry_delays_seconds,
         timeoutSeconds: input.timeout_seconds,
         ...this.credentials.sealHeaders(id, input.headers),
@@ -116,6 +120,7 @@ export class EndpointService {
         deletedAt: null,
       });
       await tx.getRepository(EndpointEntity).insert(endpoint);
+      if (input.ordering === 'ordered') await setOrdering(tx, id, true);
       const state = await insertEndpointState(tx, id);
       await this.credentials.secrets.addCurrent(tx, id, 1, credential.sealed, ctx.actor.keyId, now);
       return { endpoint: this.view(endpoint, state), signingSecret: credential.shown };
@@ -224,6 +229,12 @@ export class EndpointService {
       }
       set('ratePerSecond', input.rate_per_second);
       set('maxConcurrency', input.max_concurrency);
+      const ordering = input.ordering ?? endpoint.ordering;
+      checkOrderedConcurrency(ordering, input.max_concurrency);
+      set('ordering', input.ordering);
+      set('orderingOnFailure', input.ordering_on_failure);
+      // An ordered endpoint sends one delivery at a time (docs/delivery.md, "Ordered endpoints").
+      if (ordering === 'ordered') set('maxConcurrency', 1);
       set('retryDelaysSeconds', input.retry_delays_seconds);
       set('timeoutSeconds', input.timeout_seconds);
       set('metadata', input.metadata);
@@ -232,6 +243,7 @@ export class EndpointService {
       if (input.authorization !== undefined && !this.credentials.sameAuthorization(endpoint, input.authorization))
         change.authorizationSealed = this.credentials.sealAuthorization(id, input.authorization);
       if (Object.keys(change).length === 0) return this.view(endpoint, state);
+      if (change.ordering !== undefined) await setOrdering(tx, id, change.ordering === 'ordered');
       // Health is the engine's row: touched only when the URL changes (a new URL starts healthy).
       const health = change.url !== undefined ? await resetEndpointHealth(tx, id) : state.health;
       return this.view(await this.applyChange(tx, endpoint, change), { ...state, health });
@@ -386,4 +398,14 @@ export class EndpointService {
     await tx.query(`SELECT pg_notify($1, $2)`, [DELIVERY_WAKE_CHANNEL, endpoint.id]);
     return Object.assign(endpoint, update);
   }
+}
+
+/** 422 invalid_field (max_concurrency): an ordered endpoint has one delivery in flight at a time. */
+function checkOrderedConcurrency(ordering: EndpointOrdering, maxConcurrency: number | undefined): void {
+  if (ordering === 'ordered' && maxConcurrency !== undefined && maxConcurrency !== 1)
+    throw new ServiceError(
+      'invalid_field',
+      'an ordered endpoint sends one delivery at a time: max_concurrency must be 1 (or left out)',
+      { field: 'max_concurrency' },
+    );
 }

@@ -1,4 +1,10 @@
-import type { EndpointEntity, EndpointStatus, SignatureScheme } from './endpoint.entity.js';
+import type {
+  EndpointEntity,
+  EndpointOrdering,
+  EndpointStatus,
+  OrderingOnFailure,
+  SignatureScheme,
+} from './endpoint.entity.js';
 import type { EndpointHealth, EndpointState } from './endpoint-state.js';
 
 export type { EndpointHealth, EndpointState } from './endpoint-state.js';
@@ -19,6 +25,8 @@ export interface EndpointView {
   disabledReason: string | null;
   ratePerSecond: number;
   maxConcurrency: number;
+  ordering: EndpointOrdering;
+  orderingOnFailure: OrderingOnFailure;
   retryDelaysSeconds: number[];
   timeoutSeconds: number;
   headerNames: string[];
@@ -62,6 +70,8 @@ export function toEndpointView(endpoint: EndpointEntity, state: EndpointState, n
     disabledReason: endpoint.disabledReason,
     ratePerSecond: endpoint.ratePerSecond,
     maxConcurrency: endpoint.maxConcurrency,
+    ordering: endpoint.ordering,
+    orderingOnFailure: endpoint.orderingOnFailure,
     retryDelaysSeconds: endpoint.retryDelaysSeconds,
     timeoutSeconds: endpoint.timeoutSeconds,
     headerNames: endpoint.headerNames,

@@ -25,6 +25,7 @@ export const OPERATIONAL_EVENT_TYPES = [
   'webhooks.endpoint.disabled',
   'webhooks.endpoint.recovered',
   'webhooks.endpoint.failing',
+  'webhooks.endpoint.held',
   'webhooks.source.rejected',
   'webhooks.replay.completed',
   'webhooks.replay.failed',
@@ -103,6 +104,12 @@ export const EVENT_RULES: Readonly<Record<OperationalEventType, EventRule>> = {
       next_probe_at: 'time',
       console_url: 'link',
     },
+    resource: 'endpoint_id',
+    coalesceBy: 'endpoint_id',
+  },
+  // An extension type (docs/events.md): an ordered endpoint that holds on failure was paused.
+  'webhooks.endpoint.held': {
+    data: { endpoint_id: 'id', delivery_id: 'id', message_id: 'id', delivery_status: 'reason', reason: 'reason' },
     resource: 'endpoint_id',
     coalesceBy: 'endpoint_id',
   },

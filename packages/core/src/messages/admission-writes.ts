@@ -4,6 +4,7 @@ import type { BillingService, ChargeItem } from '../billing/billing.service.js';
 import type { Actor } from '../common/context.js';
 import { queryPrepared, statementParameters } from '../common/transaction.js';
 import { DELIVERY_WAKE_CHANNEL, wakePayload } from '../deliveries/delivery.jobs.js';
+import { orderedNumbering, sequenceCtes } from '../deliveries/ordering.js';
 import { idempotencyRecordsSql, type IdempotencyRecord } from '../idempotency/idempotency.service.js';
 import type { MessageBody } from './message-body.js';
 import type { MessageRecord } from './message.view.js';
@@ -55,6 +56,8 @@ export async function writeAdmissions(
   const teamCounts = teamCounters(plans);
   const records = plans.flatMap((p) => (p.idempotency ? [p.idempotency] : []));
   const wake = wakePayload(deliveries.map((d) => d.delivery.endpointId));
+  const order = orderedNumbering(deliveries.map((d) => d.delivery.endpointId));
+  const ranks = bind(order.ranks);
 
   const ctes = [
     `message AS (
@@ -88,11 +91,14 @@ export async function writeAdmissions(
     `content AS (
        INSERT INTO message_contents (message_id, team_id, body)
        SELECT * FROM unnest(${messageIds}::text[], ${teamIds}::text[], ${bind(plans.map((p) => p.body.bytes))}::bytea[]))`,
+    // Ordered endpoints number their deliveries here, in commit order (deliveries/ordering.ts).
+    ...sequenceCtes(`${bind(order.endpoints)}::text[]`, `${bind(order.counts)}::int[]`),
     `delivery AS (
        INSERT INTO deliveries (id, team_id, tenant_id, message_id, endpoint_id, event_type, status, next_attempt_at,
-                               expires_at, body, body_bytes, content_type, delivery_units, created_at, updated_at)
+                               expires_at, body, body_bytes, content_type, delivery_units, sequence, created_at,
+                               updated_at)
        SELECT x.id, x.team_id, x.tenant_id, x.message_id, x.endpoint_id, x.event_type, 'queued', x.due, x.expires_at,
-              x.body, x.body_bytes, x.content_type, x.units, ${at}, ${at}
+              x.body, x.body_bytes, x.content_type, x.units, seq.first + x.rank - 1, ${at}, ${at}
          FROM unnest(${deliveryIds}::text[], ${bind(deliveries.map((d) => d.plan.teamId))}::text[],
                      ${bind(deliveries.map((d) => d.plan.record.tenantId))}::text[],
                      ${bind(deliveries.map((d) => d.plan.record.id))}::text[], ${deliveryEndpoints}::text[],
@@ -101,14 +107,17 @@ export async function writeAdmissions(
                      ${bind(deliveries.map((d) => d.delivery.body))}::bytea[],
                      ${bind(deliveries.map((d) => d.delivery.bodyBytes))}::int[],
                      ${bind(deliveries.map((d) => d.plan.record.contentType))}::text[],
-                     ${bind(deliveries.map((d) => d.delivery.units))}::int[])
+                     ${bind(deliveries.map((d) => d.delivery.units))}::int[], ${ranks}::int[])
               AS x(id, team_id, tenant_id, message_id, endpoint_id, event_type, due, expires_at, body, body_bytes,
-                   content_type, units))`,
+                   content_type, units, rank)
+         LEFT JOIN seq ON seq.endpoint_id = x.endpoint_id)`,
     // Every pending delivery has its queue row from the transaction that admits it (the engine claims from here).
     `queue AS (
-       INSERT INTO delivery_queue (delivery_id, endpoint_id, due_at, expires_at)
-       SELECT * FROM unnest(${deliveryIds}::text[], ${deliveryEndpoints}::text[], ${deliveryDue}::timestamptz[],
-                            ${deliveryExpiry}::timestamptz[]))`,
+       INSERT INTO delivery_queue (delivery_id, endpoint_id, due_at, expires_at, sequence)
+       SELECT x.id, x.endpoint_id, x.due, x.expires_at, seq.first + x.rank - 1
+         FROM unnest(${deliveryIds}::text[], ${deliveryEndpoints}::text[], ${deliveryDue}::timestamptz[],
+                     ${deliveryExpiry}::timestamptz[], ${ranks}::int[]) AS x(id, endpoint_id, due, expires_at, rank)
+         LEFT JOIN seq ON seq.endpoint_id = x.endpoint_id)`,
     `endpoint_counts AS (
        INSERT INTO endpoint_queue_counts AS q (endpoint_id, shard, pending)
        SELECT x.endpoint_id, x.shard, x.n

@@ -141,7 +141,7 @@ export class MessageRepairService {
       [messageId, now],
     );
     // Cancellations emit no operational event.
-    await recordFinished(tx, finishedFromRows(rows, 'canceled', reason), NO_EVENTS);
+    await recordFinished(tx, finishedFromRows(rows, 'canceled', reason), NO_EVENTS, now);
     return new Set(rows.map((row) => row.id));
   }
 }

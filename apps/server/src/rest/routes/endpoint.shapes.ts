@@ -41,6 +41,18 @@ export const EndpointShape = z
       .describe(
         "Extension: an ed25519 endpoint's current public key (whpk_...), readable at any time; absent for hmac",
       ),
+    ordering: z
+      .enum(['none', 'ordered'])
+      .optional()
+      .describe(
+        'Extension: ordered sends deliveries one at a time in admission order, each with Svc-Sequence; present only when ordering or ordering_on_failure is not the default (none, continue)',
+      ),
+    ordering_on_failure: z
+      .enum(['continue', 'hold'])
+      .optional()
+      .describe(
+        'Extension: what a delivery that ends without success does to an ordered endpoint: continue (the next goes) or hold (the endpoint is paused); present with ordering',
+      ),
     health: z
       .strictObject({
         circuit: z.enum(['closed', 'half_open', 'open']),
@@ -124,6 +136,10 @@ export function renderEndpoint(view: EndpointView, signingSecret?: string | null
     old_secret_expires_at: iso(view.oldSecretExpiresAt),
     // An hmac endpoint's answer stays byte for byte what the spec shows: the scheme appears only for ed25519.
     ...(view.signatureScheme === 'ed25519' ? { signature_scheme: 'ed25519' as const, public_key: view.publicKey } : {}),
+    // The same for ordering: an endpoint that never used it answers exactly as before.
+    ...(view.ordering !== 'none' || view.orderingOnFailure !== 'continue'
+      ? { ordering: view.ordering, ordering_on_failure: view.orderingOnFailure }
+      : {}),
     health: {
       circuit: view.health.circuit,
       consecutive_failures: view.health.consecutiveFailures,
