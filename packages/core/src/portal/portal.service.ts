@@ -16,7 +16,8 @@ import type { EventTypeView } from '../event-types/event-type.view.js';
 import type { EndpointService } from '../endpoints/endpoint.service.js';
 import { sendEndpointTest } from '../endpoints/endpoint-test.js';
 import { RawJson } from '../common/raw-json.js';
-import type { CreateEndpointInput, UpdateEndpointInput } from '../endpoints/endpoint.inputs.js';
+import { CreateEndpointInput, type UpdateEndpointInput } from '../endpoints/endpoint.inputs.js';
+import { parseInput } from '../common/validation.js';
 import type { EndpointView, EndpointWithSecret } from '../endpoints/endpoint.view.js';
 import type { MessageService } from '../messages/message.service.js';
 import type { MessageView } from '../messages/message.view.js';
@@ -100,23 +101,18 @@ export class PortalService {
     requireManage(scope);
     const events = input.events ?? (scope.eventTypes === null ? ['*'] : [...scope.eventTypes]);
     this.checkEvents(scope, events);
-    const full: CreateEndpointInput = {
+    // Delivery tuning stays at the defaults of the shared schema (the operator's to change).
+    const full = parseInput(CreateEndpointInput, {
       tenant_id: scope.tenantId,
       url: input.url,
       name: input.name,
       description: input.description,
       events,
       filter: input.filter,
-      transform: null,
-      status: 'enabled',
-      rate_per_second: 50,
-      retry_delays_seconds: [15, 60, 300, 900, 3600, 14400, 43200, 86400],
-      timeout_seconds: 10,
       headers: input.headers,
       authorization: input.authorization,
-      metadata: {},
       signature_scheme: input.signature_scheme,
-    };
+    });
     return inTransaction(this.deps.db, ctx, async (tx) => {
       const created = await this.deps.endpoints.createEndpoint({ ...ctx, tx }, full);
       await this.record(tx, ctx, 'webhooks.portal.endpoint.created', created.endpoint.id, {});
