@@ -9,6 +9,7 @@ import { CopyableId } from '@/components/copyable-id';
 import { EmptyTableRow } from '@/components/empty-table-row';
 import { useLastPresent } from '@/lib/use-last-present';
 import { DeleteTenantModal } from './delete-tenant-modal';
+import { PortalSessionModal } from './portal-session-modal';
 import { TenantForm } from './tenant-form';
 import type { Tenant } from './tenant.types';
 
@@ -34,6 +35,7 @@ function MetadataBadges({ metadata }: { metadata: Record<string, string> }) {
 export function TenantsTable({ tenants, emptyText = 'No tenants yet.' }: { tenants: Tenant[]; emptyText?: string }) {
   const [editing, setEditing] = useState<Tenant | null>(null);
   const [deleting, setDeleting] = useState<Tenant | null>(null);
+  const [portal, setPortal] = useState<Tenant | null>(null);
   const shownInEditor = useLastPresent(editing);
 
   return (
@@ -102,6 +104,14 @@ export function TenantsTable({ tenants, emptyText = 'No tenants yet.' }: { tenan
                       <Button
                         size="xs"
                         variant="light"
+                        onClick={() => setPortal(tenant)}
+                        aria-label={`Portal of ${tenant.externalId}`}
+                      >
+                        Portal
+                      </Button>
+                      <Button
+                        size="xs"
+                        variant="light"
                         onClick={() => setEditing(tenant)}
                         aria-label={`Edit ${tenant.externalId}`}
                       >
@@ -135,6 +145,7 @@ export function TenantsTable({ tenants, emptyText = 'No tenants yet.' }: { tenan
         )}
       </Modal>
       <DeleteTenantModal tenant={deleting} onClose={() => setDeleting(null)} />
+      <PortalSessionModal tenant={portal} onClose={() => setPortal(null)} />
     </>
   );
 }

@@ -1,0 +1,143 @@
+'use server';
+
+import type { ActionResult } from '@/lib/api-error';
+import { invalidArgument, isNullableString, isObject, isStringArray, isStringRecord } from '@/lib/action-args.server';
+import { portalAction, portalRequest } from '@/lib/portal.server';
+
+/** What the portal's endpoint form sends; copied field by field so nothing else reaches the API. */
+export interface PortalEndpointFields {
+  url: string;
+  name: string;
+  events: string[];
+  filter: string | null;
+  headers: Record<string, string>;
+}
+
+function checkFields(input: unknown): PortalEndpointFields | null {
+  if (!isObject(input)) return null;
+  const { url, name, events, filter, headers } = input;
+  if (typeof url !== 'string' || typeof name !== 'string' || !isStringArray(events)) return null;
+  if (!isNullableString(filter) || !isStringRecord(headers)) return null;
+  return { url, name, events, filter, headers };
+}
+
+const isId = (value: unknown): value is string => typeof value === 'string' && /^[a-z]+_[0-9a-z]{26}$/.test(value);
+
+export async function createPortalEndpoint(
+  input: unknown,
+  signatureScheme: unknown,
+): Promise<ActionResult<{ id: string; signingSecret: string | null }>> {
+  const fields = checkFields(input);
+  if (!fields) return invalidArgument('body', 'the endpoint is not well formed');
+  const scheme = signatureScheme === 'ed25519' ? 'ed25519' : 'hmac';
+  return portalAction(async () => {
+    const data = await portalRequest<{
+      portalCreateEndpoint: { endpoint: { id: string }; signingSecret: string | null };
+    }>(
+      `mutation PortalCreateEndpoint($input: PortalEndpointInput!) {
+        portalCreateEndpoint(input: $input) { endpoint { id } signingSecret }
+      }`,
+      { input: { ...fields, signatureScheme: scheme } },
+    );
+    return { id: data.portalCreateEndpoint.endpoint.id, signingSecret: data.portalCreateEndpoint.signingSecret };
+  });
+}
+
+export async function updatePortalEndpoint(id: unknown, etag: unknown, input: unknown): Promise<ActionResult<true>> {
+  const fields = checkFields(input);
+  if (!isId(id) || typeof etag !== 'string' || !fields) return invalidArgument('body', 'the change is not well formed');
+  return portalAction(async () => {
+    await portalRequest(
+      `mutation PortalUpdateEndpoint($id: ID!, $etag: String!, $input: PortalEndpointUpdateInput!) {
+        portalUpdateEndpoint(id: $id, etag: $etag, input: $input) { id }
+      }`,
+      { id, etag, input: fields },
+    );
+    return true as const;
+  });
+}
+
+export async function setPortalEndpointStatus(
+  id: unknown,
+  etag: unknown,
+  status: unknown,
+): Promise<ActionResult<true>> {
+  if (!isId(id) || typeof etag !== 'string' || (status !== 'enabled' && status !== 'paused'))
+    return invalidArgument('status', 'status must be enabled or paused');
+  return portalAction(async () => {
+    await portalRequest(
+      `mutation PortalSetStatus($id: ID!, $etag: String!, $input: PortalEndpointUpdateInput!) {
+        portalUpdateEndpoint(id: $id, etag: $etag, input: $input) { id }
+      }`,
+      { id, etag, input: { status } },
+    );
+    return true as const;
+  });
+}
+
+export async function resumePortalEndpoint(id: unknown, etag: unknown): Promise<ActionResult<true>> {
+  if (!isId(id) || typeof etag !== 'string') return invalidArgument('id', 'not an endpoint');
+  return portalAction(async () => {
+    await portalRequest(
+      `mutation PortalResume($id: ID!, $etag: String!) { portalResumeEndpoint(id: $id, etag: $etag) { id } }`,
+      {
+        id,
+        etag,
+      },
+    );
+    return true as const;
+  });
+}
+
+export async function rotatePortalSecret(id: unknown, etag: unknown): Promise<ActionResult<string | null>> {
+  if (!isId(id) || typeof etag !== 'string') return invalidArgument('id', 'not an endpoint');
+  return portalAction(async () => {
+    const data = await portalRequest<{ portalRotateEndpointSecret: { signingSecret: string | null } }>(
+      `mutation PortalRotate($id: ID!, $etag: String!) { portalRotateEndpointSecret(id: $id, etag: $etag) { signingSecret } }`,
+      { id, etag },
+    );
+    return data.portalRotateEndpointSecret.signingSecret;
+  });
+}
+
+export async function revealPortalSecret(
+  id: unknown,
+): Promise<ActionResult<{ secret: string | null; publicKey: string | null }>> {
+  if (!isId(id)) return invalidArgument('id', 'not an endpoint');
+  return portalAction(async () => {
+    const data = await portalRequest<{
+      portalRevealEndpointSecret: { secret: string | null; publicKey: string | null };
+    }>(`mutation PortalReveal($id: ID!) { portalRevealEndpointSecret(id: $id) { secret publicKey } }`, { id });
+    return data.portalRevealEndpointSecret;
+  });
+}
+
+export async function sendPortalTest(endpointId: unknown): Promise<ActionResult<string>> {
+  if (!isId(endpointId)) return invalidArgument('id', 'not an endpoint');
+  return portalAction(async () => {
+    const data = await portalRequest<{ portalSendTestEvent: { id: string } }>(
+      `mutation PortalTest($endpointId: ID!) { portalSendTestEvent(endpointId: $endpointId) { id } }`,
+      { endpointId },
+    );
+    return data.portalSendTestEvent.id;
+  });
+}
+
+export async function retryPortalDelivery(id: unknown): Promise<ActionResult<true>> {
+  if (!isId(id)) return invalidArgument('id', 'not a delivery');
+  return portalAction(async () => {
+    await portalRequest(`mutation PortalRetry($id: ID!) { portalRetryDelivery(id: $id) { id } }`, { id });
+    return true as const;
+  });
+}
+
+export async function replayPortalDelivery(id: unknown): Promise<ActionResult<string>> {
+  if (!isId(id)) return invalidArgument('id', 'not a delivery');
+  return portalAction(async () => {
+    const data = await portalRequest<{ portalReplayDelivery: { id: string } }>(
+      `mutation PortalReplay($id: ID!) { portalReplayDelivery(id: $id) { id } }`,
+      { id },
+    );
+    return data.portalReplayDelivery.id;
+  });
+}
