@@ -36,8 +36,9 @@ export async function portalAction<T>(work: () => Promise<T>): Promise<ActionRes
 /**
  * The cookie a portal link leaves: httpOnly, the session's lifetime. SameSite=Lax for a plain link; inside a frame
  * the page's site differs from the embedding one, where only SameSite=None (which browsers accept only with Secure)
- * is sent back, so a framed opening gets SameSite=None; Secure. Browsers keep Secure cookies only from https pages
- * (and from localhost and 127.0.0.1, which they treat as secure): framing over plain http elsewhere cannot work.
+ * is sent back, so a framed opening gets SameSite=None; Secure; Partitioned: partitioned by the embedding site
+ * (CHIPS), so browsers that block third-party cookies keep it too, and no other site's frame ever sees it. Browsers
+ * keep Secure cookies only from https pages (and from localhost and 127.0.0.1, which they treat as secure).
  */
 export function portalCookie(token: string, expiresAt: string, framed: boolean) {
   return {
@@ -47,6 +48,7 @@ export function portalCookie(token: string, expiresAt: string, framed: boolean) 
     path: '/',
     sameSite: framed ? ('none' as const) : ('lax' as const),
     secure: framed || consoleConfig.secureCookie,
+    partitioned: framed,
     maxAge: Math.max(0, Math.floor((Date.parse(expiresAt) - Date.now()) / 1000)),
   };
 }
