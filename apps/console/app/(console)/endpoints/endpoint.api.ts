@@ -13,7 +13,7 @@ import {
 } from './endpoint.types';
 
 const ENDPOINT_FIELDS = `id tenantId url name description events filter transform transformVersion status disabledReason
-  ratePerSecond maxConcurrency retryDelaysSeconds timeoutSeconds headers hasAuthorization metadata secretVersion
+  ratePerSecond maxConcurrency ordering orderingOnFailure retryDelaysSeconds timeoutSeconds headers hasAuthorization metadata secretVersion
   oldSecretExpiresAt signatureScheme publicKey health { circuit consecutiveFailures lastSuccessAt lastFailureAt nextProbeAt } queuedCount
   urlRevision version etag createdAt updatedAt`;
 

@@ -25,6 +25,10 @@ export interface Endpoint {
   disabledReason: string | null;
   ratePerSecond: number;
   maxConcurrency: number;
+  /** ordered: one delivery at a time, in admission order, each with Svc-Sequence. */
+  ordering: EndpointOrdering;
+  /** What a delivery that ends without success does to an ordered endpoint. */
+  orderingOnFailure: OrderingOnFailure;
   retryDelaysSeconds: number[];
   timeoutSeconds: number;
   /** Lowercase names of the custom headers. */
@@ -52,6 +56,8 @@ export interface EndpointPage {
 }
 
 export type SignatureScheme = 'hmac' | 'ed25519';
+export type EndpointOrdering = 'none' | 'ordered';
+export type OrderingOnFailure = 'continue' | 'hold';
 
 /**
  * What create and rotate answer: the new signing secret, to be shown once and then forgotten; null for ed25519,
@@ -70,6 +76,8 @@ export interface EndpointFields {
   events: string[];
   ratePerSecond: number;
   maxConcurrency: number;
+  ordering: EndpointOrdering;
+  orderingOnFailure: OrderingOnFailure;
   retryDelaysSeconds: number[];
   timeoutSeconds: number;
   metadata: Record<string, string>;

@@ -41,6 +41,7 @@ export const OPERATIONAL_EVENT_TYPES = [
   'webhooks.endpoint.disabled',
   'webhooks.endpoint.recovered',
   'webhooks.endpoint.failing',
+  'webhooks.endpoint.held',
   'webhooks.source.rejected',
   'webhooks.replay.completed',
   'webhooks.replay.failed',
