@@ -1,6 +1,7 @@
 import 'server-only';
+import { graphql } from '@/gql';
 import { consoleRequest } from '@/lib/console-api.server';
-import { idempotencyParts } from '@/lib/idempotency.server';
+import { idempotencyVariable } from '@/lib/idempotency.server';
 import {
   DELIVERIES_PAGE_SIZE,
   type Delivery,
@@ -11,26 +12,120 @@ import {
   type ReplayQuote,
 } from './delivery.types';
 
-export const DELIVERY_FIELDS = `id messageId endpointId tenantId eventType generation kind replayOf status attemptCount
-  nextAttemptAt lastStatusCode lastError lastAttemptAt expiresAt bodyBytes contentType transformed
-  price { deliveryUnits totalUsd } createdAt finishedAt`;
+graphql(`
+  fragment DeliveryFields on Delivery {
+    id
+    messageId
+    endpointId
+    tenantId
+    eventType
+    generation
+    kind
+    replayOf
+    status
+    attemptCount
+    nextAttemptAt
+    lastStatusCode
+    lastError
+    lastAttemptAt
+    expiresAt
+    bodyBytes
+    contentType
+    transformed
+    price {
+      deliveryUnits
+      totalUsd
+    }
+    createdAt
+    finishedAt
+  }
+`);
 
-export const ATTEMPT_FIELDS = `id number trigger startedAt durationMs urlRevision statusCode errorKind outcome
-  responseBody responseBodyEncoding`;
+graphql(`
+  fragment AttemptFields on Attempt {
+    id
+    number
+    trigger
+    startedAt
+    durationMs
+    urlRevision
+    statusCode
+    errorKind
+    outcome
+    responseBody
+    responseBodyEncoding
+  }
+`);
+
+const DeliveriesQuery = graphql(`
+  query Deliveries(
+    $first: Int
+    $after: String
+    $status: DeliveryStatus
+    $tenantId: ID
+    $endpointId: ID
+    $eventType: String
+    $createdAfter: DateTimeISO
+    $createdBefore: DateTimeISO
+  ) {
+    deliveries(
+      first: $first
+      after: $after
+      status: $status
+      tenantId: $tenantId
+      endpointId: $endpointId
+      eventType: $eventType
+      createdAfter: $createdAfter
+      createdBefore: $createdBefore
+    ) {
+      nodes {
+        ...DeliveryFields
+      }
+      nextCursor
+    }
+  }
+`);
+
+const ReplayQuoteQuery = graphql(`
+  query ReplayQuote($deliveryIds: [ID!]!, $configuration: ReplayConfiguration) {
+    replayQuote(deliveryIds: $deliveryIds, configuration: $configuration) {
+      items {
+        deliveryId
+        replayable
+        errorCode
+        reason
+        deliveryUnits
+        totalUsd
+      }
+      deliveryUnits
+      totalUsd
+    }
+  }
+`);
+
+const ReplayDeliveryMutation = graphql(`
+  mutation ReplayDelivery($id: ID!, $configuration: ReplayConfiguration, $idempotencyKey: String) {
+    replayDelivery(id: $id, configuration: $configuration, idempotencyKey: $idempotencyKey) {
+      ...DeliveryFields
+    }
+  }
+`);
+
+const RetryDeliveryNowMutation = graphql(`
+  mutation RetryDeliveryNow($id: ID!, $idempotencyKey: String) {
+    retryDeliveryNow(id: $id, idempotencyKey: $idempotencyKey) {
+      ...DeliveryFields
+    }
+  }
+`);
 
 /** Deliveries oldest first within the window (the API's default window is the last 30 days). */
 export async function listDeliveries(
   filters: Partial<DeliveryFilters>,
   page: { after: string | null; first?: number },
 ): Promise<DeliveryPage> {
-  const data = await consoleRequest<{ deliveries: DeliveryPage }>(
-    `query Deliveries($first: Int, $after: String, $status: DeliveryStatus, $tenantId: ID, $endpointId: ID,
-        $eventType: String, $createdAfter: DateTimeISO, $createdBefore: DateTimeISO) {
-      deliveries(first: $first, after: $after, status: $status, tenantId: $tenantId, endpointId: $endpointId,
-          eventType: $eventType, createdAfter: $createdAfter, createdBefore: $createdBefore) {
-        nodes { ${DELIVERY_FIELDS} } nextCursor
-      }
-    }`,
+  const data = await consoleRequest(
+    DeliveriesQuery,
     // Absent filters are left out: the API treats an explicit null as a value to check.
     {
       first: page.first ?? DELIVERIES_PAGE_SIZE,
@@ -73,14 +168,7 @@ export async function listRecentEndpointDeliveries(endpointId: string, count: nu
 
 /** The price of replaying these deliveries now, and which of them cannot be replayed and why. */
 export async function quoteReplays(deliveryIds: string[], configuration: ReplayConfiguration): Promise<ReplayQuote> {
-  const data = await consoleRequest<{ replayQuote: ReplayQuote }>(
-    `query ReplayQuote($deliveryIds: [ID!]!, $configuration: ReplayConfiguration) {
-      replayQuote(deliveryIds: $deliveryIds, configuration: $configuration) {
-        items { deliveryId replayable errorCode reason deliveryUnits totalUsd } deliveryUnits totalUsd
-      }
-    }`,
-    { deliveryIds, configuration },
-  );
+  const data = await consoleRequest(ReplayQuoteQuery, { deliveryIds, configuration });
   return data.replayQuote;
 }
 
@@ -90,24 +178,16 @@ export async function replayDelivery(
   configuration: ReplayConfiguration,
   idempotencyKey: string | null,
 ): Promise<Delivery> {
-  const idem = idempotencyParts(idempotencyKey);
-  const data = await consoleRequest<{ replayDelivery: Delivery }>(
-    `mutation ReplayDelivery($id: ID!, $configuration: ReplayConfiguration${idem.declaration}) {
-      replayDelivery(id: $id, configuration: $configuration${idem.argument}) { ${DELIVERY_FIELDS} }
-    }`,
-    { id, configuration, ...idem.variables },
-  );
+  const data = await consoleRequest(ReplayDeliveryMutation, {
+    id,
+    configuration,
+    ...idempotencyVariable(idempotencyKey),
+  });
   return data.replayDelivery;
 }
 
 /** A delivery waiting for its retry becomes due now; free, it uses one of its remaining attempts. */
 export async function retryDeliveryNow(id: string, idempotencyKey: string | null): Promise<Delivery> {
-  const idem = idempotencyParts(idempotencyKey);
-  const data = await consoleRequest<{ retryDeliveryNow: Delivery }>(
-    `mutation RetryDeliveryNow($id: ID!${idem.declaration}) {
-      retryDeliveryNow(id: $id${idem.argument}) { ${DELIVERY_FIELDS} }
-    }`,
-    { id, ...idem.variables },
-  );
+  const data = await consoleRequest(RetryDeliveryNowMutation, { id, ...idempotencyVariable(idempotencyKey) });
   return data.retryDeliveryNow;
 }

@@ -1,64 +1,23 @@
-export interface DeliveryPrice {
-  deliveryUnits: number;
-  totalUsd: string;
-}
+import type {
+  AttemptFieldsFragment,
+  DeliveriesQuery,
+  DeliveryFieldsFragment,
+  InspectedDeliveriesFragment,
+  ReplayConfiguration as GeneratedReplayConfiguration,
+  ReplayQuoteQuery,
+} from '@/gql/graphql';
+
+export type DeliveryPrice = DeliveryFieldsFragment['price'];
 
 /** One message to one endpoint in one generation (0 the original, 1.. replays). */
-export interface Delivery {
-  id: string;
-  messageId: string;
-  endpointId: string;
-  tenantId: string;
-  eventType: string;
-  generation: number;
-  /** original or replay */
-  kind: string;
-  /** The delivery this one replays. */
-  replayOf: string | null;
-  status: string;
-  attemptCount: number;
-  nextAttemptAt: string | null;
-  lastStatusCode: number | null;
-  /** Why the last attempt failed or the delivery ended (error kind or reason). */
-  lastError: string | null;
-  lastAttemptAt: string | null;
-  expiresAt: string;
-  bodyBytes: number;
-  contentType: string;
-  transformed: boolean;
-  price: DeliveryPrice;
-  createdAt: string;
-  finishedAt: string | null;
-}
+export type Delivery = DeliveryFieldsFragment;
 
 /** One HTTP request to the receiver. */
-export interface Attempt {
-  id: string;
-  number: number;
-  /** scheduled, retry, probe or retry_now */
-  trigger: string;
-  startedAt: string;
-  durationMs: number;
-  urlRevision: number;
-  statusCode: number | null;
-  /** timeout, network_error, ...; null when the receiver answered. */
-  errorKind: string | null;
-  /** succeeded or failed */
-  outcome: string;
-  /** Kept only with response body logging, within the response retention. */
-  responseBody: string | null;
-  /** utf8 or base64 */
-  responseBodyEncoding: string | null;
-}
+export type Attempt = AttemptFieldsFragment;
 
-export interface DeliveryWithAttempts extends Delivery {
-  attempts: { nodes: Attempt[]; nextCursor: string | null };
-}
+export type DeliveryWithAttempts = InspectedDeliveriesFragment['nodes'][number];
 
-export interface DeliveryPage {
-  nodes: Delivery[];
-  nextCursor: string | null;
-}
+export type DeliveryPage = DeliveriesQuery['deliveries'];
 
 /** An endpoint's newest deliveries, newest first. */
 export interface RecentDeliveries {
@@ -80,23 +39,11 @@ export interface DeliveryFilters {
   createdBefore: string;
 }
 
-export type ReplayConfiguration = 'frozen' | 'current';
+export type ReplayConfiguration = GeneratedReplayConfiguration;
 
-export interface ReplayQuoteItem {
-  deliveryId: string;
-  replayable: boolean;
-  /** The error a replay would answer (invalid_state, payload_expired, ...). */
-  errorCode: string | null;
-  reason: string | null;
-  deliveryUnits: number;
-  totalUsd: string;
-}
+export type ReplayQuoteItem = ReplayQuoteQuery['replayQuote']['items'][number];
 
-export interface ReplayQuote {
-  items: ReplayQuoteItem[];
-  deliveryUnits: number;
-  totalUsd: string;
-}
+export type ReplayQuote = ReplayQuoteQuery['replayQuote'];
 
 /** One replay of a batch: the new generation, or why the API refused it. */
 export type ReplayOutcome =
