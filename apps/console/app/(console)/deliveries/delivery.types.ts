@@ -50,19 +50,6 @@ export type ReplayOutcome =
   { deliveryId: string; ok: true; replay: Delivery } | { deliveryId: string; ok: false; code: string; message: string };
 
 export const DELIVERIES_PAGE_SIZE = 50;
-/** The most deliveries one replay quote (and so one selection) may hold. */
-export const MAX_REPLAY_SELECTION = 200;
-
-export const DELIVERY_STATUSES = [
-  'scheduled',
-  'queued',
-  'in_flight',
-  'retry_wait',
-  'succeeded',
-  'failed',
-  'expired',
-  'canceled',
-] as const;
 
 /** Statuses in which an attempt may still start or is running. */
 const PENDING: readonly string[] = ['scheduled', 'queued', 'in_flight', 'retry_wait'];

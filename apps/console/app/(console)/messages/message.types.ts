@@ -6,6 +6,7 @@ import type {
   MessagesQuery,
   RedactMessageMutation,
 } from '@/gql/graphql';
+import { MessageStatus } from '@/gql/enums';
 
 export type DeliveryCounts = MessageFieldsFragment['deliveryCounts'];
 
@@ -66,16 +67,8 @@ export type RedactMessageResult = RedactMessageMutation['redactMessage'];
 
 export const MESSAGES_PAGE_SIZE = 50;
 
-export const MESSAGE_STATUSES = [
-  'scheduled',
-  'queued',
-  'delivering',
-  'succeeded',
-  'partially_failed',
-  'failed',
-  'canceled',
-  'no_destinations',
-] as const;
+/** The statuses a message list filters by, from the schema's MessageStatus enum. */
+export const MESSAGE_STATUSES: readonly MessageStatus[] = Object.values(MessageStatus);
 
 export interface PublishMessageInput {
   tenantId: string;
