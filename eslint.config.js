@@ -15,6 +15,8 @@ export default tseslint.config(
       'test-results/**',
       'playwright-report/**',
       'apps/console/next-env.d.ts',
+      // Generated from docs/schema.graphql by `npm run graphql:console`.
+      'apps/console/gql/**',
     ],
   },
   js.configs.recommended,

@@ -14,7 +14,10 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const OWN_BUILD = path.join(ROOT, '.tmp', 'admin-cli');
 
-/** True when `dir/admin.js` exists and no file it was built from (dir/inputs.json) changed after it. */
+/**
+ * True when `dir/admin.js` exists and no file it was built from (dir/inputs.json) changed after it.
+ * @param {string} dir
+ */
 function isCurrent(dir) {
   const bundle = path.join(dir, 'admin.js');
   const inputsFile = path.join(dir, 'inputs.json');

@@ -1,17 +1,21 @@
 import 'server-only';
 import { redirect } from 'next/navigation';
 import type { ActionResult } from './api-error';
-import { ApiFailure, graphql } from './graphql.server';
+import type { TypedDocumentString } from '@/gql/graphql';
+import { ApiFailure, sendGraphql, type VariablesArgument } from './graphql.server';
 import { requireSessionToken } from './session.server';
 
 /** Where an ended session (signed out elsewhere, expired, key revoked) sends the visitor; the sign-in page explains. */
 const EXPIRED_SESSION = '/sign-in?expired=1';
 
 /** One GraphQL operation with the console session. A session the API no longer accepts goes to sign-in. */
-export async function consoleRequest<TData>(query: string, variables: Record<string, unknown> = {}): Promise<TData> {
+export async function consoleRequest<TData, TVariables>(
+  document: TypedDocumentString<TData, TVariables>,
+  ...variables: VariablesArgument<NoInfer<TVariables>>
+): Promise<TData> {
   const token = await requireSessionToken();
   try {
-    return await graphql<TData>(token, query, variables);
+    return await sendGraphql(token, document, ...variables);
   } catch (error) {
     if (error instanceof ApiFailure && error.error.code === 'unauthorized') redirect(EXPIRED_SESSION);
     throw error;

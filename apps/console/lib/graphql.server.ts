@@ -1,4 +1,5 @@
 import 'server-only';
+import type { TypedDocumentString } from '@/gql/graphql';
 import type { ApiError } from './api-error';
 import { consoleConfig } from './config.server';
 
@@ -40,13 +41,19 @@ export function toApiError(errors: readonly GraphqlErrorBody[] | undefined): Api
 }
 
 /**
- * Sends one GraphQL operation and returns its data, or throws ApiFailure. `bearer` is the console session token
- * (null only for the public session mutations).
+ * A typed document's variables as an argument list: none for an operation without variables. Absent optional
+ * variables are left out, not sent as null: the API treats an explicit null as a value to check.
  */
-export async function graphql<TData>(
+export type VariablesArgument<TVariables> = TVariables extends Record<string, never> ? [] : [variables: TVariables];
+
+/**
+ * Sends one GraphQL operation (a document from `graphql()` of `@/gql`, typed from the schema) and returns its data,
+ * or throws ApiFailure. `bearer` is the console session token (null only for the public session mutations).
+ */
+export async function sendGraphql<TData, TVariables>(
   bearer: string | null,
-  query: string,
-  variables: Record<string, unknown> = {},
+  document: TypedDocumentString<TData, TVariables>,
+  ...[variables]: VariablesArgument<NoInfer<TVariables>>
 ): Promise<TData> {
   let response: Response;
   try {
@@ -57,7 +64,7 @@ export async function graphql<TData>(
         accept: 'application/json',
         ...(bearer === null ? {} : { authorization: `Bearer ${bearer}` }),
       },
-      body: JSON.stringify({ query, variables }),
+      body: JSON.stringify({ query: document.toString(), variables: variables ?? {} }),
       cache: 'no-store',
       signal: AbortSignal.timeout(consoleConfig.requestTimeoutMs),
     });

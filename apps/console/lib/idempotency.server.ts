@@ -2,24 +2,11 @@ import 'server-only';
 
 /**
  * Create and rotate mutations take an optional `idempotencyKey`: a form sends one key per opening, so a resubmit
- * after a lost answer returns the first result instead of creating a second resource.
+ * after a lost answer returns the first result instead of creating a second resource. Without a key the variable is
+ * left out rather than sent as null.
  */
-export interface IdempotencyParts {
-  /** Appended to the operation's variable declarations. */
-  declaration: string;
-  /** Appended to the mutation field's arguments. */
-  argument: string;
-  variables: { idempotencyKey?: string };
-}
-
-/** The pieces that add `idempotencyKey` to a mutation, or nothing when the form has no key. */
-export function idempotencyParts(key: string | null): IdempotencyParts {
-  if (key === null) return { declaration: '', argument: '', variables: {} };
-  return {
-    declaration: ', $idempotencyKey: String',
-    argument: ', idempotencyKey: $idempotencyKey',
-    variables: { idempotencyKey: key },
-  };
+export function idempotencyVariable(key: string | null): { idempotencyKey?: string } {
+  return key === null ? {} : { idempotencyKey: key };
 }
 
 /** A key the API accepts: printable ASCII, at most 128 characters (the REST Idempotency-Key rule). */

@@ -11,8 +11,13 @@ export function newRow(key = '', value = ''): KeyValueRow {
   return { id: nextRowId++, key, value };
 }
 
-export function toRows(record: Record<string, string>): KeyValueRow[] {
-  return Object.entries(record).map(([key, value]) => newRow(key, value));
+/** A map value as text: metadata values are strings; anything else (JSON the API never sends) shows as JSON. */
+export function valueText(value: unknown): string {
+  return typeof value === 'string' ? value : JSON.stringify(value);
+}
+
+export function toRows(record: Record<string, unknown>): KeyValueRow[] {
+  return Object.entries(record).map(([key, value]) => newRow(key, valueText(value)));
 }
 
 /**

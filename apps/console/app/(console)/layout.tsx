@@ -1,9 +1,17 @@
 import type { ReactNode } from 'react';
+import { graphql } from '@/gql';
 import { consoleRequest, toActionResult } from '@/lib/console-api.server';
 import { ConsoleProblem } from './console-problem';
 import { ConsoleShell } from './console-shell';
 
-const VIEWER = `query ConsoleViewer { viewer { teamId teamName } }`;
+const ConsoleViewerQuery = graphql(`
+  query ConsoleViewer {
+    viewer {
+      teamId
+      teamName
+    }
+  }
+`);
 
 /**
  * Every page in this group needs a session the API accepts; the shell shows whose team it is. An ended
@@ -11,7 +19,7 @@ const VIEWER = `query ConsoleViewer { viewer { teamId teamName } }`;
  * explained in place of the page, which could not load either.
  */
 export default async function ConsoleLayout({ children }: { children: ReactNode }) {
-  const viewer = await toActionResult(() => consoleRequest<{ viewer: { teamId: string; teamName: string } }>(VIEWER));
+  const viewer = await toActionResult(() => consoleRequest(ConsoleViewerQuery));
   if (!viewer.ok) return <ConsoleProblem error={viewer.error} />;
   return <ConsoleShell teamName={viewer.data.viewer.teamName}>{children}</ConsoleShell>;
 }

@@ -1,10 +1,15 @@
 'use server';
 
 import { redirect } from 'next/navigation';
-import { ApiFailure, graphql } from '@/lib/graphql.server';
+import { graphql } from '@/gql';
+import { ApiFailure, sendGraphql } from '@/lib/graphql.server';
 import { clearSession, readSessionToken } from '@/lib/session.server';
 
-const END_SESSION = `mutation EndConsoleSession { endConsoleSession }`;
+const EndConsoleSessionMutation = graphql(`
+  mutation EndConsoleSession {
+    endConsoleSession
+  }
+`);
 
 /** Revokes the session at the API, so a copy of the cookie stops working too, then forgets it here. */
 export async function signOut(): Promise<void> {
@@ -12,7 +17,7 @@ export async function signOut(): Promise<void> {
   let revoked = true;
   if (token) {
     try {
-      await graphql<{ endConsoleSession: boolean }>(token, END_SESSION);
+      await sendGraphql(token, EndConsoleSessionMutation);
     } catch (error) {
       if (!(error instanceof ApiFailure)) throw error;
       // An ended session is as good as revoked; anything else leaves it to expire on its own.

@@ -1,16 +1,22 @@
 'use server';
 
 import { redirect } from 'next/navigation';
-import { ApiFailure, graphql } from '@/lib/graphql.server';
+import { graphql } from '@/gql';
+import { ApiFailure, sendGraphql } from '@/lib/graphql.server';
 import { storeSession } from '@/lib/session.server';
 
 export interface SignInState {
   error: string | null;
 }
 
-const CREATE_SESSION = `mutation CreateConsoleSession($secretKey: String!) {
-  createConsoleSession(secretKey: $secretKey) { token expiresAt }
-}`;
+const CreateConsoleSessionMutation = graphql(`
+  mutation CreateConsoleSession($secretKey: String!) {
+    createConsoleSession(secretKey: $secretKey) {
+      token
+      expiresAt
+    }
+  }
+`);
 
 const REFUSALS: Record<string, string> = {
   unauthorized: 'This key was not accepted. Check that it is a current secret key of your team.',
@@ -26,9 +32,7 @@ export async function signIn(_previous: SignInState, form: FormData): Promise<Si
   if (!key.startsWith('svc_sk_')) return { error: 'A secret key starts with svc_sk_.' };
   let session: { token: string; expiresAt: string };
   try {
-    ({ createConsoleSession: session } = await graphql<{ createConsoleSession: typeof session }>(null, CREATE_SESSION, {
-      secretKey: key,
-    }));
+    ({ createConsoleSession: session } = await sendGraphql(null, CreateConsoleSessionMutation, { secretKey: key }));
   } catch (error) {
     if (error instanceof ApiFailure) return { error: REFUSALS[error.error.code] ?? error.error.message };
     throw error;

@@ -1,5 +1,6 @@
 import { Webhook } from 'standardwebhooks';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { graphqlClient } from '../../../server/src/graphql/test-client.js';
 import { post } from '../../../server/src/testing/harness.js';
 import { startDeliveryStack, type DeliveryStack, type Received } from './delivery.testing.js';
 
@@ -202,5 +203,47 @@ describe('ordered endpoints', () => {
     expect(widened.json).toMatchObject({ error: { code: 'invalid_field', field: 'max_concurrency' } });
     const onFailure = await change(plain.json.id as string, { ordering_on_failure: 'stop' });
     expect(onFailure.json).toMatchObject({ error: { code: 'invalid_field', field: 'ordering_on_failure' } });
+  });
+});
+
+describe('ordered endpoints over GraphQL', () => {
+  it('create and update take ordering and orderingOnFailure; reads show them', async () => {
+    const graphql = graphqlClient(stack.h);
+    const tenant = await post(stack.h, '/tenants', { external_id: 't-gql-ordered', name: 'gql' });
+    const created = await graphql(
+      `
+        mutation ($input: CreateEndpointInput!) {
+          createEndpoint(input: $input) {
+            endpoint {
+              id
+              etag
+              ordering
+              orderingOnFailure
+              maxConcurrency
+            }
+          }
+        }
+      `,
+      { input: { tenantId: tenant.json.id, url: `${stack.base}/gql`, ordering: 'ordered', orderingOnFailure: 'hold' } },
+    );
+    const endpoint = created.body.data.createEndpoint.endpoint;
+    expect(endpoint).toMatchObject({ ordering: 'ordered', orderingOnFailure: 'hold', maxConcurrency: 1 });
+    const updated = await graphql(
+      `
+        mutation ($id: ID!, $etag: String!) {
+          updateEndpoint(id: $id, etag: $etag, input: { ordering: none, maxConcurrency: 2 }) {
+            ordering
+            maxConcurrency
+          }
+        }
+      `,
+      { id: endpoint.id, etag: endpoint.etag },
+    );
+    expect(updated.body.data.updateEndpoint).toEqual({ ordering: 'none', maxConcurrency: 2 });
+    // A value outside the enum is refused by GraphQL before any resolver runs.
+    const odd = await graphql(
+      `mutation { updateEndpoint(id: "${endpoint.id}", etag: "x", input: { ordering: fifo }) { id } }`,
+    );
+    expect(odd.body.errors[0].extensions.code).toBe('GRAPHQL_VALIDATION_FAILED');
   });
 });

@@ -1,6 +1,49 @@
 import 'server-only';
+import { graphql } from '@/gql';
 import { consoleRequest } from '@/lib/console-api.server';
 import type { Analytics, AnalyticsBucket } from './analytics.types';
+
+const AnalyticsQuery = graphql(`
+  query Analytics(
+    $createdAfter: DateTimeISO!
+    $createdBefore: DateTimeISO!
+    $bucket: AnalyticsBucket
+    $tenantId: ID
+    $endpointId: ID
+    $sourceId: ID
+  ) {
+    analytics(
+      createdAfter: $createdAfter
+      createdBefore: $createdBefore
+      bucket: $bucket
+      tenantId: $tenantId
+      endpointId: $endpointId
+      sourceId: $sourceId
+    ) {
+      bucket
+      createdAfter
+      createdBefore
+      queueDepth
+      oldestDueAgeSeconds
+      rows {
+        start
+        admittedMessages
+        ingestBytes
+        deliveries
+        attempts
+        succeeded
+        failed
+        expired
+        canceled
+        duplicates
+        rejectedAuth
+        throttled
+        queueDepth
+        oldestDueAgeSeconds
+      }
+    }
+  }
+`);
 
 export interface AnalyticsScope {
   tenantId: string;
@@ -14,18 +57,8 @@ export async function getAnalytics(
   bucket: AnalyticsBucket,
   scope: AnalyticsScope,
 ): Promise<Analytics> {
-  const data = await consoleRequest<{ analytics: Analytics }>(
-    `query Analytics($createdAfter: DateTimeISO!, $createdBefore: DateTimeISO!, $bucket: AnalyticsBucket, $tenantId: ID,
-        $endpointId: ID, $sourceId: ID) {
-      analytics(createdAfter: $createdAfter, createdBefore: $createdBefore, bucket: $bucket, tenantId: $tenantId,
-          endpointId: $endpointId, sourceId: $sourceId) {
-        bucket createdAfter createdBefore queueDepth oldestDueAgeSeconds
-        rows {
-          start admittedMessages ingestBytes deliveries attempts succeeded failed expired canceled duplicates
-          rejectedAuth throttled queueDepth oldestDueAgeSeconds
-        }
-      }
-    }`,
+  const data = await consoleRequest(
+    AnalyticsQuery,
     // Absent scopes are left out: the API treats an explicit null as a value to check.
     { ...window, bucket, ...Object.fromEntries(Object.entries(scope).filter(([, value]) => value !== '')) },
   );

@@ -1,36 +1,11 @@
+import type { AnalyticsBucket as GeneratedAnalyticsBucket, AnalyticsQuery } from '@/gql/graphql';
+
 /** One hour or day of one scope; counts by transition time. */
-export interface AnalyticsRow {
-  /** Start of the UTC hour or day. */
-  start: string;
-  admittedMessages: number;
-  ingestBytes: number;
-  /** Delivery generations created: originals at acceptance, replays when created. */
-  deliveries: number;
-  attempts: number;
-  succeeded: number;
-  failed: number;
-  expired: number;
-  canceled: number;
-  duplicates: number;
-  rejectedAuth: number;
-  throttled: number;
-  /** Pending deliveries at the bucket's last sample. */
-  queueDepth: number;
-  oldestDueAgeSeconds: number;
-}
+export type AnalyticsRow = AnalyticsQuery['analytics']['rows'][number];
 
-export interface Analytics {
-  bucket: string;
-  createdAfter: string;
-  createdBefore: string;
-  /** Every bucket overlapping the window, oldest first, empty ones included. */
-  rows: AnalyticsRow[];
-  /** Now (the latest sample). */
-  queueDepth: number;
-  oldestDueAgeSeconds: number;
-}
+export type Analytics = AnalyticsQuery['analytics'];
 
-export type AnalyticsBucket = 'hour' | 'day';
+export type AnalyticsBucket = GeneratedAnalyticsBucket;
 
 /** The time windows the dashboard offers, ending now. */
 export const WINDOWS = [

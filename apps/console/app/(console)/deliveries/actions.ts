@@ -1,33 +1,30 @@
 'use server';
 
+import { ReplayConfiguration as ReplayConfigurations } from '@/gql/enums';
 import type { ActionResult } from '@/lib/api-error';
 import { invalidArgument, isStringArray } from '@/lib/action-args.server';
 import { toActionResult } from '@/lib/console-api.server';
 import { ApiFailure } from '@/lib/graphql.server';
 import { isIdempotencyKey } from '@/lib/idempotency.server';
 import { quoteReplays, replayDelivery, retryDeliveryNow } from './delivery.api';
-import {
-  MAX_REPLAY_SELECTION,
-  type Delivery,
-  type ReplayConfiguration,
-  type ReplayOutcome,
-  type ReplayQuote,
-} from './delivery.types';
+import type { Delivery, ReplayConfiguration, ReplayOutcome, ReplayQuote } from './delivery.types';
+
+const CONFIGURATIONS: readonly unknown[] = Object.values(ReplayConfigurations);
 
 function isConfiguration(value: unknown): value is ReplayConfiguration {
-  return value === 'frozen' || value === 'current';
+  return CONFIGURATIONS.includes(value);
 }
 
+/** How many deliveries one selection may hold is the API's rule (a quote prices a bounded number): it answers. */
 function isSelection(value: unknown): value is string[] {
-  return isStringArray(value) && value.length > 0 && value.length <= MAX_REPLAY_SELECTION;
+  return isStringArray(value) && value.length > 0;
 }
 
 export async function quoteReplaysAction(
   deliveryIds: string[],
   configuration: ReplayConfiguration,
 ): Promise<ActionResult<ReplayQuote>> {
-  if (!isSelection(deliveryIds))
-    return invalidArgument('delivery_ids', `pick from 1 to ${MAX_REPLAY_SELECTION} deliveries`);
+  if (!isSelection(deliveryIds)) return invalidArgument('delivery_ids', 'pick at least one delivery');
   if (!isConfiguration(configuration)) return invalidArgument('configuration', 'configuration is frozen or current');
   return toActionResult(() => quoteReplays(deliveryIds, configuration));
 }
@@ -41,10 +38,12 @@ export async function replayDeliveriesAction(
   configuration: ReplayConfiguration,
   idempotencyKey: string,
 ): Promise<ActionResult<ReplayOutcome[]>> {
-  if (!isSelection(deliveryIds))
-    return invalidArgument('delivery_ids', `pick from 1 to ${MAX_REPLAY_SELECTION} deliveries`);
+  if (!isSelection(deliveryIds)) return invalidArgument('delivery_ids', 'pick at least one delivery');
   if (!isConfiguration(configuration)) return invalidArgument('configuration', 'configuration is frozen or current');
   if (!isIdempotencyKey(idempotencyKey)) return invalidArgument('idempotency_key', 'not a valid idempotency key');
+  // The quote holds the selection to the API's own bound before anything is paid for.
+  const quoted = await toActionResult(() => quoteReplays(deliveryIds, configuration));
+  if (!quoted.ok) return quoted;
   const outcomes: ReplayOutcome[] = [];
   for (const deliveryId of deliveryIds) {
     try {

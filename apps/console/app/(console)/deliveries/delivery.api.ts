@@ -1,6 +1,7 @@
 import 'server-only';
+import { graphql } from '@/gql';
 import { consoleRequest } from '@/lib/console-api.server';
-import { idempotencyParts } from '@/lib/idempotency.server';
+import { idempotencyVariable } from '@/lib/idempotency.server';
 import {
   DELIVERIES_PAGE_SIZE,
   type Delivery,
@@ -11,12 +12,121 @@ import {
   type ReplayQuote,
 } from './delivery.types';
 
-export const DELIVERY_FIELDS = `id messageId endpointId tenantId eventType generation kind replayOf status attemptCount
-  nextAttemptAt lastStatusCode lastError lastAttemptAt expiresAt bodyBytes contentType transformed
-  price { deliveryUnits totalUsd } createdAt finishedAt repairedBy`;
+graphql(`
+  fragment DeliveryFields on Delivery {
+    id
+    messageId
+    endpointId
+    tenantId
+    eventType
+    generation
+    kind
+    replayOf
+    status
+    attemptCount
+    nextAttemptAt
+    lastStatusCode
+    lastError
+    lastAttemptAt
+    expiresAt
+    bodyBytes
+    contentType
+    transformed
+    price {
+      deliveryUnits
+      totalUsd
+    }
+    createdAt
+    finishedAt
+    repairedBy
+  }
+`);
 
-export const ATTEMPT_FIELDS = `id number trigger startedAt durationMs urlRevision statusCode errorKind outcome
-  responseBody responseBodyEncoding`;
+graphql(`
+  fragment AttemptFields on Attempt {
+    id
+    number
+    trigger
+    startedAt
+    durationMs
+    urlRevision
+    statusCode
+    errorKind
+    outcome
+    responseBody
+    responseBodyEncoding
+  }
+`);
+
+const DeliveriesQuery = graphql(`
+  query Deliveries(
+    $first: Int
+    $after: String
+    $status: DeliveryStatus
+    $tenantId: ID
+    $endpointId: ID
+    $eventType: String
+    $createdAfter: DateTimeISO
+    $createdBefore: DateTimeISO
+    $repaired: Boolean
+    $order: ListOrder
+  ) {
+    deliveries(
+      first: $first
+      after: $after
+      status: $status
+      tenantId: $tenantId
+      endpointId: $endpointId
+      eventType: $eventType
+      createdAfter: $createdAfter
+      createdBefore: $createdBefore
+      repaired: $repaired
+      order: $order
+    ) {
+      nodes {
+        ...DeliveryFields
+      }
+      nextCursor
+    }
+  }
+`);
+
+const ReplayQuoteQuery = graphql(`
+  query ReplayQuote($deliveryIds: [ID!]!, $configuration: ReplayConfiguration) {
+    replayQuote(deliveryIds: $deliveryIds, configuration: $configuration) {
+      items {
+        deliveryId
+        replayable
+        errorCode
+        reason
+        deliveryUnits
+        totalUsd
+        repairedBy
+      }
+      deliveryUnits
+      totalUsd
+      repairedCount
+      unrepairedDeliveryUnits
+      unrepairedTotalUsd
+    }
+  }
+`);
+
+const ReplayDeliveryMutation = graphql(`
+  mutation ReplayDelivery($id: ID!, $configuration: ReplayConfiguration, $idempotencyKey: String) {
+    replayDelivery(id: $id, configuration: $configuration, idempotencyKey: $idempotencyKey) {
+      ...DeliveryFields
+    }
+  }
+`);
+
+const RetryDeliveryNowMutation = graphql(`
+  mutation RetryDeliveryNow($id: ID!, $idempotencyKey: String) {
+    retryDeliveryNow(id: $id, idempotencyKey: $idempotencyKey) {
+      ...DeliveryFields
+    }
+  }
+`);
 
 /**
  * Deliveries within the window (the API's default window is the last 30 days), oldest first unless `page.order` is
@@ -27,16 +137,8 @@ export async function listDeliveries(
   page: { after: string | null; first?: number; order?: ListOrder },
 ): Promise<DeliveryPage> {
   const { repaired, ...text } = filters;
-  const data = await consoleRequest<{ deliveries: DeliveryPage }>(
-    `query Deliveries($first: Int, $after: String, $status: DeliveryStatus, $tenantId: ID, $endpointId: ID,
-        $eventType: String, $createdAfter: DateTimeISO, $createdBefore: DateTimeISO, $repaired: Boolean,
-        $order: ListOrder) {
-      deliveries(first: $first, after: $after, status: $status, tenantId: $tenantId, endpointId: $endpointId,
-          eventType: $eventType, createdAfter: $createdAfter, createdBefore: $createdBefore, repaired: $repaired,
-          order: $order) {
-        nodes { ${DELIVERY_FIELDS} } nextCursor
-      }
-    }`,
+  const data = await consoleRequest(
+    DeliveriesQuery,
     // Absent filters are left out: the API treats an explicit null as a value to check.
     {
       first: page.first ?? DELIVERIES_PAGE_SIZE,
@@ -57,15 +159,7 @@ export async function listRecentEndpointDeliveries(endpointId: string, count: nu
 
 /** The price of replaying these deliveries now, and which of them cannot be replayed and why. */
 export async function quoteReplays(deliveryIds: string[], configuration: ReplayConfiguration): Promise<ReplayQuote> {
-  const data = await consoleRequest<{ replayQuote: ReplayQuote }>(
-    `query ReplayQuote($deliveryIds: [ID!]!, $configuration: ReplayConfiguration) {
-      replayQuote(deliveryIds: $deliveryIds, configuration: $configuration) {
-        items { deliveryId replayable errorCode reason deliveryUnits totalUsd repairedBy }
-        deliveryUnits totalUsd repairedCount unrepairedDeliveryUnits unrepairedTotalUsd
-      }
-    }`,
-    { deliveryIds, configuration },
-  );
+  const data = await consoleRequest(ReplayQuoteQuery, { deliveryIds, configuration });
   return data.replayQuote;
 }
 
@@ -75,24 +169,16 @@ export async function replayDelivery(
   configuration: ReplayConfiguration,
   idempotencyKey: string | null,
 ): Promise<Delivery> {
-  const idem = idempotencyParts(idempotencyKey);
-  const data = await consoleRequest<{ replayDelivery: Delivery }>(
-    `mutation ReplayDelivery($id: ID!, $configuration: ReplayConfiguration${idem.declaration}) {
-      replayDelivery(id: $id, configuration: $configuration${idem.argument}) { ${DELIVERY_FIELDS} }
-    }`,
-    { id, configuration, ...idem.variables },
-  );
+  const data = await consoleRequest(ReplayDeliveryMutation, {
+    id,
+    configuration,
+    ...idempotencyVariable(idempotencyKey),
+  });
   return data.replayDelivery;
 }
 
 /** A delivery waiting for its retry becomes due now; free, it uses one of its remaining attempts. */
 export async function retryDeliveryNow(id: string, idempotencyKey: string | null): Promise<Delivery> {
-  const idem = idempotencyParts(idempotencyKey);
-  const data = await consoleRequest<{ retryDeliveryNow: Delivery }>(
-    `mutation RetryDeliveryNow($id: ID!${idem.declaration}) {
-      retryDeliveryNow(id: $id${idem.argument}) { ${DELIVERY_FIELDS} }
-    }`,
-    { id, ...idem.variables },
-  );
+  const data = await consoleRequest(RetryDeliveryNowMutation, { id, ...idempotencyVariable(idempotencyKey) });
   return data.retryDeliveryNow;
 }

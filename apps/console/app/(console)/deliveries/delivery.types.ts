@@ -1,66 +1,24 @@
-export interface DeliveryPrice {
-  deliveryUnits: number;
-  totalUsd: string;
-}
+import type {
+  AttemptFieldsFragment,
+  DeliveriesQuery,
+  DeliveryFieldsFragment,
+  InspectedDeliveriesFragment,
+  ListOrder as GeneratedListOrder,
+  ReplayConfiguration as GeneratedReplayConfiguration,
+  ReplayQuoteQuery,
+} from '@/gql/graphql';
+
+export type DeliveryPrice = DeliveryFieldsFragment['price'];
 
 /** One message to one endpoint in one generation (0 the original, 1.. replays). */
-export interface Delivery {
-  id: string;
-  messageId: string;
-  endpointId: string;
-  tenantId: string;
-  eventType: string;
-  generation: number;
-  /** original or replay */
-  kind: string;
-  /** The delivery this one replays. */
-  replayOf: string | null;
-  status: string;
-  attemptCount: number;
-  nextAttemptAt: string | null;
-  lastStatusCode: number | null;
-  /** Why the last attempt failed or the delivery ended (error kind or reason). */
-  lastError: string | null;
-  lastAttemptAt: string | null;
-  expiresAt: string;
-  bodyBytes: number;
-  contentType: string;
-  transformed: boolean;
-  price: DeliveryPrice;
-  createdAt: string;
-  finishedAt: string | null;
-  /** For a dead letter, the later generation of its message to its endpoint that succeeded (a replay repaired it). */
-  repairedBy: string | null;
-}
+export type Delivery = DeliveryFieldsFragment;
 
 /** One HTTP request to the receiver. */
-export interface Attempt {
-  id: string;
-  number: number;
-  /** scheduled, retry, probe or retry_now */
-  trigger: string;
-  startedAt: string;
-  durationMs: number;
-  urlRevision: number;
-  statusCode: number | null;
-  /** timeout, network_error, ...; null when the receiver answered. */
-  errorKind: string | null;
-  /** succeeded or failed */
-  outcome: string;
-  /** Kept only with response body logging, within the response retention. */
-  responseBody: string | null;
-  /** utf8 or base64 */
-  responseBodyEncoding: string | null;
-}
+export type Attempt = AttemptFieldsFragment;
 
-export interface DeliveryWithAttempts extends Delivery {
-  attempts: { nodes: Attempt[]; nextCursor: string | null };
-}
+export type DeliveryWithAttempts = InspectedDeliveriesFragment['nodes'][number];
 
-export interface DeliveryPage {
-  nodes: Delivery[];
-  nextCursor: string | null;
-}
+export type DeliveryPage = DeliveriesQuery['deliveries'];
 
 /** What the dead letters and endpoint lists filter by; empty values are not sent. */
 export interface DeliveryFilters {
@@ -76,51 +34,19 @@ export interface DeliveryFilters {
 }
 
 /** The API's list orders: oldest first (its default, the spec's) or newest first (an extension). */
-export type ListOrder = 'oldest' | 'newest';
+export type ListOrder = GeneratedListOrder;
 
-export type ReplayConfiguration = 'frozen' | 'current';
+export type ReplayConfiguration = GeneratedReplayConfiguration;
 
-export interface ReplayQuoteItem {
-  deliveryId: string;
-  replayable: boolean;
-  /** The error a replay would answer (invalid_state, payload_expired, ...). */
-  errorCode: string | null;
-  reason: string | null;
-  deliveryUnits: number;
-  totalUsd: string;
-  /** Already repaired by this later generation: replayable, and charged again if replayed. */
-  repairedBy: string | null;
-}
+export type ReplayQuoteItem = ReplayQuoteQuery['replayQuote']['items'][number];
 
-export interface ReplayQuote {
-  items: ReplayQuoteItem[];
-  /** Every replayable item, repaired ones included. */
-  deliveryUnits: number;
-  totalUsd: string;
-  repairedCount: number;
-  /** The replayable items not yet repaired. */
-  unrepairedDeliveryUnits: number;
-  unrepairedTotalUsd: string;
-}
+export type ReplayQuote = ReplayQuoteQuery['replayQuote'];
 
 /** One replay of a batch: the new generation, or why the API refused it. */
 export type ReplayOutcome =
   { deliveryId: string; ok: true; replay: Delivery } | { deliveryId: string; ok: false; code: string; message: string };
 
 export const DELIVERIES_PAGE_SIZE = 50;
-/** The most deliveries one replay quote (and so one selection) may hold. */
-export const MAX_REPLAY_SELECTION = 200;
-
-export const DELIVERY_STATUSES = [
-  'scheduled',
-  'queued',
-  'in_flight',
-  'retry_wait',
-  'succeeded',
-  'failed',
-  'expired',
-  'canceled',
-] as const;
 
 /** Statuses in which an attempt may still start or is running. */
 const PENDING: readonly string[] = ['scheduled', 'queued', 'in_flight', 'retry_wait'];

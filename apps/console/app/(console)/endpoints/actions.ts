@@ -41,7 +41,7 @@ function checkFields(input: unknown): Checked<EndpointFields & { filter: string 
   const fail = (field: string, message: string) => ({ ok: false as const, result: invalidArgument(field, message) });
   if (!isObject(input)) return fail('body', 'the endpoint must be an object');
   const { url, name, description, events, filter, transform, metadata } = input;
-  const { ratePerSecond, maxConcurrency, retryDelaysSeconds, timeoutSeconds } = input;
+  const { ratePerSecond, maxConcurrency, retryDelaysSeconds, timeoutSeconds, ordering, orderingOnFailure } = input;
   if (typeof url !== 'string') return fail('url', 'url must be a string');
   if (typeof name !== 'string') return fail('name', 'name must be a string');
   if (typeof description !== 'string') return fail('description', 'description must be a string');
@@ -51,6 +51,9 @@ function checkFields(input: unknown): Checked<EndpointFields & { filter: string 
   if (!isInteger(ratePerSecond)) return fail('rate_per_second', 'must be a whole number');
   if (!isInteger(maxConcurrency)) return fail('max_concurrency', 'must be a whole number');
   if (!isInteger(timeoutSeconds)) return fail('timeout_seconds', 'must be a whole number');
+  if (ordering !== 'none' && ordering !== 'ordered') return fail('ordering', 'ordering must be none or ordered');
+  if (orderingOnFailure !== 'continue' && orderingOnFailure !== 'hold')
+    return fail('ordering_on_failure', 'ordering_on_failure must be continue or hold');
   if (!isIntegerArray(retryDelaysSeconds)) return fail('retry_delays_seconds', 'must be whole numbers of seconds');
   if (!isStringRecord(metadata)) return fail('metadata', 'metadata must map keys to text');
   return {
@@ -64,6 +67,8 @@ function checkFields(input: unknown): Checked<EndpointFields & { filter: string 
       transform,
       ratePerSecond,
       maxConcurrency,
+      ordering,
+      orderingOnFailure,
       retryDelaysSeconds,
       timeoutSeconds,
       metadata,

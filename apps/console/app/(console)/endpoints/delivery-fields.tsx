@@ -1,6 +1,6 @@
 'use client';
 
-import { NumberInput, SimpleGrid, TagsInput } from '@mantine/core';
+import { Input, NumberInput, SegmentedControl, SimpleGrid, TagsInput } from '@mantine/core';
 import { fieldMessage } from '@/lib/api-error';
 import type { FormSectionProps } from './endpoint-form-values';
 
@@ -8,11 +8,62 @@ import type { FormSectionProps } from './endpoint-form-values';
 export function DeliveryFields({ values, change, error }: FormSectionProps) {
   return (
     <>
+      <SimpleGrid cols={{ base: 1, sm: 2 }}>
+        <Input.Wrapper
+          label="Delivery order"
+          description={
+            values.ordering === 'ordered'
+              ? 'One at a time, in the order messages were accepted, each with an Svc-Sequence header'
+              : 'Each delivery goes on its own, up to the max concurrency at once'
+          }
+          error={fieldMessage(error, 'ordering')}
+        >
+          <SegmentedControl
+            display="flex"
+            w="fit-content"
+            mt={6}
+            aria-label="Delivery order"
+            value={values.ordering}
+            onChange={(ordering) => change({ ordering: ordering === 'ordered' ? 'ordered' : 'none' })}
+            data={[
+              { value: 'none', label: 'Independent' },
+              { value: 'ordered', label: 'Ordered' },
+            ]}
+          />
+        </Input.Wrapper>
+        {values.ordering === 'ordered' && (
+          <Input.Wrapper
+            label="When a delivery fails for good"
+            description={
+              values.orderingOnFailure === 'hold'
+                ? 'The endpoint pauses until you enable it: nothing behind the failed delivery goes'
+                : 'It becomes a dead letter and the next delivery goes'
+            }
+            error={fieldMessage(error, 'ordering_on_failure')}
+          >
+            <SegmentedControl
+              display="flex"
+              w="fit-content"
+              mt={6}
+              aria-label="When a delivery fails for good"
+              value={values.orderingOnFailure}
+              onChange={(orderingOnFailure) =>
+                change({ orderingOnFailure: orderingOnFailure === 'hold' ? 'hold' : 'continue' })
+              }
+              data={[
+                { value: 'continue', label: 'Continue' },
+                { value: 'hold', label: 'Hold' },
+              ]}
+            />
+          </Input.Wrapper>
+        )}
+      </SimpleGrid>
       <SimpleGrid cols={{ base: 1, sm: 3 }}>
         <NumberInput
           label="Max concurrency"
-          description="Requests in flight at once: 1 to 3"
-          value={values.maxConcurrency}
+          description={values.ordering === 'ordered' ? 'Ordered: one at a time' : 'Requests in flight at once: 1 to 3'}
+          disabled={values.ordering === 'ordered'}
+          value={values.ordering === 'ordered' ? 1 : values.maxConcurrency}
           onChange={(maxConcurrency) => change({ maxConcurrency })}
           min={1}
           max={3}

@@ -6,6 +6,8 @@ import {
   type Endpoint,
   type EndpointChanges,
   type EndpointFields,
+  type EndpointOrdering,
+  type OrderingOnFailure,
   type SignatureScheme,
 } from './endpoint.types';
 
@@ -20,6 +22,8 @@ export interface EndpointFormValues {
   events: string[];
   status: 'enabled' | 'paused';
   maxConcurrency: string | number;
+  ordering: EndpointOrdering;
+  orderingOnFailure: OrderingOnFailure;
   ratePerSecond: string | number;
   timeoutSeconds: string | number;
   retryDelays: string[];
@@ -51,6 +55,8 @@ export const FORM_FIELDS = [
   'events',
   'status',
   'max_concurrency',
+  'ordering',
+  'ordering_on_failure',
   'rate_per_second',
   'timeout_seconds',
   'retry_delays_seconds',
@@ -70,6 +76,8 @@ export const FIELD_OF_VALUE: Record<keyof EndpointFormValues, (typeof FORM_FIELD
   events: 'events',
   status: 'status',
   maxConcurrency: 'max_concurrency',
+  ordering: 'ordering',
+  orderingOnFailure: 'ordering_on_failure',
   ratePerSecond: 'rate_per_second',
   timeoutSeconds: 'timeout_seconds',
   retryDelays: 'retry_delays_seconds',
@@ -98,6 +106,8 @@ export function initialValues(endpoint?: Endpoint): EndpointFormValues {
     events: endpoint ? [...endpoint.events] : [...ENDPOINT_DEFAULTS.events],
     status: 'enabled',
     maxConcurrency: endpoint?.maxConcurrency ?? ENDPOINT_DEFAULTS.maxConcurrency,
+    ordering: endpoint?.ordering ?? 'none',
+    orderingOnFailure: endpoint?.orderingOnFailure ?? 'continue',
     ratePerSecond: endpoint?.ratePerSecond ?? ENDPOINT_DEFAULTS.ratePerSecond,
     timeoutSeconds: endpoint?.timeoutSeconds ?? ENDPOINT_DEFAULTS.timeoutSeconds,
     retryDelays: (endpoint?.retryDelaysSeconds ?? ENDPOINT_DEFAULTS.retryDelaysSeconds).map(String),
@@ -170,7 +180,10 @@ function readShared(
       name: values.name,
       description: values.description,
       events: values.events,
-      maxConcurrency,
+      // An ordered endpoint sends one at a time: the API refuses any other max_concurrency for it.
+      maxConcurrency: values.ordering === 'ordered' ? 1 : maxConcurrency,
+      ordering: values.ordering,
+      orderingOnFailure: values.orderingOnFailure,
       ratePerSecond,
       timeoutSeconds,
       retryDelaysSeconds,

@@ -1,6 +1,7 @@
 import 'server-only';
+import { graphql } from '@/gql';
 import { consoleRequest } from '@/lib/console-api.server';
-import { idempotencyParts } from '@/lib/idempotency.server';
+import { idempotencyVariable } from '@/lib/idempotency.server';
 import {
   ENDPOINTS_PAGE_SIZE,
   type CreateEndpointInput,
@@ -12,13 +13,149 @@ import {
   type SignatureScheme,
 } from './endpoint.types';
 
-const ENDPOINT_FIELDS = `id tenantId url name description events filter transform transformVersion status disabledReason
-  ratePerSecond maxConcurrency retryDelaysSeconds timeoutSeconds headers hasAuthorization metadata secretVersion
-  oldSecretExpiresAt signatureScheme publicKey health { circuit consecutiveFailures lastSuccessAt lastFailureAt nextProbeAt } queuedCount
-  urlRevision version etag createdAt updatedAt`;
+graphql(`
+  fragment EndpointFields on Endpoint {
+    id
+    tenantId
+    url
+    name
+    description
+    events
+    filter
+    transform
+    transformVersion
+    status
+    disabledReason
+    ratePerSecond
+    maxConcurrency
+    ordering
+    orderingOnFailure
+    retryDelaysSeconds
+    timeoutSeconds
+    headers
+    hasAuthorization
+    metadata
+    secretVersion
+    oldSecretExpiresAt
+    signatureScheme
+    publicKey
+    health {
+      circuit
+      consecutiveFailures
+      lastSuccessAt
+      lastFailureAt
+      nextProbeAt
+    }
+    queuedCount
+    urlRevision
+    version
+    etag
+    createdAt
+    updatedAt
+  }
+`);
 
-const PREVIEW_FIELDS = `matches reason eventType eventTypeMatched filterMatched transformApplied
-  transformError { field message } contentType body bodyBytes deliveryUnits`;
+graphql(`
+  fragment EndpointPreviewFields on EndpointPreview {
+    matches
+    reason
+    eventType
+    eventTypeMatched
+    filterMatched
+    transformApplied
+    transformError {
+      field
+      message
+    }
+    contentType
+    body
+    bodyBytes
+    deliveryUnits
+  }
+`);
+
+const EndpointsQuery = graphql(`
+  query Endpoints($first: Int, $after: String, $tenantId: ID) {
+    endpoints(first: $first, after: $after, tenantId: $tenantId) {
+      nodes {
+        ...EndpointFields
+      }
+      nextCursor
+    }
+  }
+`);
+
+const EndpointQuery = graphql(`
+  query Endpoint($id: ID!) {
+    endpoint(id: $id) {
+      ...EndpointFields
+    }
+  }
+`);
+
+const CreateEndpointMutation = graphql(`
+  mutation CreateEndpoint($input: CreateEndpointInput!, $idempotencyKey: String) {
+    createEndpoint(input: $input, idempotencyKey: $idempotencyKey) {
+      endpoint {
+        ...EndpointFields
+      }
+      signingSecret
+    }
+  }
+`);
+
+const UpdateEndpointMutation = graphql(`
+  mutation UpdateEndpoint($id: ID!, $etag: String!, $input: UpdateEndpointInput!) {
+    updateEndpoint(id: $id, etag: $etag, input: $input) {
+      ...EndpointFields
+    }
+  }
+`);
+
+const DeleteEndpointMutation = graphql(`
+  mutation DeleteEndpoint($id: ID!, $etag: String!) {
+    deleteEndpoint(id: $id, etag: $etag)
+  }
+`);
+
+const RotateEndpointSecretMutation = graphql(`
+  mutation RotateEndpointSecret(
+    $id: ID!
+    $etag: String!
+    $overlapSeconds: Int
+    $signatureScheme: SignatureScheme
+    $idempotencyKey: String
+  ) {
+    rotateEndpointSecret(
+      id: $id
+      etag: $etag
+      overlapSeconds: $overlapSeconds
+      signatureScheme: $signatureScheme
+      idempotencyKey: $idempotencyKey
+    ) {
+      endpoint {
+        ...EndpointFields
+      }
+      signingSecret
+    }
+  }
+`);
+
+const ResumeEndpointMutation = graphql(`
+  mutation ResumeEndpoint($id: ID!, $etag: String!, $idempotencyKey: String) {
+    resumeEndpoint(id: $id, etag: $etag, idempotencyKey: $idempotencyKey) {
+      ...EndpointFields
+    }
+  }
+`);
+
+const EndpointPreviewQuery = graphql(`
+  query EndpointPreview($endpointId: ID!, $payload: String!, $eventType: String) {
+    endpointPreview(endpointId: $endpointId, payload: $payload, eventType: $eventType) {
+      ...EndpointPreviewFields
+    }
+  }
+`);
 
 /** Endpoints of one tenant, or of every tenant when `tenantId` is null. */
 export async function listEndpoints(args: {
@@ -26,10 +163,8 @@ export async function listEndpoints(args: {
   after: string | null;
   first?: number;
 }): Promise<EndpointPage> {
-  const data = await consoleRequest<{ endpoints: EndpointPage }>(
-    `query Endpoints($first: Int, $after: String, $tenantId: ID) {
-      endpoints(first: $first, after: $after, tenantId: $tenantId) { nodes { ${ENDPOINT_FIELDS} } nextCursor }
-    }`,
+  const data = await consoleRequest(
+    EndpointsQuery,
     // Absent filters are left out: the API treats an explicit null as a value to check.
     {
       first: args.first ?? ENDPOINTS_PAGE_SIZE,
@@ -41,10 +176,7 @@ export async function listEndpoints(args: {
 }
 
 export async function getEndpoint(id: string): Promise<Endpoint> {
-  const data = await consoleRequest<{ endpoint: Endpoint }>(
-    `query Endpoint($id: ID!) { endpoint(id: $id) { ${ENDPOINT_FIELDS} } }`,
-    { id },
-  );
+  const data = await consoleRequest(EndpointQuery, { id });
   return data.endpoint;
 }
 
@@ -53,13 +185,7 @@ export async function createEndpoint(
   input: CreateEndpointInput,
   idempotencyKey: string | null,
 ): Promise<EndpointSecretReveal> {
-  const idem = idempotencyParts(idempotencyKey);
-  const data = await consoleRequest<{ createEndpoint: EndpointSecretReveal }>(
-    `mutation CreateEndpoint($input: CreateEndpointInput!${idem.declaration}) {
-      createEndpoint(input: $input${idem.argument}) { endpoint { ${ENDPOINT_FIELDS} } signingSecret }
-    }`,
-    { input, ...idem.variables },
-  );
+  const data = await consoleRequest(CreateEndpointMutation, { input, ...idempotencyVariable(idempotencyKey) });
   return data.createEndpoint;
 }
 
@@ -69,20 +195,12 @@ export async function updateEndpoint(
   etag: string,
   input: Partial<EndpointChanges> & { status?: string },
 ): Promise<Endpoint> {
-  const data = await consoleRequest<{ updateEndpoint: Endpoint }>(
-    `mutation UpdateEndpoint($id: ID!, $etag: String!, $input: UpdateEndpointInput!) {
-      updateEndpoint(id: $id, etag: $etag, input: $input) { ${ENDPOINT_FIELDS} }
-    }`,
-    { id, etag, input },
-  );
+  const data = await consoleRequest(UpdateEndpointMutation, { id, etag, input });
   return data.updateEndpoint;
 }
 
 export async function deleteEndpoint(id: string, etag: string): Promise<void> {
-  await consoleRequest<{ deleteEndpoint: boolean }>(
-    `mutation DeleteEndpoint($id: ID!, $etag: String!) { deleteEndpoint(id: $id, etag: $etag) }`,
-    { id, etag },
-  );
+  await consoleRequest(DeleteEndpointMutation, { id, etag });
 }
 
 /** `signatureScheme`: the new key's scheme (switching keeps the old key signing through the overlap). */
@@ -93,27 +211,18 @@ export async function rotateEndpointSecret(
   signatureScheme: SignatureScheme,
   idempotencyKey: string | null,
 ): Promise<EndpointSecretReveal> {
-  const idem = idempotencyParts(idempotencyKey);
-  const data = await consoleRequest<{ rotateEndpointSecret: EndpointSecretReveal }>(
-    `mutation RotateEndpointSecret($id: ID!, $etag: String!, $overlapSeconds: Int,
-                                   $signatureScheme: SignatureScheme${idem.declaration}) {
-      rotateEndpointSecret(id: $id, etag: $etag, overlapSeconds: $overlapSeconds, signatureScheme: $signatureScheme${idem.argument}) {
-        endpoint { ${ENDPOINT_FIELDS} } signingSecret
-      }
-    }`,
-    { id, etag, overlapSeconds, signatureScheme, ...idem.variables },
-  );
+  const data = await consoleRequest(RotateEndpointSecretMutation, {
+    id,
+    etag,
+    overlapSeconds,
+    signatureScheme,
+    ...idempotencyVariable(idempotencyKey),
+  });
   return data.rotateEndpointSecret;
 }
 
 export async function resumeEndpoint(id: string, etag: string, idempotencyKey: string | null): Promise<Endpoint> {
-  const idem = idempotencyParts(idempotencyKey);
-  const data = await consoleRequest<{ resumeEndpoint: Endpoint }>(
-    `mutation ResumeEndpoint($id: ID!, $etag: String!${idem.declaration}) {
-      resumeEndpoint(id: $id, etag: $etag${idem.argument}) { ${ENDPOINT_FIELDS} }
-    }`,
-    { id, etag, ...idem.variables },
-  );
+  const data = await consoleRequest(ResumeEndpointMutation, { id, etag, ...idempotencyVariable(idempotencyKey) });
   return data.resumeEndpoint;
 }
 
@@ -123,11 +232,6 @@ export async function previewEndpoint(
   payload: string,
   eventType: string | null,
 ): Promise<EndpointPreview> {
-  const data = await consoleRequest<{ endpointPreview: EndpointPreview }>(
-    `query EndpointPreview($endpointId: ID!, $payload: String!, $eventType: String) {
-      endpointPreview(endpointId: $endpointId, payload: $payload, eventType: $eventType) { ${PREVIEW_FIELDS} }
-    }`,
-    { endpointId, payload, ...(eventType ? { eventType } : {}) },
-  );
+  const data = await consoleRequest(EndpointPreviewQuery, { endpointId, payload, ...(eventType ? { eventType } : {}) });
   return data.endpointPreview;
 }

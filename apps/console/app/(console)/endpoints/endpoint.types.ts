@@ -1,66 +1,31 @@
-export interface EndpointHealth {
-  /** closed (healthy), half_open (probing) or open (failing) */
-  circuit: string;
-  consecutiveFailures: number;
-  lastSuccessAt: string | null;
-  lastFailureAt: string | null;
-  nextProbeAt: string | null;
-}
+import type {
+  CreateEndpointMutation,
+  EndpointFieldsFragment,
+  EndpointPreviewFieldsFragment,
+  EndpointsQuery,
+  EndpointOrdering as GeneratedEndpointOrdering,
+  OrderingOnFailure as GeneratedOrderingOnFailure,
+  SignatureScheme as GeneratedSignatureScheme,
+} from '@/gql/graphql';
+
+export type EndpointHealth = EndpointFieldsFragment['health'];
 
 /** An endpoint as the API shows it: never the signing secret, header values or the authorization value. */
-export interface Endpoint {
-  id: string;
-  tenantId: string;
-  url: string;
-  name: string;
-  description: string;
-  events: string[];
-  /** The filter JSON exactly as written, or null. */
-  filter: string | null;
-  /** The transform JSON exactly as written, or null. */
-  transform: string | null;
-  transformVersion: string;
-  /** enabled, paused or disabled */
-  status: string;
-  disabledReason: string | null;
-  ratePerSecond: number;
-  maxConcurrency: number;
-  retryDelaysSeconds: number[];
-  timeoutSeconds: number;
-  /** Lowercase names of the custom headers. */
-  headers: string[];
-  hasAuthorization: boolean;
-  metadata: Record<string, string>;
-  secretVersion: number;
-  oldSecretExpiresAt: string | null;
-  /** hmac: v1 signatures with a shared secret; ed25519: v1a signatures checked with `publicKey`. */
-  signatureScheme: SignatureScheme;
-  /** The current whpk_ public key of an ed25519 endpoint (not a secret); null for hmac. */
-  publicKey: string | null;
-  health: EndpointHealth;
-  queuedCount: number;
-  urlRevision: string;
-  version: string;
-  etag: string;
-  createdAt: string;
-  updatedAt: string;
-}
+export type Endpoint = EndpointFieldsFragment;
 
-export interface EndpointPage {
-  nodes: Endpoint[];
-  nextCursor: string | null;
-}
+export type EndpointPage = EndpointsQuery['endpoints'];
 
-export type SignatureScheme = 'hmac' | 'ed25519';
+export type SignatureScheme = GeneratedSignatureScheme;
+/** ordered: one delivery at a time, in admission order, each with Svc-Sequence. */
+export type EndpointOrdering = GeneratedEndpointOrdering;
+/** What a delivery that ends without success does to an ordered endpoint. */
+export type OrderingOnFailure = GeneratedOrderingOnFailure;
 
 /**
  * What create and rotate answer: the new signing secret, to be shown once and then forgotten; null for ed25519,
  * whose secret key is never shown (receivers use the endpoint's public key).
  */
-export interface EndpointSecretReveal {
-  endpoint: Endpoint;
-  signingSecret: string | null;
-}
+export type EndpointSecretReveal = CreateEndpointMutation['createEndpoint'];
 
 /** Fields create and update share. Filter and transform are JSON text sent exactly as typed. */
 export interface EndpointFields {
@@ -70,6 +35,8 @@ export interface EndpointFields {
   events: string[];
   ratePerSecond: number;
   maxConcurrency: number;
+  ordering: EndpointOrdering;
+  orderingOnFailure: OrderingOnFailure;
   retryDelaysSeconds: number[];
   timeoutSeconds: number;
   metadata: Record<string, string>;
@@ -93,22 +60,7 @@ export interface EndpointChanges extends EndpointFields {
   authorization?: string | null;
 }
 
-export interface EndpointPreview {
-  matches: boolean;
-  /** endpoint_disabled, event_type_not_subscribed, filter_not_matched or transform_failed; null when it matches */
-  reason: string | null;
-  eventType: string | null;
-  /** null when no event type was given. */
-  eventTypeMatched: boolean | null;
-  filterMatched: boolean;
-  transformApplied: boolean;
-  transformError: { field: string; message: string } | null;
-  contentType: string;
-  /** The exact bytes that would be delivered; null when the transform fails. */
-  body: string | null;
-  bodyBytes: number | null;
-  deliveryUnits: number | null;
-}
+export type EndpointPreview = EndpointPreviewFieldsFragment;
 
 export const ENDPOINTS_PAGE_SIZE = 20;
 

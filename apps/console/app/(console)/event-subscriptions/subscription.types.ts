@@ -1,29 +1,17 @@
-export interface Subscription {
-  id: string;
-  url: string;
-  events: string[];
-  environmentIds: string[];
-  description: string;
-  enabled: boolean;
-  disabledReason: string | null;
-  format: string;
-  version: string;
-  etag: string;
-  secretRotationEndsAt: string | null;
-  createdAt: string;
-  updatedAt: string;
-}
+import type {
+  CreateSubscriptionMutation,
+  EventSubscriptionFieldsFragment,
+  SubscriptionDeliveryFieldsFragment,
+  SubscriptionQuery,
+  SubscriptionsQuery,
+} from '@/gql/graphql';
 
-export interface SubscriptionPage {
-  nodes: Subscription[];
-  nextCursor: string | null;
-}
+export type Subscription = EventSubscriptionFieldsFragment;
+
+export type SubscriptionPage = SubscriptionsQuery['eventSubscriptions'];
 
 /** The subscription with its secret, shown once (null on an idempotent replay to another key). */
-export interface SubscriptionReveal {
-  subscription: Subscription;
-  secret: string | null;
-}
+export type SubscriptionReveal = CreateSubscriptionMutation['createEventSubscription'];
 
 export interface SubscriptionInput {
   url: string;
@@ -33,36 +21,11 @@ export interface SubscriptionInput {
   format: string;
 }
 
-export interface DeliveryAttempt {
-  id: string;
-  attempt: number;
-  attemptedAt: string;
-  statusCode: number | null;
-  errorKind: string | null;
-  error: string | null;
-  durationMs: number;
-}
+export type DeliveryAttempt = Delivery['attempts'][number];
 
-export interface Delivery {
-  id: string;
-  eventId: string;
-  eventType: string;
-  sequence: string;
-  trigger: string;
-  retryOf: string | null;
-  status: string;
-  ordered: boolean;
-  attemptCount: number;
-  nextAttemptAt: string | null;
-  releasedAt: string | null;
-  attempts: DeliveryAttempt[];
-  createdAt: string;
-}
+export type Delivery = SubscriptionDeliveryFieldsFragment;
 
-export interface DeliveryPage {
-  nodes: Delivery[];
-  nextCursor: string | null;
-}
+export type DeliveryPage = SubscriptionQuery['eventSubscriptionDeliveries'];
 
 /** The formats with the names people know them by. */
 export const FORMAT_LABELS: Record<string, string> = {

@@ -1,18 +1,8 @@
-export interface EventType {
-  id: string;
-  name: string;
-  description: string;
-  /** The example JSON exactly as written, or null. */
-  example: string | null;
-  archived: boolean;
-  etag: string;
-  createdAt: string;
-}
+import type { EventTypeFieldsFragment, EventTypesQuery } from '@/gql/graphql';
 
-export interface EventTypePage {
-  nodes: EventType[];
-  nextCursor: string | null;
-}
+export type EventType = EventTypeFieldsFragment;
+
+export type EventTypePage = EventTypesQuery['eventTypes'];
 
 export interface EventTypeChanges {
   description: string;

@@ -1,9 +1,35 @@
 import 'server-only';
+import { graphql } from '@/gql';
 import { consoleRequest } from '@/lib/console-api.server';
 import type { ListOrder } from '../deliveries/delivery.types';
 import { EVENTS_PAGE_SIZE, type EventFilters, type OperationalEventPage } from './event.types';
 
-export const EVENT_FIELDS = 'id type createdAt resourceId tenantId resourceVersion data coalesced count firstId lastId';
+graphql(`
+  fragment OperationalEventFields on OperationalEvent {
+    id
+    type
+    createdAt
+    resourceId
+    tenantId
+    resourceVersion
+    data
+    coalesced
+    count
+    firstId
+    lastId
+  }
+`);
+
+const EventsQuery = graphql(`
+  query Events($first: Int, $after: String, $type: String, $resourceId: String, $tenantId: ID, $order: ListOrder) {
+    events(first: $first, after: $after, type: $type, resourceId: $resourceId, tenantId: $tenantId, order: $order) {
+      nodes {
+        ...OperationalEventFields
+      }
+      nextCursor
+    }
+  }
+`);
 
 /**
  * The feed of the last 30 days from `after` (a nextCursor of an earlier page of the same order), or from its start:
@@ -14,13 +40,8 @@ export async function listEvents(
   after: string | null,
   order: ListOrder = 'oldest',
 ): Promise<OperationalEventPage> {
-  const data = await consoleRequest<{ events: OperationalEventPage }>(
-    `query Events($first: Int, $after: String, $type: String, $resourceId: String, $tenantId: ID, $order: ListOrder) {
-      events(first: $first, after: $after, type: $type, resourceId: $resourceId, tenantId: $tenantId, order: $order) {
-        nodes { ${EVENT_FIELDS} }
-        nextCursor
-      }
-    }`,
+  const data = await consoleRequest(
+    EventsQuery,
     // Absent filters are left out: the API treats an explicit null as a value to check.
     {
       first: EVENTS_PAGE_SIZE,

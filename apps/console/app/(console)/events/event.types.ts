@@ -1,27 +1,9 @@
-/** Something the team should know about (a delivery failed, an endpoint was disabled, ...), from the events feed. */
-export interface OperationalEvent {
-  id: string;
-  type: string;
-  /** When the first occurrence happened. */
-  createdAt: string;
-  resourceId: string;
-  tenantId: string;
-  resourceVersion: string;
-  /** The first occurrence's data: IDs, counts, status codes and reasons only. */
-  data: Record<string, string | number | boolean | null>;
-  /** True when a burst of occurrences was folded into this one event. */
-  coalesced: boolean;
-  count: number;
-  /** Resource IDs of the first and the last occurrence folded in. */
-  firstId: string;
-  lastId: string;
-}
+import type { EventsQuery, OperationalEventFieldsFragment } from '@/gql/graphql';
 
-export interface OperationalEventPage {
-  nodes: OperationalEvent[];
-  /** Set on every non-empty page: where to continue later. Null on an empty page (continue from the same place). */
-  nextCursor: string | null;
-}
+/** Something the team should know about (a delivery failed, an endpoint was disabled, ...), from the events feed. */
+export type OperationalEvent = OperationalEventFieldsFragment;
+
+export type OperationalEventPage = EventsQuery['events'];
 
 export interface EventFilters {
   type: string;
@@ -41,6 +23,7 @@ export const OPERATIONAL_EVENT_TYPES = [
   'webhooks.endpoint.disabled',
   'webhooks.endpoint.recovered',
   'webhooks.endpoint.failing',
+  'webhooks.endpoint.held',
   'webhooks.source.rejected',
   'webhooks.replay.completed',
   'webhooks.replay.failed',

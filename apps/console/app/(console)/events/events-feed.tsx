@@ -5,6 +5,7 @@ import Link from 'next/link';
 import { Anchor, Badge, Button, Group, Stack, Table, Text } from '@mantine/core';
 import { formatTimestampSeconds } from '@/lib/format';
 import { callAction } from '@/lib/idempotency-key';
+import { valueText } from '@/lib/key-value-rows';
 import { notifyApiError } from '@/lib/notify';
 import { EmptyTableRow } from '@/components/empty-table-row';
 import { listEventsAction } from './actions';
@@ -22,7 +23,7 @@ const TYPE_COLORS: Record<string, string> = {
 };
 
 /** Data values that name a page of the console become links to it. */
-function DataValue({ name, value }: { name: string; value: string | number | boolean | null }) {
+function DataValue({ name, value }: { name: string; value: unknown }) {
   if (typeof value === 'string' && name === 'message_id')
     return (
       <Anchor component={Link} href={`/messages/${encodeURIComponent(value)}`} size="xs" ff="monospace">
@@ -43,7 +44,7 @@ function DataValue({ name, value }: { name: string; value: string | number | boo
     );
   return (
     <Text span size="xs" ff="monospace">
-      {value === null ? 'null' : String(value)}
+      {valueText(value)}
     </Text>
   );
 }

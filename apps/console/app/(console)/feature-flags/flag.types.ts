@@ -1,36 +1,17 @@
-export interface Environment {
-  id: string;
-  name: string;
-  /** Decimal string; moves with every committed flag change in the environment. */
-  revision: string;
-  etag: string;
-  createdAt: string;
-  updatedAt: string;
-}
+import type {
+  EnvironmentFlagsQuery,
+  EnvironmentsQuery,
+  FeatureFlagEnvironmentFieldsFragment,
+  FeatureFlagFieldsFragment,
+} from '@/gql/graphql';
 
-export interface EnvironmentPage {
-  nodes: Environment[];
-  nextCursor: string | null;
-}
+export type Environment = FeatureFlagEnvironmentFieldsFragment;
 
-export interface Flag {
-  environmentId: string;
-  key: string;
-  enabled: boolean;
-  description: string;
-  /** The JSON value served when enabled, as its exact (minified) text. */
-  value: string;
-  version: string;
-  revision: string;
-  etag: string;
-  updatedBy: string;
-  updatedAt: string;
-}
+export type EnvironmentPage = EnvironmentsQuery['featureFlagEnvironments'];
 
-export interface FlagPage {
-  nodes: Flag[];
-  nextCursor: string | null;
-}
+export type Flag = FeatureFlagFieldsFragment;
+
+export type FlagPage = EnvironmentFlagsQuery['featureFlags'];
 
 /** What the flag form sends: the whole flag (PUT replaces it). */
 export interface FlagInput {

@@ -1,54 +1,20 @@
 import type { DeliveryWithAttempts } from '../deliveries/delivery.types';
+import type {
+  CancelMessageMutation,
+  MessageContentQuery,
+  MessageFieldsFragment,
+  MessagesQuery,
+  RedactMessageMutation,
+} from '@/gql/graphql';
+import { MessageStatus } from '@/gql/enums';
 
-export interface DeliveryCounts {
-  scheduled: number;
-  queued: number;
-  inFlight: number;
-  retryWait: number;
-  succeeded: number;
-  failed: number;
-  expired: number;
-  canceled: number;
-}
+export type DeliveryCounts = MessageFieldsFragment['deliveryCounts'];
 
-export interface MessagePrice {
-  ingestUnits: number;
-  deliveryUnits: number;
-  totalUsd: string;
-  rateVersion: string;
-}
+export type MessagePrice = MessageFieldsFragment['price'];
 
-export interface Message {
-  id: string;
-  tenantId: string;
-  eventType: string;
-  externalId: string | null;
-  origin: string;
-  sourceId: string | null;
-  status: string;
-  bodyBytes: number;
-  /** Null once the message is redacted. */
-  bodySha256: string | null;
-  contentType: string;
-  deliverAt: string;
-  expiresAt: string;
-  retainedUntil: string;
-  contentAvailable: boolean;
-  deliveryCounts: DeliveryCounts;
-  /** Failed or expired original deliveries a later generation (a replay) has delivered since; the status stays. */
-  repairedCount: number;
-  price: MessagePrice;
-  redacted: boolean;
-  redactionStatus: string | null;
-  redactedAt: string | null;
-  metadata: Record<string, string>;
-  createdAt: string;
-}
+export type Message = MessageFieldsFragment;
 
-export interface MessagePage {
-  nodes: Message[];
-  nextCursor: string | null;
-}
+export type MessagePage = MessagesQuery['messages'];
 
 /** What the message search filters by; empty values are not sent. */
 export interface MessageFilters {
@@ -85,12 +51,7 @@ export const MESSAGE_FILTER_FIELDS = [
 ] as const;
 
 /** The accepted bytes: `text` is null unless they are valid UTF-8. */
-export interface MessageContent {
-  contentType: string;
-  bytes: number;
-  bodyBase64: string;
-  text: string | null;
-}
+export type MessageContent = MessageContentQuery['messageContent'];
 
 /** The message with every delivery of every generation, each with its attempts (oldest first). */
 export interface MessageInspection {
@@ -100,32 +61,14 @@ export interface MessageInspection {
   deliveriesComplete: boolean;
 }
 
-export interface CancelMessageResult {
-  messageId: string;
-  canceledCount: number;
-  inFlightCount: number;
-  alreadyTerminalCount: number;
-}
+export type CancelMessageResult = CancelMessageMutation['cancelMessage'];
 
-export interface RedactMessageResult {
-  messageId: string;
-  /** redacting, then complete after the retention sweep */
-  status: string;
-  redactedAt: string;
-}
+export type RedactMessageResult = RedactMessageMutation['redactMessage'];
 
 export const MESSAGES_PAGE_SIZE = 50;
 
-export const MESSAGE_STATUSES = [
-  'scheduled',
-  'queued',
-  'delivering',
-  'succeeded',
-  'partially_failed',
-  'failed',
-  'canceled',
-  'no_destinations',
-] as const;
+/** The statuses a message list filters by, from the schema's MessageStatus enum. */
+export const MESSAGE_STATUSES: readonly MessageStatus[] = Object.values(MessageStatus);
 
 export interface PublishMessageInput {
   tenantId: string;

@@ -1,70 +1,19 @@
-/** A replay's progress; succeeded, failed and pending are live counts of the generations it created. */
-export interface ReplayCounts {
-  /** Dead letters in the window when the replay started. */
-  matched: number;
-  /** New delivery generations created so far. */
-  created: number;
-  /** Dead letters whose content is redacted or past retention: never sent again. */
-  skipped: number;
-  succeeded: number;
-  /** Generations that failed, expired or were canceled. */
-  failed: number;
-  pending: number;
-}
+import type { ReplayEstimateQuery, ReplayFieldsFragment, ReplaysQuery } from '@/gql/graphql';
 
-export interface ReplayCostEstimate {
-  /** Dead letters whose content can still be sent. */
-  deliveries: number;
-  skipped: number;
-  costUsd: string;
-}
+/** A replay's progress; succeeded, failed and pending are live counts of the generations it created. */
+export type ReplayCounts = ReplayFieldsFragment['counts'];
+
+export type ReplayCostEstimate = ReplayFieldsFragment['estimate'];
 
 export type ReplayStatus = 'running' | 'delivering' | 'completed' | 'failed' | 'canceled';
 
 /** A bulk replay of one endpoint's failed and expired deliveries of a window. */
-export interface Replay {
-  id: string;
-  endpointId: string;
-  tenantId: string;
-  /** Inclusive. */
-  createdAfter: string;
-  /** Exclusive. */
-  createdBefore: string;
-  eventType: string | null;
-  maxCostUsd: string | null;
-  payingKeyId: string;
-  /** running (creating generations), delivering (all created), then completed, failed or canceled. */
-  status: string;
-  /** Why creation stopped early or the replay failed (max_cost_reached, spending_limit, ...). */
-  reason: string | null;
-  counts: ReplayCounts;
-  /** Charged so far. */
-  costUsd: string;
-  /** The estimate when the replay started. */
-  estimate: ReplayCostEstimate;
-  createdAt: string;
-  updatedAt: string;
-  finishedAt: string | null;
-}
+export type Replay = ReplayFieldsFragment;
 
-export interface ReplayPage {
-  nodes: Replay[];
-  nextCursor: string | null;
-}
+export type ReplayPage = ReplaysQuery['replays'];
 
 /** What a replay would match and cost now; nothing is stored or charged. */
-export interface ReplayEstimate {
-  endpointId: string;
-  createdAfter: string;
-  createdBefore: string;
-  eventType: string | null;
-  maxCostUsd: string | null;
-  /** Dead letters in the window. */
-  matched: number;
-  estimate: ReplayCostEstimate;
-  /** How far maxCostUsd reaches, oldest dead letter first (everything without a bound). */
-  withinMaxCost: { deliveries: number; costUsd: string };
-}
+export type ReplayEstimate = ReplayEstimateQuery['replayEstimate'];
 
 /** What the replay dialog sends; empty values are left out (the API's defaults: the last 30 days, no bound). */
 export interface ReplaySelection {

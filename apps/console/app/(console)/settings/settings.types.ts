@@ -1,18 +1,8 @@
-export interface Limit {
-  name: string;
-  value: number;
-  unit: string;
-  measured: boolean;
-}
+import type { SettingsFieldsFragment } from '@/gql/graphql';
 
-export interface Settings {
-  configurationVersion: string;
-  payloadRetentionDays: number;
-  responseBodyLogging: boolean;
-  responseRetentionDays: number;
-  etag: string;
-  limits: Limit[];
-}
+export type Limit = SettingsFieldsFragment['limits'][number];
+
+export type Settings = SettingsFieldsFragment;
 
 export interface SettingsChanges {
   payloadRetentionDays: number;

@@ -1,8 +1,7 @@
 import 'server-only';
+import { graphql } from '@/gql';
 import { consoleRequest } from '@/lib/console-api.server';
-import { idempotencyParts } from '@/lib/idempotency.server';
-import { EVENT_FIELDS } from '../events/event.api';
-import { MESSAGE_FIELDS } from '../messages/message.api';
+import { idempotencyVariable } from '@/lib/idempotency.server';
 import {
   RECENT_CAPTURES,
   RECENT_REJECTIONS,
@@ -16,15 +15,131 @@ import {
   type VerifierKind,
 } from './source.types';
 
-const SOURCE_FIELDS = `id tenantId name kind verification eventType eventTypePath eventTypePrefix billingKeyId status
-  secretRotationEndsAt tokenRotationEndsAt secretVersion tokenVersion metadata version etag createdAt updatedAt`;
+graphql(`
+  fragment SourceFields on Source {
+    id
+    tenantId
+    name
+    kind
+    verification
+    eventType
+    eventTypePath
+    eventTypePrefix
+    billingKeyId
+    status
+    secretRotationEndsAt
+    tokenRotationEndsAt
+    secretVersion
+    tokenVersion
+    metadata
+    version
+    etag
+    createdAt
+    updatedAt
+  }
+`);
+
+const SourcesQuery = graphql(`
+  query Sources($first: Int, $after: String, $tenantId: ID) {
+    sources(first: $first, after: $after, tenantId: $tenantId) {
+      nodes {
+        ...SourceFields
+      }
+      nextCursor
+    }
+  }
+`);
+
+const SourceQuery = graphql(`
+  query Source($id: ID!, $captures: Int, $rejections: Int) {
+    source(id: $id) {
+      ...SourceFields
+      recentMessages(first: $captures) {
+        ...MessageFields
+      }
+      recentRejections(first: $rejections) {
+        ...OperationalEventFields
+      }
+    }
+  }
+`);
+
+const VerifierKindsQuery = graphql(`
+  query VerifierKinds {
+    verifierKinds {
+      kind
+      generatesSecret
+      settings
+    }
+  }
+`);
+
+const CreateSourceMutation = graphql(`
+  mutation CreateSource($input: CreateSourceInput!, $idempotencyKey: String) {
+    createSource(input: $input, idempotencyKey: $idempotencyKey) {
+      source {
+        ...SourceFields
+      }
+      receiveUrl
+      secret
+    }
+  }
+`);
+
+const UpdateSourceMutation = graphql(`
+  mutation UpdateSource($id: ID!, $etag: String!, $input: UpdateSourceInput!) {
+    updateSource(id: $id, etag: $etag, input: $input) {
+      ...SourceFields
+    }
+  }
+`);
+
+const DeleteSourceMutation = graphql(`
+  mutation DeleteSource($id: ID!, $etag: String!) {
+    deleteSource(id: $id, etag: $etag)
+  }
+`);
+
+const RotateSourceSecretMutation = graphql(`
+  mutation RotateSourceSecret(
+    $id: ID!
+    $etag: String!
+    $secret: String
+    $overlapSeconds: Int
+    $idempotencyKey: String
+  ) {
+    rotateSourceSecret(
+      id: $id
+      etag: $etag
+      secret: $secret
+      overlapSeconds: $overlapSeconds
+      idempotencyKey: $idempotencyKey
+    ) {
+      source {
+        ...SourceFields
+      }
+      receiveUrl
+      secret
+    }
+  }
+`);
+
+const RotateSourceTokenMutation = graphql(`
+  mutation RotateSourceToken($id: ID!, $etag: String!, $overlapSeconds: Int, $idempotencyKey: String) {
+    rotateSourceToken(id: $id, etag: $etag, overlapSeconds: $overlapSeconds, idempotencyKey: $idempotencyKey) {
+      source {
+        ...SourceFields
+      }
+      receiveUrl
+      secret
+    }
+  }
+`);
 
 /** Sources of one tenant, or of every tenant when `tenantId` is null. */
 export async function listSources(args: { tenantId: string | null; after: string | null }): Promise<SourcePage> {
-  const data = await consoleRequest<{ sources: SourcePage }>(
-    `query Sources($first: Int, $after: String, $tenantId: ID) {
-      sources(first: $first, after: $after, tenantId: $tenantId) { nodes { ${SOURCE_FIELDS} } nextCursor }
-    }`,
+  const data = await consoleRequest(
+    SourcesQuery,
     // Absent filters are left out: the API treats an explicit null as a value to check.
     {
       first: SOURCES_PAGE_SIZE,
@@ -37,35 +152,18 @@ export async function listSources(args: { tenantId: string | null; after: string
 
 /** The source with its newest captures and its newest rejections of the last 30 days, newest first. */
 export async function getSourceDetail(id: string): Promise<SourceDetail> {
-  const data = await consoleRequest<{ source: SourceDetail }>(
-    `query Source($id: ID!, $captures: Int, $rejections: Int) {
-      source(id: $id) {
-        ${SOURCE_FIELDS}
-        recentMessages(first: $captures) { ${MESSAGE_FIELDS} }
-        recentRejections(first: $rejections) { ${EVENT_FIELDS} }
-      }
-    }`,
-    { id, captures: RECENT_CAPTURES, rejections: RECENT_REJECTIONS },
-  );
+  const data = await consoleRequest(SourceQuery, { id, captures: RECENT_CAPTURES, rejections: RECENT_REJECTIONS });
   return data.source;
 }
 
 export async function listVerifierKinds(): Promise<VerifierKind[]> {
-  const data = await consoleRequest<{ verifierKinds: VerifierKind[] }>(
-    `query VerifierKinds { verifierKinds { kind generatesSecret settings } }`,
-  );
+  const data = await consoleRequest(VerifierKindsQuery);
   return data.verifierKinds;
 }
 
 /** `idempotencyKey`: one per form opening, so a resubmit after a lost answer cannot make a second source. */
 export async function createSource(input: CreateSourceInput, idempotencyKey: string | null): Promise<SourceReveal> {
-  const idem = idempotencyParts(idempotencyKey);
-  const data = await consoleRequest<{ createSource: SourceReveal }>(
-    `mutation CreateSource($input: CreateSourceInput!${idem.declaration}) {
-      createSource(input: $input${idem.argument}) { source { ${SOURCE_FIELDS} } receiveUrl secret }
-    }`,
-    { input, ...idem.variables },
-  );
+  const data = await consoleRequest(CreateSourceMutation, { input, ...idempotencyVariable(idempotencyKey) });
   return data.createSource;
 }
 
@@ -75,20 +173,12 @@ export async function updateSource(
   etag: string,
   input: Partial<SourceChanges> & { status?: 'active' | 'paused' },
 ): Promise<Source> {
-  const data = await consoleRequest<{ updateSource: Source }>(
-    `mutation UpdateSource($id: ID!, $etag: String!, $input: UpdateSourceInput!) {
-      updateSource(id: $id, etag: $etag, input: $input) { ${SOURCE_FIELDS} }
-    }`,
-    { id, etag, input },
-  );
+  const data = await consoleRequest(UpdateSourceMutation, { id, etag, input });
   return data.updateSource;
 }
 
 export async function deleteSource(id: string, etag: string): Promise<void> {
-  await consoleRequest<{ deleteSource: boolean }>(
-    `mutation DeleteSource($id: ID!, $etag: String!) { deleteSource(id: $id, etag: $etag) }`,
-    { id, etag },
-  );
+  await consoleRequest(DeleteSourceMutation, { id, etag });
 }
 
 /** `secret`: the provider's new secret, or null for kinds that generate theirs (shown once in the answer). */
@@ -98,21 +188,13 @@ export async function rotateSourceSecret(
   args: { secret: string | null; overlapSeconds: number },
   idempotencyKey: string | null,
 ): Promise<SourceReveal> {
-  const idem = idempotencyParts(idempotencyKey);
-  const data = await consoleRequest<{ rotateSourceSecret: SourceReveal }>(
-    `mutation RotateSourceSecret($id: ID!, $etag: String!, $secret: String, $overlapSeconds: Int${idem.declaration}) {
-      rotateSourceSecret(id: $id, etag: $etag, secret: $secret, overlapSeconds: $overlapSeconds${idem.argument}) {
-        source { ${SOURCE_FIELDS} } receiveUrl secret
-      }
-    }`,
-    {
-      id,
-      etag,
-      overlapSeconds: args.overlapSeconds,
-      ...(args.secret === null ? {} : { secret: args.secret }),
-      ...idem.variables,
-    },
-  );
+  const data = await consoleRequest(RotateSourceSecretMutation, {
+    id,
+    etag,
+    overlapSeconds: args.overlapSeconds,
+    ...(args.secret === null ? {} : { secret: args.secret }),
+    ...idempotencyVariable(idempotencyKey),
+  });
   return data.rotateSourceSecret;
 }
 
@@ -122,14 +204,11 @@ export async function rotateSourceToken(
   overlapSeconds: number,
   idempotencyKey: string | null,
 ): Promise<SourceReveal> {
-  const idem = idempotencyParts(idempotencyKey);
-  const data = await consoleRequest<{ rotateSourceToken: SourceReveal }>(
-    `mutation RotateSourceToken($id: ID!, $etag: String!, $overlapSeconds: Int${idem.declaration}) {
-      rotateSourceToken(id: $id, etag: $etag, overlapSeconds: $overlapSeconds${idem.argument}) {
-        source { ${SOURCE_FIELDS} } receiveUrl secret
-      }
-    }`,
-    { id, etag, overlapSeconds, ...idem.variables },
-  );
+  const data = await consoleRequest(RotateSourceTokenMutation, {
+    id,
+    etag,
+    overlapSeconds,
+    ...idempotencyVariable(idempotencyKey),
+  });
   return data.rotateSourceToken;
 }

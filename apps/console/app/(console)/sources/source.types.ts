@@ -1,64 +1,27 @@
-import type { OperationalEvent } from '../events/event.types';
-import type { Message } from '../messages/message.types';
+import type {
+  CreateSourceMutation,
+  SourceFieldsFragment,
+  SourceQuery,
+  SourcesQuery,
+  VerifierKindsQuery,
+} from '@/gql/graphql';
 
 /** A source as the API shows it: never its secret or receive URL (those are shown once, by create and rotate). */
-export interface Source {
-  id: string;
-  tenantId: string;
-  name: string;
-  /** The verifier kind (one of verifierKinds). */
-  kind: string;
-  /** `{kind, ...settings}`, flat and named as in the REST API; never the secret. */
-  verification: Record<string, unknown>;
-  eventType: string | null;
-  eventTypePath: string | null;
-  eventTypePrefix: string | null;
-  billingKeyId: string;
-  /** active or paused */
-  status: string;
-  /** While a rotated-out secret still verifies: when that ends. */
-  secretRotationEndsAt: string | null;
-  /** While a rotated-out receive URL still answers: when that ends. */
-  tokenRotationEndsAt: string | null;
-  secretVersion: number;
-  tokenVersion: number;
-  metadata: Record<string, string>;
-  version: string;
-  etag: string;
-  createdAt: string;
-  updatedAt: string;
-}
+export type Source = SourceFieldsFragment;
 
-export interface SourcePage {
-  nodes: Source[];
-  nextCursor: string | null;
-}
+export type SourcePage = SourcesQuery['sources'];
 
 /** A source with its recent captures and rejections, for its page. */
-export interface SourceDetail extends Source {
-  /** Its newest captures, newest first. */
-  recentMessages: Message[];
-  /** Its newest webhooks.source.rejected events of the last 30 days, newest first. */
-  recentRejections: OperationalEvent[];
-}
+export type SourceDetail = SourceQuery['source'];
 
 /**
  * What create and the rotations answer: the receive URL (create, rotate receive URL) and a generated secret (create
  * and rotate secret of kinds that generate theirs), to be shown once and then forgotten. Null when not shown.
  */
-export interface SourceReveal {
-  source: Source;
-  receiveUrl: string | null;
-  secret: string | null;
-}
+export type SourceReveal = CreateSourceMutation['createSource'];
 
 /** A verifier kind and a JSON Schema of its settings as input (names, types, defaults, which are required). */
-export interface VerifierKind {
-  kind: string;
-  /** True: the service makes the secret when none is given; false: the provider issues it. */
-  generatesSecret: boolean;
-  settings: Record<string, unknown>;
-}
+export type VerifierKind = VerifierKindsQuery['verifierKinds'][number];
 
 /** How a capture gets its event type: one fixed type, or read from the body at a JSON Pointer. */
 export type EventTypeMapping =

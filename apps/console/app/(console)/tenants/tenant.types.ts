@@ -1,18 +1,8 @@
-export interface Tenant {
-  id: string;
-  externalId: string;
-  name: string;
-  metadata: Record<string, string>;
-  /** active or deleted */
-  status: string;
-  etag: string;
-  createdAt: string;
-}
+import type { TenantFieldsFragment, TenantsQuery } from '@/gql/graphql';
 
-export interface TenantPage {
-  nodes: Tenant[];
-  nextCursor: string | null;
-}
+export type Tenant = TenantFieldsFragment;
+
+export type TenantPage = TenantsQuery['tenants'];
 
 export interface TenantInput {
   name: string;

@@ -4,6 +4,7 @@ import { useState } from 'react';
 import Link from 'next/link';
 import { Badge, Button, Group, Modal, Table, Text } from '@mantine/core';
 import { formatTimestamp } from '@/lib/format';
+import { valueText } from '@/lib/key-value-rows';
 import { listHref } from '@/lib/list-href';
 import { CopyableId } from '@/components/copyable-id';
 import { EmptyTableRow } from '@/components/empty-table-row';
@@ -13,7 +14,7 @@ import { PortalSessionModal } from './portal-session-modal';
 import { TenantForm } from './tenant-form';
 import type { Tenant } from './tenant.types';
 
-function MetadataBadges({ metadata }: { metadata: Record<string, string> }) {
+function MetadataBadges({ metadata }: { metadata: Record<string, unknown> }) {
   const entries = Object.entries(metadata);
   if (entries.length === 0)
     return (
@@ -25,7 +26,7 @@ function MetadataBadges({ metadata }: { metadata: Record<string, string> }) {
     <Group gap={4}>
       {entries.map(([key, value]) => (
         <Badge key={key} variant="outline" color="gray" tt="none">
-          {key}={value}
+          {key}={valueText(value)}
         </Badge>
       ))}
     </Group>

@@ -1,40 +1,13 @@
+import type { MeterUsageFieldsFragment, UsageQuery } from '@/gql/graphql';
+
 /** One meter's units and money at one rate version. */
-export interface MeterUsage {
-  /** webhooks.ingest_64k or webhooks.delivery_16k */
-  meter: string;
-  rateVersion: string;
-  unit: string;
-  units: number;
-  totalUsd: string;
-}
+export type MeterUsage = MeterUsageFieldsFragment;
 
 /** One paying key's billing month. */
-export interface KeyUsage {
-  keyId: string;
-  /** The operator's label for the key (admin CLI); null: none. */
-  label: string | null;
-  /** The monthly spending limit (as it was at the close, for a closed month); null: none. */
-  spendingLimitUsd: string | null;
-  spentUsd: string;
-  /** What is left of the limit (never below 0); null without a limit. */
-  remainingUsd: string | null;
-  meters: MeterUsage[];
-}
+export type KeyUsage = UsageQuery['usage']['keys'][number];
 
 /** The team's usage in one billing month (UTC). */
-export interface Usage {
-  /** YYYY-MM */
-  month: string;
-  /** open (the current month) or closed (ended, frozen) */
-  status: string;
-  closedAt: string | null;
-  period: { start: string; end: string };
-  currency: string;
-  rateVersion: string;
-  totalUsd: string;
-  meters: MeterUsage[];
-  keys: KeyUsage[];
-}
+export type Usage = UsageQuery['usage'];
 
 const MONTH = /^\d{4}-(0[1-9]|1[0-2])$/;
 

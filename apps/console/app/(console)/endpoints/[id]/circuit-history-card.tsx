@@ -10,6 +10,7 @@ const STATES: Record<string, { label: string; color: string }> = {
   'webhooks.endpoint.failing': { label: 'circuit opened', color: 'red' },
   'webhooks.endpoint.recovered': { label: 'recovered', color: 'teal' },
   'webhooks.endpoint.disabled': { label: 'disabled', color: 'gray' },
+  'webhooks.endpoint.held': { label: 'held (paused)', color: 'orange' },
 };
 
 /** What caused the change: the last error, the failures behind it, the next probe. */
@@ -20,6 +21,8 @@ function cause(event: OperationalEvent): string {
       return `${String(data['failures'])} failures in a row, last ${String(data['last_error'])}; probe at ${formatTimestamp(String(data['next_probe_at']))}`;
     case 'webhooks.endpoint.recovered':
       return `after ${String(data['failures_before'])} failures${data['last_error'] ? `, last ${String(data['last_error'])}` : ''}`;
+    case 'webhooks.endpoint.held':
+      return `ordered delivery ${String(data['delivery_id'])} ${String(data['delivery_status'])}: ${String(data['reason'])}`;
     default:
       return String(data['reason'] ?? '');
   }
@@ -27,7 +30,7 @@ function cause(event: OperationalEvent): string {
 
 /**
  * The endpoint's circuit over the last 30 days, newest first, from the operational events about it (opened,
- * recovered, disabled) with the errors that caused each change.
+ * recovered, disabled, held by an ordered delivery that failed) with the errors that caused each change.
  */
 export function CircuitHistoryCard({ events }: { events: ActionResult<OperationalEventPage> }) {
   // Read newest first from the API: the newest page holds the latest changes.

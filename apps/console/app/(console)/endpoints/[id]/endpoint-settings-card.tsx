@@ -46,6 +46,13 @@ export function EndpointSettingsCard({ endpoint }: { endpoint: Endpoint }) {
           },
           { label: 'Description', value: endpoint.description || <Dimmed>none</Dimmed> },
           { label: 'Events', value: <Tags values={endpoint.events} /> },
+          {
+            label: 'Delivery order',
+            value:
+              endpoint.ordering === 'ordered'
+                ? `ordered, one at a time; on a final failure: ${endpoint.orderingOnFailure === 'hold' ? 'hold (pause the endpoint)' : 'continue'}`
+                : 'independent',
+          },
           { label: 'Max concurrency', value: endpoint.maxConcurrency },
           { label: 'Rate per second', value: endpoint.ratePerSecond },
           { label: 'Timeout', value: `${endpoint.timeoutSeconds} s` },

@@ -2,6 +2,7 @@
 
 import { Badge, Code, Group, Stack, Text, Title } from '@mantine/core';
 import { formatTimestamp } from '@/lib/format';
+import { valueText } from '@/lib/key-value-rows';
 import { FieldTable } from '@/components/field-table';
 import { EventTypeMapping } from '../event-type-mapping';
 import { KIND_HINTS, type Source } from '../source.types';
@@ -64,7 +65,7 @@ export function SourceSettingsCard({ source }: { source: Source }) {
                 <Group gap={4}>
                   {metadata.map(([key, value]) => (
                     <Badge key={key} variant="outline" color="gray" tt="none">
-                      {key}={value}
+                      {key}={valueText(value)}
                     </Badge>
                   ))}
                 </Group>
