@@ -1,3 +1,13 @@
+import { graphql } from '@/gql';
+
+const PortalFrameQuery = graphql(`
+  query PortalFrame {
+    portalContext {
+      frameOrigins
+    }
+  }
+`);
+
 /**
  * The origins allowed to frame the receivers' portal come from the operator's team setting portal_frame_origins,
  * read with the portal session (proxy.ts asks the API once per page, kept for a few seconds per session).
@@ -22,7 +32,7 @@ export async function portalFrameOrigins(graphqlUrl: string, token: string): Pro
     const response = await fetch(graphqlUrl, {
       method: 'POST',
       headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` },
-      body: JSON.stringify({ query: 'query PortalFrame { portalContext { frameOrigins } }' }),
+      body: JSON.stringify({ query: PortalFrameQuery.toString() }),
       cache: 'no-store',
       signal: AbortSignal.timeout(5_000),
     });

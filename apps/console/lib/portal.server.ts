@@ -3,7 +3,8 @@ import { cookies } from 'next/headers';
 import { redirect } from 'next/navigation';
 import type { ActionResult } from './api-error';
 import { consoleConfig } from './config.server';
-import { ApiFailure, graphql } from './graphql.server';
+import type { TypedDocumentString } from '@/gql/graphql';
+import { ApiFailure, sendGraphql, type VariablesArgument } from './graphql.server';
 import { PORTAL_COOKIE, PORTAL_ENDED_PATH } from './portal-cookie';
 
 /** The portal session token of this browser, if any. */
@@ -12,11 +13,14 @@ export async function readPortalToken(): Promise<string | null> {
 }
 
 /** One GraphQL operation with the portal session. Without a live session the visitor reads why on the ended page. */
-export async function portalRequest<TData>(query: string, variables: Record<string, unknown> = {}): Promise<TData> {
+export async function portalRequest<TData, TVariables>(
+  document: TypedDocumentString<TData, TVariables>,
+  ...variables: VariablesArgument<NoInfer<TVariables>>
+): Promise<TData> {
   const token = await readPortalToken();
   if (!token) redirect(PORTAL_ENDED_PATH);
   try {
-    return await graphql<TData>(token, query, variables);
+    return await sendGraphql(token, document, ...variables);
   } catch (error) {
     if (error instanceof ApiFailure && error.error.code === 'unauthorized') redirect(`${PORTAL_ENDED_PATH}?expired=1`);
     throw error;

@@ -1,5 +1,6 @@
 'use server';
 
+import { graphql } from '@/gql';
 import type { ActionResult } from '@/lib/api-error';
 import { invalidArgument, isObject } from '@/lib/action-args.server';
 import { consoleRequest, toActionResult } from '@/lib/console-api.server';
@@ -19,11 +20,17 @@ export interface CreatedPortalLink {
   expiresAt: string;
 }
 
-const CREATE = `mutation CreatePortalSession($tenantId: ID!, $input: CreatePortalSessionInput, $idempotencyKey: String) {
-  createPortalSession(tenantId: $tenantId, input: $input, idempotencyKey: $idempotencyKey) {
-    url session { id expiresAt }
+const CreatePortalSessionMutation = graphql(`
+  mutation CreatePortalSession($tenantId: ID!, $input: CreatePortalSessionInput, $idempotencyKey: String) {
+    createPortalSession(tenantId: $tenantId, input: $input, idempotencyKey: $idempotencyKey) {
+      url
+      session {
+        id
+        expiresAt
+      }
+    }
   }
-}`;
+`);
 
 /** Creates a receivers' portal session for the tenant; the answer's one-time link is shown to the operator once. */
 export async function createPortalSessionAction(
@@ -37,14 +44,13 @@ export async function createPortalSessionAction(
   const { capabilities, expiresInSeconds, spendingCapUsd, displayName, accentColor, logoUrl } = input;
   if (capabilities !== 'read_only' && capabilities !== 'manage_endpoints')
     return invalidArgument('capabilities', 'read_only or manage_endpoints');
-  if (!Number.isInteger(expiresInSeconds)) return invalidArgument('expires_in_seconds', 'must be whole seconds');
+  if (typeof expiresInSeconds !== 'number' || !Number.isInteger(expiresInSeconds))
+    return invalidArgument('expires_in_seconds', 'must be whole seconds');
   for (const [field, value] of Object.entries({ spendingCapUsd, displayName, accentColor, logoUrl }))
     if (typeof value !== 'string') return invalidArgument(field, `${field} must be text`);
   const text = (value: unknown) => (typeof value === 'string' && value.trim() !== '' ? value.trim() : null);
   return toActionResult(async () => {
-    const data = await consoleRequest<{
-      createPortalSession: { url: string | null; session: { id: string; expiresAt: string } };
-    }>(CREATE, {
+    const data = await consoleRequest(CreatePortalSessionMutation, {
       tenantId,
       input: {
         capabilities,

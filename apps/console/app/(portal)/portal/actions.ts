@@ -2,7 +2,76 @@
 
 import type { ActionResult } from '@/lib/api-error';
 import { invalidArgument, isNullableString, isObject, isStringArray, isStringRecord } from '@/lib/action-args.server';
+import { graphql } from '@/gql';
 import { portalAction, portalRequest } from '@/lib/portal.server';
+
+const CreateMutation = graphql(`
+  mutation PortalCreateEndpoint($input: PortalEndpointInput!) {
+    portalCreateEndpoint(input: $input) {
+      endpoint {
+        id
+      }
+      signingSecret
+    }
+  }
+`);
+
+const UpdateMutation = graphql(`
+  mutation PortalUpdateEndpoint($id: ID!, $etag: String!, $input: PortalEndpointUpdateInput!) {
+    portalUpdateEndpoint(id: $id, etag: $etag, input: $input) {
+      id
+    }
+  }
+`);
+
+const ResumeMutation = graphql(`
+  mutation PortalResumeEndpoint($id: ID!, $etag: String!) {
+    portalResumeEndpoint(id: $id, etag: $etag) {
+      id
+    }
+  }
+`);
+
+const RotateMutation = graphql(`
+  mutation PortalRotateEndpointSecret($id: ID!, $etag: String!) {
+    portalRotateEndpointSecret(id: $id, etag: $etag) {
+      signingSecret
+    }
+  }
+`);
+
+const RevealMutation = graphql(`
+  mutation PortalRevealEndpointSecret($id: ID!) {
+    portalRevealEndpointSecret(id: $id) {
+      secret
+      publicKey
+    }
+  }
+`);
+
+const TestMutation = graphql(`
+  mutation PortalSendTestEvent($endpointId: ID!) {
+    portalSendTestEvent(endpointId: $endpointId) {
+      id
+    }
+  }
+`);
+
+const RetryMutation = graphql(`
+  mutation PortalRetryDelivery($id: ID!) {
+    portalRetryDelivery(id: $id) {
+      id
+    }
+  }
+`);
+
+const ReplayMutation = graphql(`
+  mutation PortalReplayDelivery($id: ID!) {
+    portalReplayDelivery(id: $id) {
+      id
+    }
+  }
+`);
 
 /** What the portal's endpoint form sends; copied field by field so nothing else reaches the API. */
 export interface PortalEndpointFields {
@@ -31,14 +100,7 @@ export async function createPortalEndpoint(
   if (!fields) return invalidArgument('body', 'the endpoint is not well formed');
   const scheme = signatureScheme === 'ed25519' ? 'ed25519' : 'hmac';
   return portalAction(async () => {
-    const data = await portalRequest<{
-      portalCreateEndpoint: { endpoint: { id: string }; signingSecret: string | null };
-    }>(
-      `mutation PortalCreateEndpoint($input: PortalEndpointInput!) {
-        portalCreateEndpoint(input: $input) { endpoint { id } signingSecret }
-      }`,
-      { input: { ...fields, signatureScheme: scheme } },
-    );
+    const data = await portalRequest(CreateMutation, { input: { ...fields, signatureScheme: scheme } });
     return { id: data.portalCreateEndpoint.endpoint.id, signingSecret: data.portalCreateEndpoint.signingSecret };
   });
 }
@@ -47,12 +109,7 @@ export async function updatePortalEndpoint(id: unknown, etag: unknown, input: un
   const fields = checkFields(input);
   if (!isId(id) || typeof etag !== 'string' || !fields) return invalidArgument('body', 'the change is not well formed');
   return portalAction(async () => {
-    await portalRequest(
-      `mutation PortalUpdateEndpoint($id: ID!, $etag: String!, $input: PortalEndpointUpdateInput!) {
-        portalUpdateEndpoint(id: $id, etag: $etag, input: $input) { id }
-      }`,
-      { id, etag, input: fields },
-    );
+    await portalRequest(UpdateMutation, { id, etag, input: fields });
     return true as const;
   });
 }
@@ -65,12 +122,7 @@ export async function setPortalEndpointStatus(
   if (!isId(id) || typeof etag !== 'string' || (status !== 'enabled' && status !== 'paused'))
     return invalidArgument('status', 'status must be enabled or paused');
   return portalAction(async () => {
-    await portalRequest(
-      `mutation PortalSetStatus($id: ID!, $etag: String!, $input: PortalEndpointUpdateInput!) {
-        portalUpdateEndpoint(id: $id, etag: $etag, input: $input) { id }
-      }`,
-      { id, etag, input: { status } },
-    );
+    await portalRequest(UpdateMutation, { id, etag, input: { status } });
     return true as const;
   });
 }
@@ -78,13 +130,10 @@ export async function setPortalEndpointStatus(
 export async function resumePortalEndpoint(id: unknown, etag: unknown): Promise<ActionResult<true>> {
   if (!isId(id) || typeof etag !== 'string') return invalidArgument('id', 'not an endpoint');
   return portalAction(async () => {
-    await portalRequest(
-      `mutation PortalResume($id: ID!, $etag: String!) { portalResumeEndpoint(id: $id, etag: $etag) { id } }`,
-      {
-        id,
-        etag,
-      },
-    );
+    await portalRequest(ResumeMutation, {
+      id,
+      etag,
+    });
     return true as const;
   });
 }
@@ -92,10 +141,7 @@ export async function resumePortalEndpoint(id: unknown, etag: unknown): Promise<
 export async function rotatePortalSecret(id: unknown, etag: unknown): Promise<ActionResult<string | null>> {
   if (!isId(id) || typeof etag !== 'string') return invalidArgument('id', 'not an endpoint');
   return portalAction(async () => {
-    const data = await portalRequest<{ portalRotateEndpointSecret: { signingSecret: string | null } }>(
-      `mutation PortalRotate($id: ID!, $etag: String!) { portalRotateEndpointSecret(id: $id, etag: $etag) { signingSecret } }`,
-      { id, etag },
-    );
+    const data = await portalRequest(RotateMutation, { id, etag });
     return data.portalRotateEndpointSecret.signingSecret;
   });
 }
@@ -105,9 +151,7 @@ export async function revealPortalSecret(
 ): Promise<ActionResult<{ secret: string | null; publicKey: string | null }>> {
   if (!isId(id)) return invalidArgument('id', 'not an endpoint');
   return portalAction(async () => {
-    const data = await portalRequest<{
-      portalRevealEndpointSecret: { secret: string | null; publicKey: string | null };
-    }>(`mutation PortalReveal($id: ID!) { portalRevealEndpointSecret(id: $id) { secret publicKey } }`, { id });
+    const data = await portalRequest(RevealMutation, { id });
     return data.portalRevealEndpointSecret;
   });
 }
@@ -115,10 +159,7 @@ export async function revealPortalSecret(
 export async function sendPortalTest(endpointId: unknown): Promise<ActionResult<string>> {
   if (!isId(endpointId)) return invalidArgument('id', 'not an endpoint');
   return portalAction(async () => {
-    const data = await portalRequest<{ portalSendTestEvent: { id: string } }>(
-      `mutation PortalTest($endpointId: ID!) { portalSendTestEvent(endpointId: $endpointId) { id } }`,
-      { endpointId },
-    );
+    const data = await portalRequest(TestMutation, { endpointId });
     return data.portalSendTestEvent.id;
   });
 }
@@ -126,7 +167,7 @@ export async function sendPortalTest(endpointId: unknown): Promise<ActionResult<
 export async function retryPortalDelivery(id: unknown): Promise<ActionResult<true>> {
   if (!isId(id)) return invalidArgument('id', 'not a delivery');
   return portalAction(async () => {
-    await portalRequest(`mutation PortalRetry($id: ID!) { portalRetryDelivery(id: $id) { id } }`, { id });
+    await portalRequest(RetryMutation, { id });
     return true as const;
   });
 }
@@ -134,10 +175,7 @@ export async function retryPortalDelivery(id: unknown): Promise<ActionResult<tru
 export async function replayPortalDelivery(id: unknown): Promise<ActionResult<string>> {
   if (!isId(id)) return invalidArgument('id', 'not a delivery');
   return portalAction(async () => {
-    const data = await portalRequest<{ portalReplayDelivery: { id: string } }>(
-      `mutation PortalReplay($id: ID!) { portalReplayDelivery(id: $id) { id } }`,
-      { id },
-    );
+    const data = await portalRequest(ReplayMutation, { id });
     return data.portalReplayDelivery.id;
   });
 }

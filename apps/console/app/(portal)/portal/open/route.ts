@@ -1,11 +1,17 @@
 import { NextResponse, type NextRequest } from 'next/server';
-import { ApiFailure, graphql } from '@/lib/graphql.server';
+import { graphql } from '@/gql';
+import { ApiFailure, sendGraphql } from '@/lib/graphql.server';
 import { PORTAL_ENDED_PATH } from '@/lib/portal-cookie';
 import { portalCookie } from '@/lib/portal.server';
 
-const OPEN = `mutation OpenPortalSession($linkToken: String!) {
-  openPortalSession(linkToken: $linkToken) { token expiresAt }
-}`;
+const OpenPortalSessionMutation = graphql(`
+  mutation OpenPortalSession($linkToken: String!) {
+    openPortalSession(linkToken: $linkToken) {
+      token
+      expiresAt
+    }
+  }
+`);
 
 /**
  * The one-time link: its token is exchanged for a portal session once, the session goes into the portal's cookie
@@ -17,11 +23,7 @@ export async function GET(request: NextRequest) {
   // Sec-Fetch-Dest says whether the browser loads this page inside a frame (every current browser sends it).
   const framed = request.headers.get('sec-fetch-dest') === 'iframe';
   try {
-    const { openPortalSession } = await graphql<{ openPortalSession: { token: string; expiresAt: string } }>(
-      null,
-      OPEN,
-      { linkToken },
-    );
+    const { openPortalSession } = await sendGraphql(null, OpenPortalSessionMutation, { linkToken });
     const response = NextResponse.redirect(new URL('/portal', request.url), 303);
     response.cookies.set(portalCookie(openPortalSession.token, openPortalSession.expiresAt, framed));
     response.headers.set('referrer-policy', 'no-referrer');
