@@ -159,7 +159,7 @@ test.describe("the receivers' portal", () => {
   });
 
   test('works framed by an allowed origin and is refused by any other', async ({
-    page,
+    signedIn: page,
     api,
     browserErrors,
     playwright,
@@ -172,14 +172,11 @@ test.describe("the receivers' portal", () => {
       extraHTTPHeaders: { Authorization: `Bearer ${stack.key}`, 'Content-Type': 'application/json' },
     });
     try {
-      const settings = await rest(operator, 'GET', '/settings');
-      await rest(
-        operator,
-        'PATCH',
-        '/settings',
-        { portal_frame_origins: [allowed.origin] },
-        { 'If-Match': settings.etag },
-      );
+      // The operator allows one origin in the console's settings.
+      await open(page, '/settings');
+      await page.getByLabel("Origins allowed to frame the receivers' portal").fill(allowed.origin);
+      await page.getByRole('button', { name: 'Save settings' }).click();
+      await expect(page.getByText(/Settings saved/)).toBeVisible();
       const tenant = await api.createTenant(`framed-${unique()}`, 'Framed Inc');
       const session = await rest(operator, 'POST', `/tenants/${tenant.id}/portal_sessions`, {
         branding: { display_name: 'Embedded portal' },

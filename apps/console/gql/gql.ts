@@ -75,7 +75,7 @@ type Documents = {
   '\n  query ReplayEstimate(\n    $endpointId: ID!\n    $createdAfter: DateTimeISO\n    $createdBefore: DateTimeISO\n    $eventType: String\n    $maxCostUsd: String\n  ) {\n    replayEstimate(\n      endpointId: $endpointId\n      createdAfter: $createdAfter\n      createdBefore: $createdBefore\n      eventType: $eventType\n      maxCostUsd: $maxCostUsd\n    ) {\n      endpointId\n      createdAfter\n      createdBefore\n      eventType\n      maxCostUsd\n      matched\n      estimate {\n        deliveries\n        skipped\n        costUsd\n      }\n      withinMaxCost {\n        deliveries\n        costUsd\n      }\n    }\n  }\n': typeof types.ReplayEstimateDocument;
   '\n  mutation StartReplay($input: StartReplayInput!, $idempotencyKey: String) {\n    startReplay(input: $input, idempotencyKey: $idempotencyKey) {\n      ...ReplayFields\n    }\n  }\n': typeof types.StartReplayDocument;
   '\n  mutation CancelReplay($id: ID!, $idempotencyKey: String) {\n    cancelReplay(id: $id, idempotencyKey: $idempotencyKey) {\n      ...ReplayFields\n    }\n  }\n': typeof types.CancelReplayDocument;
-  '\n  fragment SettingsFields on Settings {\n    configurationVersion\n    payloadRetentionDays\n    responseBodyLogging\n    responseRetentionDays\n    etag\n    limits {\n      name\n      value\n      unit\n      measured\n    }\n  }\n': typeof types.SettingsFieldsFragmentDoc;
+  '\n  fragment SettingsFields on Settings {\n    configurationVersion\n    payloadRetentionDays\n    responseBodyLogging\n    responseRetentionDays\n    portalFrameOrigins\n    etag\n    limits {\n      name\n      value\n      unit\n      measured\n    }\n  }\n': typeof types.SettingsFieldsFragmentDoc;
   '\n  query Settings {\n    settings {\n      ...SettingsFields\n    }\n  }\n': typeof types.SettingsDocument;
   '\n  mutation UpdateSettings($etag: String!, $input: UpdateSettingsInput!) {\n    updateSettings(etag: $etag, input: $input) {\n      ...SettingsFields\n    }\n  }\n': typeof types.UpdateSettingsDocument;
   '\n  mutation EndConsoleSession {\n    endConsoleSession\n  }\n': typeof types.EndConsoleSessionDocument;
@@ -238,7 +238,7 @@ const documents: Documents = {
     types.StartReplayDocument,
   '\n  mutation CancelReplay($id: ID!, $idempotencyKey: String) {\n    cancelReplay(id: $id, idempotencyKey: $idempotencyKey) {\n      ...ReplayFields\n    }\n  }\n':
     types.CancelReplayDocument,
-  '\n  fragment SettingsFields on Settings {\n    configurationVersion\n    payloadRetentionDays\n    responseBodyLogging\n    responseRetentionDays\n    etag\n    limits {\n      name\n      value\n      unit\n      measured\n    }\n  }\n':
+  '\n  fragment SettingsFields on Settings {\n    configurationVersion\n    payloadRetentionDays\n    responseBodyLogging\n    responseRetentionDays\n    portalFrameOrigins\n    etag\n    limits {\n      name\n      value\n      unit\n      measured\n    }\n  }\n':
     types.SettingsFieldsFragmentDoc,
   '\n  query Settings {\n    settings {\n      ...SettingsFields\n    }\n  }\n': types.SettingsDocument,
   '\n  mutation UpdateSettings($etag: String!, $input: UpdateSettingsInput!) {\n    updateSettings(etag: $etag, input: $input) {\n      ...SettingsFields\n    }\n  }\n':
@@ -694,7 +694,7 @@ export function graphql(
  * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
  */
 export function graphql(
-  source: '\n  fragment SettingsFields on Settings {\n    configurationVersion\n    payloadRetentionDays\n    responseBodyLogging\n    responseRetentionDays\n    etag\n    limits {\n      name\n      value\n      unit\n      measured\n    }\n  }\n',
+  source: '\n  fragment SettingsFields on Settings {\n    configurationVersion\n    payloadRetentionDays\n    responseBodyLogging\n    responseRetentionDays\n    portalFrameOrigins\n    etag\n    limits {\n      name\n      value\n      unit\n      measured\n    }\n  }\n',
 ): typeof import('./graphql').SettingsFieldsFragmentDoc;
 /**
  * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.

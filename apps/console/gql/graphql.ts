@@ -1870,6 +1870,7 @@ export type SettingsFieldsFragment = {
   payloadRetentionDays: number;
   responseBodyLogging: boolean;
   responseRetentionDays: number;
+  portalFrameOrigins: Array<string>;
   etag: string;
   limits: Array<{ name: string; value: number; unit: string; measured: boolean }>;
 };
@@ -1882,6 +1883,7 @@ export type SettingsQuery = {
     payloadRetentionDays: number;
     responseBodyLogging: boolean;
     responseRetentionDays: number;
+    portalFrameOrigins: Array<string>;
     etag: string;
     limits: Array<{ name: string; value: number; unit: string; measured: boolean }>;
   };
@@ -1898,6 +1900,7 @@ export type UpdateSettingsMutation = {
     payloadRetentionDays: number;
     responseBodyLogging: boolean;
     responseRetentionDays: number;
+    portalFrameOrigins: Array<string>;
     etag: string;
     limits: Array<{ name: string; value: number; unit: string; measured: boolean }>;
   };
@@ -2969,6 +2972,7 @@ export const SettingsFieldsFragmentDoc = new TypedDocumentString(
   payloadRetentionDays
   responseBodyLogging
   responseRetentionDays
+  portalFrameOrigins
   etag
   limits {
     name
@@ -4535,6 +4539,7 @@ export const SettingsDocument = new TypedDocumentString(`
   payloadRetentionDays
   responseBodyLogging
   responseRetentionDays
+  portalFrameOrigins
   etag
   limits {
     name
@@ -4554,6 +4559,7 @@ export const UpdateSettingsDocument = new TypedDocumentString(`
   payloadRetentionDays
   responseBodyLogging
   responseRetentionDays
+  portalFrameOrigins
   etag
   limits {
     name
