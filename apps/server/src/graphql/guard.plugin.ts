@@ -42,6 +42,12 @@ async function takeTokens(context: GraphqlContext, actor: Actor, rateClass: Rate
   if (refused) throw refused.reason;
 }
 
+/**
+ * A portal session's own bucket (docs/portal.md), taken once per operation before the team's: one customer's portal
+ * cannot spend much of its operator's API rate.
+ */
+const PORTAL_SESSION_LIMIT = { bucket: 'portal_session', spec: { rate: 5, burst: 50 } } as const;
+
 export function operationGuardPlugin(): ApolloServerPlugin<GraphqlContext> {
   return {
     async requestDidStart() {
@@ -67,6 +73,12 @@ export function operationGuardPlugin(): ApolloServerPlugin<GraphqlContext> {
             for (const name of shape.rootFieldNames)
               if (accessOf(name) !== 'public')
                 checkPortalSeparation(actor, accessOf(name) === 'portal' ? [PORTAL] : []);
+            if (actor.portal)
+              await contextValue.services.rateLimits.take(
+                actor.portal.sessionId,
+                PORTAL_SESSION_LIMIT.bucket,
+                PORTAL_SESSION_LIMIT.spec,
+              );
             const tokens = tokensOf(cost, operation.operation);
             await takeTokens(contextValue, actor, rateClassOf(operation.operation, shape.rootFieldNames), tokens.own);
             await takeTokens(contextValue, actor, 'read', tokens.read);
