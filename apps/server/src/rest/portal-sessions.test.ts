@@ -102,4 +102,29 @@ describe('POST /tenants/{id}/portal_sessions and friends (extension routes, docs
     expect(deleted.status).toBe(409);
     expect(deleted.json.error.code).toBe('invalid_state');
   });
+
+  it('give each portal session a bucket of its own: a busy one is refused while another of the team goes on', async () => {
+    const tenant = await post(h, '/tenants', { external_id: 'portal-rate', name: 'Rate' });
+    const gql = graphqlClient(h);
+    const openSession = async () => {
+      const created = await post(h, `/tenants/${tenant.json.id}/portal_sessions`, {});
+      const opened = await gql(
+        `mutation($t: String!) { openPortalSession(linkToken: $t) { token } }`,
+        { t: tokenOf(created.json.url) },
+        { key: null },
+      );
+      return opened.body.data.openPortalSession.token as string;
+    };
+    const busy = await openSession();
+    const quiet = await openSession();
+    const codes: (string | undefined)[] = [];
+    for (let i = 0; i < 51; i += 1) {
+      const answer = await gql(`{ portalContext { tenantName } }`, {}, { key: busy });
+      codes.push(answer.body.errors?.[0]?.extensions?.code);
+    }
+    expect(codes.slice(0, 50)).toEqual(Array.from({ length: 50 }, () => undefined));
+    expect(codes[50]).toBe('rate_limited');
+    const other = await gql(`{ portalContext { tenantName } }`, {}, { key: quiet });
+    expect(other.body.data.portalContext.tenantName).toBe('Rate');
+  });
 });
