@@ -49,8 +49,10 @@ beforeAll(async () => {
   }
   for (let n = 0; n < 3; n += 1) messageIds.push(await publish(n));
   // Concurrent admissions share a batch and its clock reading: publish at once until some messages share a millisecond.
-  for (let round = 0; round < 5 && (await sameMillisecondGroups()) === 0; round += 1)
-    messageIds.push(...(await Promise.all(Array.from({ length: 6 }, (_, i) => publish(10 * (round + 1) + i)))));
+  // Four at once: a team has 4 admission slots, and a slow machine keeps all of them busy at the same moment.
+  // At least two rounds, so that the walks below span several pages.
+  for (let round = 0; round < 8 && (round < 2 || (await sameMillisecondGroups()) === 0); round += 1)
+    messageIds.push(...(await Promise.all(Array.from({ length: 4 }, (_, i) => publish(10 * (round + 1) + i)))));
   expect(await sameMillisecondGroups()).toBeGreaterThan(0);
   // The first endpoint refuses everything: its deliveries are dead letters (and webhooks.delivery.failed events).
   const steps = new EngineSteps(h.services);
