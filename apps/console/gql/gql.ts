@@ -97,14 +97,14 @@ type Documents = {
   '\n  mutation DeleteTenant($id: ID!, $etag: String!) {\n    deleteTenant(id: $id, etag: $etag)\n  }\n': typeof types.DeleteTenantDocument;
   '\n  fragment MeterUsageFields on MeterUsage {\n    meter\n    rateVersion\n    unit\n    units\n    totalUsd\n  }\n': typeof types.MeterUsageFieldsFragmentDoc;
   '\n  query Usage($month: String) {\n    usage(month: $month) {\n      month\n      status\n      closedAt\n      period {\n        start\n        end\n      }\n      currency\n      rateVersion\n      totalUsd\n      meters {\n        ...MeterUsageFields\n      }\n      keys {\n        keyId\n        label\n        spendingLimitUsd\n        spentUsd\n        remainingUsd\n        meters {\n          ...MeterUsageFields\n        }\n      }\n    }\n  }\n': typeof types.UsageDocument;
-  '\n  mutation PortalCreateEndpoint($input: PortalEndpointInput!) {\n    portalCreateEndpoint(input: $input) {\n      endpoint {\n        id\n      }\n      signingSecret\n    }\n  }\n': typeof types.PortalCreateEndpointDocument;
+  '\n  mutation PortalCreateEndpoint($input: PortalEndpointInput!, $idempotencyKey: String) {\n    portalCreateEndpoint(input: $input, idempotencyKey: $idempotencyKey) {\n      endpoint {\n        id\n      }\n      signingSecret\n    }\n  }\n': typeof types.PortalCreateEndpointDocument;
   '\n  mutation PortalUpdateEndpoint($id: ID!, $etag: String!, $input: PortalEndpointUpdateInput!) {\n    portalUpdateEndpoint(id: $id, etag: $etag, input: $input) {\n      id\n    }\n  }\n': typeof types.PortalUpdateEndpointDocument;
   '\n  mutation PortalResumeEndpoint($id: ID!, $etag: String!) {\n    portalResumeEndpoint(id: $id, etag: $etag) {\n      id\n    }\n  }\n': typeof types.PortalResumeEndpointDocument;
-  '\n  mutation PortalRotateEndpointSecret($id: ID!, $etag: String!) {\n    portalRotateEndpointSecret(id: $id, etag: $etag) {\n      signingSecret\n    }\n  }\n': typeof types.PortalRotateEndpointSecretDocument;
+  '\n  mutation PortalRotateEndpointSecret($id: ID!, $etag: String!, $idempotencyKey: String) {\n    portalRotateEndpointSecret(id: $id, etag: $etag, idempotencyKey: $idempotencyKey) {\n      signingSecret\n    }\n  }\n': typeof types.PortalRotateEndpointSecretDocument;
   '\n  mutation PortalRevealEndpointSecret($id: ID!) {\n    portalRevealEndpointSecret(id: $id) {\n      secret\n      publicKey\n    }\n  }\n': typeof types.PortalRevealEndpointSecretDocument;
   '\n  mutation PortalSendTestEvent($endpointId: ID!) {\n    portalSendTestEvent(endpointId: $endpointId) {\n      id\n    }\n  }\n': typeof types.PortalSendTestEventDocument;
   '\n  mutation PortalRetryDelivery($id: ID!) {\n    portalRetryDelivery(id: $id) {\n      id\n    }\n  }\n': typeof types.PortalRetryDeliveryDocument;
-  '\n  mutation PortalReplayDelivery($id: ID!) {\n    portalReplayDelivery(id: $id) {\n      id\n    }\n  }\n': typeof types.PortalReplayDeliveryDocument;
+  '\n  mutation PortalReplayDelivery($id: ID!, $idempotencyKey: String) {\n    portalReplayDelivery(id: $id, idempotencyKey: $idempotencyKey) {\n      id\n    }\n  }\n': typeof types.PortalReplayDeliveryDocument;
   '\n  mutation OpenPortalSession($linkToken: String!) {\n    openPortalSession(linkToken: $linkToken) {\n      token\n      expiresAt\n    }\n  }\n': typeof types.OpenPortalSessionDocument;
   '\n  fragment PortalEndpointFields on Endpoint {\n    id\n    url\n    name\n    description\n    events\n    filter\n    headers\n    status\n    disabledReason\n    signatureScheme\n    publicKey\n    etag\n    health {\n      circuit\n      consecutiveFailures\n      lastSuccessAt\n      lastFailureAt\n      nextProbeAt\n    }\n  }\n': typeof types.PortalEndpointFieldsFragmentDoc;
   '\n  fragment PortalDeliveryFields on Delivery {\n    id\n    messageId\n    endpointId\n    eventType\n    kind\n    status\n    attemptCount\n    lastStatusCode\n    createdAt\n    replayOf\n    attempts {\n      nodes {\n        id\n        number\n        trigger\n        startedAt\n        statusCode\n        errorKind\n        durationMs\n        responseBody\n      }\n    }\n  }\n': typeof types.PortalDeliveryFieldsFragmentDoc;
@@ -279,13 +279,13 @@ const documents: Documents = {
     types.MeterUsageFieldsFragmentDoc,
   '\n  query Usage($month: String) {\n    usage(month: $month) {\n      month\n      status\n      closedAt\n      period {\n        start\n        end\n      }\n      currency\n      rateVersion\n      totalUsd\n      meters {\n        ...MeterUsageFields\n      }\n      keys {\n        keyId\n        label\n        spendingLimitUsd\n        spentUsd\n        remainingUsd\n        meters {\n          ...MeterUsageFields\n        }\n      }\n    }\n  }\n':
     types.UsageDocument,
-  '\n  mutation PortalCreateEndpoint($input: PortalEndpointInput!) {\n    portalCreateEndpoint(input: $input) {\n      endpoint {\n        id\n      }\n      signingSecret\n    }\n  }\n':
+  '\n  mutation PortalCreateEndpoint($input: PortalEndpointInput!, $idempotencyKey: String) {\n    portalCreateEndpoint(input: $input, idempotencyKey: $idempotencyKey) {\n      endpoint {\n        id\n      }\n      signingSecret\n    }\n  }\n':
     types.PortalCreateEndpointDocument,
   '\n  mutation PortalUpdateEndpoint($id: ID!, $etag: String!, $input: PortalEndpointUpdateInput!) {\n    portalUpdateEndpoint(id: $id, etag: $etag, input: $input) {\n      id\n    }\n  }\n':
     types.PortalUpdateEndpointDocument,
   '\n  mutation PortalResumeEndpoint($id: ID!, $etag: String!) {\n    portalResumeEndpoint(id: $id, etag: $etag) {\n      id\n    }\n  }\n':
     types.PortalResumeEndpointDocument,
-  '\n  mutation PortalRotateEndpointSecret($id: ID!, $etag: String!) {\n    portalRotateEndpointSecret(id: $id, etag: $etag) {\n      signingSecret\n    }\n  }\n':
+  '\n  mutation PortalRotateEndpointSecret($id: ID!, $etag: String!, $idempotencyKey: String) {\n    portalRotateEndpointSecret(id: $id, etag: $etag, idempotencyKey: $idempotencyKey) {\n      signingSecret\n    }\n  }\n':
     types.PortalRotateEndpointSecretDocument,
   '\n  mutation PortalRevealEndpointSecret($id: ID!) {\n    portalRevealEndpointSecret(id: $id) {\n      secret\n      publicKey\n    }\n  }\n':
     types.PortalRevealEndpointSecretDocument,
@@ -293,7 +293,7 @@ const documents: Documents = {
     types.PortalSendTestEventDocument,
   '\n  mutation PortalRetryDelivery($id: ID!) {\n    portalRetryDelivery(id: $id) {\n      id\n    }\n  }\n':
     types.PortalRetryDeliveryDocument,
-  '\n  mutation PortalReplayDelivery($id: ID!) {\n    portalReplayDelivery(id: $id) {\n      id\n    }\n  }\n':
+  '\n  mutation PortalReplayDelivery($id: ID!, $idempotencyKey: String) {\n    portalReplayDelivery(id: $id, idempotencyKey: $idempotencyKey) {\n      id\n    }\n  }\n':
     types.PortalReplayDeliveryDocument,
   '\n  mutation OpenPortalSession($linkToken: String!) {\n    openPortalSession(linkToken: $linkToken) {\n      token\n      expiresAt\n    }\n  }\n':
     types.OpenPortalSessionDocument,
@@ -826,7 +826,7 @@ export function graphql(
  * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
  */
 export function graphql(
-  source: '\n  mutation PortalCreateEndpoint($input: PortalEndpointInput!) {\n    portalCreateEndpoint(input: $input) {\n      endpoint {\n        id\n      }\n      signingSecret\n    }\n  }\n',
+  source: '\n  mutation PortalCreateEndpoint($input: PortalEndpointInput!, $idempotencyKey: String) {\n    portalCreateEndpoint(input: $input, idempotencyKey: $idempotencyKey) {\n      endpoint {\n        id\n      }\n      signingSecret\n    }\n  }\n',
 ): typeof import('./graphql').PortalCreateEndpointDocument;
 /**
  * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
@@ -844,7 +844,7 @@ export function graphql(
  * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
  */
 export function graphql(
-  source: '\n  mutation PortalRotateEndpointSecret($id: ID!, $etag: String!) {\n    portalRotateEndpointSecret(id: $id, etag: $etag) {\n      signingSecret\n    }\n  }\n',
+  source: '\n  mutation PortalRotateEndpointSecret($id: ID!, $etag: String!, $idempotencyKey: String) {\n    portalRotateEndpointSecret(id: $id, etag: $etag, idempotencyKey: $idempotencyKey) {\n      signingSecret\n    }\n  }\n',
 ): typeof import('./graphql').PortalRotateEndpointSecretDocument;
 /**
  * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
@@ -868,7 +868,7 @@ export function graphql(
  * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
  */
 export function graphql(
-  source: '\n  mutation PortalReplayDelivery($id: ID!) {\n    portalReplayDelivery(id: $id) {\n      id\n    }\n  }\n',
+  source: '\n  mutation PortalReplayDelivery($id: ID!, $idempotencyKey: String) {\n    portalReplayDelivery(id: $id, idempotencyKey: $idempotencyKey) {\n      id\n    }\n  }\n',
 ): typeof import('./graphql').PortalReplayDeliveryDocument;
 /**
  * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.

@@ -2322,6 +2322,7 @@ export type UsageQuery = {
 
 export type PortalCreateEndpointMutationVariables = Exact<{
   input: PortalEndpointInput;
+  idempotencyKey?: string | null | undefined;
 }>;
 
 export type PortalCreateEndpointMutation = {
@@ -2346,6 +2347,7 @@ export type PortalResumeEndpointMutation = { portalResumeEndpoint: { id: string 
 export type PortalRotateEndpointSecretMutationVariables = Exact<{
   id: string | number;
   etag: string;
+  idempotencyKey?: string | null | undefined;
 }>;
 
 export type PortalRotateEndpointSecretMutation = { portalRotateEndpointSecret: { signingSecret: string | null } };
@@ -2372,6 +2374,7 @@ export type PortalRetryDeliveryMutation = { portalRetryDelivery: { id: string } 
 
 export type PortalReplayDeliveryMutationVariables = Exact<{
   id: string | number;
+  idempotencyKey?: string | null | undefined;
 }>;
 
 export type PortalReplayDeliveryMutation = { portalReplayDelivery: { id: string } };
@@ -4951,8 +4954,8 @@ export const UsageDocument = new TypedDocumentString(`
   totalUsd
 }`) as unknown as TypedDocumentString<UsageQuery, UsageQueryVariables>;
 export const PortalCreateEndpointDocument = new TypedDocumentString(`
-    mutation PortalCreateEndpoint($input: PortalEndpointInput!) {
-  portalCreateEndpoint(input: $input) {
+    mutation PortalCreateEndpoint($input: PortalEndpointInput!, $idempotencyKey: String) {
+  portalCreateEndpoint(input: $input, idempotencyKey: $idempotencyKey) {
     endpoint {
       id
     }
@@ -4975,8 +4978,12 @@ export const PortalResumeEndpointDocument = new TypedDocumentString(`
 }
     `) as unknown as TypedDocumentString<PortalResumeEndpointMutation, PortalResumeEndpointMutationVariables>;
 export const PortalRotateEndpointSecretDocument = new TypedDocumentString(`
-    mutation PortalRotateEndpointSecret($id: ID!, $etag: String!) {
-  portalRotateEndpointSecret(id: $id, etag: $etag) {
+    mutation PortalRotateEndpointSecret($id: ID!, $etag: String!, $idempotencyKey: String) {
+  portalRotateEndpointSecret(
+    id: $id
+    etag: $etag
+    idempotencyKey: $idempotencyKey
+  ) {
     signingSecret
   }
 }
@@ -5010,8 +5017,8 @@ export const PortalRetryDeliveryDocument = new TypedDocumentString(`
 }
     `) as unknown as TypedDocumentString<PortalRetryDeliveryMutation, PortalRetryDeliveryMutationVariables>;
 export const PortalReplayDeliveryDocument = new TypedDocumentString(`
-    mutation PortalReplayDelivery($id: ID!) {
-  portalReplayDelivery(id: $id) {
+    mutation PortalReplayDelivery($id: ID!, $idempotencyKey: String) {
+  portalReplayDelivery(id: $id, idempotencyKey: $idempotencyKey) {
     id
   }
 }

@@ -11,7 +11,9 @@ import { PORTAL } from './authorization.js';
 import { callContext, type GraphqlContext } from './context.js';
 import { toDelivery } from './delivery.resolver.js';
 import { Delivery, DeliveryConnection } from './delivery.types.js';
+import { revealAgain, withoutSecret } from './endpoint.resolver.js';
 import { Endpoint, EndpointConnection, EndpointSecretReveal } from './endpoint.types.js';
+import { IDEMPOTENCY_KEY_ARG, IDEMPOTENCY_KEY_OPTIONS, runIdempotent } from './idempotent.js';
 import { DeliveryStatus, MessageStatus } from './enums.js';
 import { defined, rawJsonArgument, toEventType } from './mappers.js';
 import { toMessage, toMessageContent } from './message.resolver.js';
@@ -138,13 +140,22 @@ export class PortalResolver {
   async portalCreateEndpoint(
     @Ctx() context: GraphqlContext,
     @Arg('input', () => PortalEndpointInput) input: PortalEndpointInput,
+    @Arg(IDEMPOTENCY_KEY_ARG, () => String, IDEMPOTENCY_KEY_OPTIONS) idempotencyKey?: string | null,
   ): Promise<EndpointSecretReveal> {
     const parsed = parseInput(PortalEndpointSchema, {
       ...endpointFields(input),
       ...defined({ signature_scheme: input.signatureScheme ?? undefined }),
     });
-    const created = await context.services.portal.createEndpoint(callContext(context), parsed);
-    return { endpoint: toEndpoint(created.endpoint), signingSecret: created.signingSecret };
+    return runIdempotent(context, idempotencyKey, {
+      operation: 'portalCreateEndpoint',
+      input: parsed,
+      async run(ctx) {
+        const created = await context.services.portal.createEndpoint(ctx, parsed);
+        return { endpoint: toEndpoint(created.endpoint), signingSecret: created.signingSecret };
+      },
+      stored: withoutSecret,
+      replay: (stored, replay) => revealAgain(context, stored, replay),
+    });
   }
 
   @Authorized(PORTAL)
@@ -189,9 +200,19 @@ export class PortalResolver {
     @Ctx() context: GraphqlContext,
     @Arg('id', () => ID) id: string,
     @Arg('etag', () => String) etag: string,
+    @Arg(IDEMPOTENCY_KEY_ARG, () => String, IDEMPOTENCY_KEY_OPTIONS) idempotencyKey?: string | null,
   ): Promise<EndpointSecretReveal> {
-    const rotated = await context.services.portal.rotateSecret(callContext(context), id, etag);
-    return { endpoint: toEndpoint(rotated.endpoint), signingSecret: rotated.signingSecret };
+    return runIdempotent(context, idempotencyKey, {
+      operation: 'portalRotateEndpointSecret',
+      params: { id },
+      input: { etag },
+      async run(ctx) {
+        const rotated = await context.services.portal.rotateSecret(ctx, id, etag);
+        return { endpoint: toEndpoint(rotated.endpoint), signingSecret: rotated.signingSecret };
+      },
+      stored: withoutSecret,
+      replay: (stored, replay) => revealAgain(context, stored, replay),
+    });
   }
 
   @Authorized(PORTAL)
@@ -221,7 +242,16 @@ export class PortalResolver {
 
   @Authorized(PORTAL)
   @Mutation(() => Delivery, { description: "Replays a finished delivery, within the session's spending cap" })
-  async portalReplayDelivery(@Ctx() context: GraphqlContext, @Arg('id', () => ID) id: string): Promise<Delivery> {
-    return toDelivery(await context.services.portal.replay(callContext(context), id));
+  async portalReplayDelivery(
+    @Ctx() context: GraphqlContext,
+    @Arg('id', () => ID) id: string,
+    @Arg(IDEMPOTENCY_KEY_ARG, () => String, IDEMPOTENCY_KEY_OPTIONS) idempotencyKey?: string | null,
+  ): Promise<Delivery> {
+    return runIdempotent(context, idempotencyKey, {
+      operation: 'portalReplayDelivery',
+      params: { id },
+      input: {},
+      run: async (ctx) => toDelivery(await context.services.portal.replay(ctx, id)),
+    });
   }
 }

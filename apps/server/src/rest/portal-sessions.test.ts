@@ -127,4 +127,25 @@ describe('POST /tenants/{id}/portal_sessions and friends (extension routes, docs
     const other = await gql(`{ portalContext { tenantName } }`, {}, { key: quiet });
     expect(other.body.data.portalContext.tenantName).toBe('Rate');
   });
+
+  it('create an endpoint once per idempotency key, showing the secret again to the retry', async () => {
+    const tenant = await post(h, '/tenants', { external_id: 'portal-once', name: 'Once' });
+    const gql = graphqlClient(h);
+    const created = await post(h, `/tenants/${tenant.json.id}/portal_sessions`, { capabilities: 'manage_endpoints' });
+    const opened = await gql(
+      `mutation($t: String!) { openPortalSession(linkToken: $t) { token } }`,
+      { t: tokenOf(created.json.url) },
+      { key: null },
+    );
+    const token = opened.body.data.openPortalSession.token as string;
+    const create = `mutation($key: String) {
+      portalCreateEndpoint(input: { url: "https://once.example.com/hook" }, idempotencyKey: $key) {
+        endpoint { id } signingSecret } }`;
+    const first = await gql(create, { key: 'portal-once-1' }, { key: token });
+    const retry = await gql(create, { key: 'portal-once-1' }, { key: token });
+    expect(retry.body.data.portalCreateEndpoint).toEqual(first.body.data.portalCreateEndpoint);
+    expect(first.body.data.portalCreateEndpoint.signingSecret).toMatch(/^whsec_/);
+    const list = await gql(`{ portalEndpoints { nodes { id } } }`, {}, { key: token });
+    expect(list.body.data.portalEndpoints.nodes).toHaveLength(1);
+  });
 });

@@ -2,12 +2,13 @@
 
 import type { ActionResult } from '@/lib/api-error';
 import { invalidArgument, isNullableString, isObject, isStringArray, isStringRecord } from '@/lib/action-args.server';
+import { isIdempotencyKey } from '@/lib/idempotency.server';
 import { graphql } from '@/gql';
 import { portalAction, portalRequest } from '@/lib/portal.server';
 
 const CreateMutation = graphql(`
-  mutation PortalCreateEndpoint($input: PortalEndpointInput!) {
-    portalCreateEndpoint(input: $input) {
+  mutation PortalCreateEndpoint($input: PortalEndpointInput!, $idempotencyKey: String) {
+    portalCreateEndpoint(input: $input, idempotencyKey: $idempotencyKey) {
       endpoint {
         id
       }
@@ -33,8 +34,8 @@ const ResumeMutation = graphql(`
 `);
 
 const RotateMutation = graphql(`
-  mutation PortalRotateEndpointSecret($id: ID!, $etag: String!) {
-    portalRotateEndpointSecret(id: $id, etag: $etag) {
+  mutation PortalRotateEndpointSecret($id: ID!, $etag: String!, $idempotencyKey: String) {
+    portalRotateEndpointSecret(id: $id, etag: $etag, idempotencyKey: $idempotencyKey) {
       signingSecret
     }
   }
@@ -66,8 +67,8 @@ const RetryMutation = graphql(`
 `);
 
 const ReplayMutation = graphql(`
-  mutation PortalReplayDelivery($id: ID!) {
-    portalReplayDelivery(id: $id) {
+  mutation PortalReplayDelivery($id: ID!, $idempotencyKey: String) {
+    portalReplayDelivery(id: $id, idempotencyKey: $idempotencyKey) {
       id
     }
   }
@@ -79,15 +80,16 @@ export interface PortalEndpointFields {
   name: string;
   events: string[];
   filter: string | null;
-  headers: Record<string, string>;
+  /** Absent: the endpoint keeps its headers. */
+  headers?: Record<string, string>;
 }
 
 function checkFields(input: unknown): PortalEndpointFields | null {
   if (!isObject(input)) return null;
   const { url, name, events, filter, headers } = input;
   if (typeof url !== 'string' || typeof name !== 'string' || !isStringArray(events)) return null;
-  if (!isNullableString(filter) || !isStringRecord(headers)) return null;
-  return { url, name, events, filter, headers };
+  if (!isNullableString(filter) || (headers !== undefined && !isStringRecord(headers))) return null;
+  return headers === undefined ? { url, name, events, filter } : { url, name, events, filter, headers };
 }
 
 const isId = (value: unknown): value is string => typeof value === 'string' && /^[a-z]+_[0-9a-z]{26}$/.test(value);
@@ -95,12 +97,17 @@ const isId = (value: unknown): value is string => typeof value === 'string' && /
 export async function createPortalEndpoint(
   input: unknown,
   signatureScheme: unknown,
+  idempotencyKey: unknown,
 ): Promise<ActionResult<{ id: string; signingSecret: string | null }>> {
   const fields = checkFields(input);
   if (!fields) return invalidArgument('body', 'the endpoint is not well formed');
+  if (!isIdempotencyKey(idempotencyKey)) return invalidArgument('idempotency_key', 'not a valid idempotency key');
   const scheme = signatureScheme === 'ed25519' ? 'ed25519' : 'hmac';
   return portalAction(async () => {
-    const data = await portalRequest(CreateMutation, { input: { ...fields, signatureScheme: scheme } });
+    const data = await portalRequest(CreateMutation, {
+      input: { ...fields, signatureScheme: scheme },
+      idempotencyKey,
+    });
     return { id: data.portalCreateEndpoint.endpoint.id, signingSecret: data.portalCreateEndpoint.signingSecret };
   });
 }
@@ -138,10 +145,15 @@ export async function resumePortalEndpoint(id: unknown, etag: unknown): Promise<
   });
 }
 
-export async function rotatePortalSecret(id: unknown, etag: unknown): Promise<ActionResult<string | null>> {
+export async function rotatePortalSecret(
+  id: unknown,
+  etag: unknown,
+  idempotencyKey: unknown,
+): Promise<ActionResult<string | null>> {
   if (!isId(id) || typeof etag !== 'string') return invalidArgument('id', 'not an endpoint');
+  if (!isIdempotencyKey(idempotencyKey)) return invalidArgument('idempotency_key', 'not a valid idempotency key');
   return portalAction(async () => {
-    const data = await portalRequest(RotateMutation, { id, etag });
+    const data = await portalRequest(RotateMutation, { id, etag, idempotencyKey });
     return data.portalRotateEndpointSecret.signingSecret;
   });
 }
@@ -172,10 +184,11 @@ export async function retryPortalDelivery(id: unknown): Promise<ActionResult<tru
   });
 }
 
-export async function replayPortalDelivery(id: unknown): Promise<ActionResult<string>> {
+export async function replayPortalDelivery(id: unknown, idempotencyKey: unknown): Promise<ActionResult<string>> {
   if (!isId(id)) return invalidArgument('id', 'not a delivery');
+  if (!isIdempotencyKey(idempotencyKey)) return invalidArgument('idempotency_key', 'not a valid idempotency key');
   return portalAction(async () => {
-    const data = await portalRequest(ReplayMutation, { id });
+    const data = await portalRequest(ReplayMutation, { id, idempotencyKey });
     return data.portalReplayDelivery.id;
   });
 }

@@ -1,7 +1,10 @@
 'use client';
 
+import { useState } from 'react';
 import Link from 'next/link';
 import { Anchor, Button, Card, Group, Stack, Table, Text } from '@mantine/core';
+import type { ActionResult } from '@/lib/api-error';
+import { callAction, useIdempotencyKey } from '@/lib/idempotency-key';
 import { notifyApiError, notifySuccess } from '@/lib/notify';
 import { formatTimestampSeconds } from '@/lib/format';
 import { replayPortalDelivery, retryPortalDelivery } from './actions';
@@ -9,6 +12,24 @@ import { DeliveryBadge } from './badges';
 import type { PortalDelivery } from './portal.types';
 
 const REPLAYABLE = new Set(['succeeded', 'failed', 'expired']);
+
+/** Replay keeps one idempotency key until a definite answer: clicking again after a lost answer pays once. */
+function ReplayButton({ deliveryId, onDone }: { deliveryId: string; onDone(result: ActionResult<string>): void }) {
+  const { key, settle } = useIdempotencyKey();
+  const [busy, setBusy] = useState(false);
+  const replay = async () => {
+    setBusy(true);
+    const result = await callAction(() => replayPortalDelivery(deliveryId, key));
+    settle(result);
+    setBusy(false);
+    onDone(result);
+  };
+  return (
+    <Button size="xs" variant="light" loading={busy} onClick={() => void replay()}>
+      Replay
+    </Button>
+  );
+}
 
 /** Deliveries with their attempt timelines, and retry now (free) or replay (within the session's cap). */
 export function DeliveriesList({
@@ -57,13 +78,10 @@ export function DeliveriesList({
                   </Button>
                 ) : null}
                 {REPLAYABLE.has(delivery.status) ? (
-                  <Button
-                    size="xs"
-                    variant="light"
-                    onClick={() => void act(() => replayPortalDelivery(delivery.id), 'Replay queued')}
-                  >
-                    Replay
-                  </Button>
+                  <ReplayButton
+                    deliveryId={delivery.id}
+                    onDone={(result) => void act(async () => result, 'Replay queued')}
+                  />
                 ) : null}
               </Group>
             ) : null}

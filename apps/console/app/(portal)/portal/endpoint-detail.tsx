@@ -6,6 +6,7 @@ import { Button, Card, Group, SimpleGrid, Stack, Text, Title } from '@mantine/co
 import { notifyApiError, notifySuccess } from '@/lib/notify';
 import { formatTimestamp } from '@/lib/format';
 import type { ActionResult } from '@/lib/api-error';
+import { callAction, useIdempotencyKey } from '@/lib/idempotency-key';
 import {
   resumePortalEndpoint,
   rotatePortalSecret,
@@ -35,6 +36,7 @@ export function EndpointDetail({ endpoint, deliveries, eventTypes, manage }: End
   const router = useRouter();
   const [secret, setSecret] = useState<string | null>(null);
   const [editing, setEditing] = useState(false);
+  const rotation = useIdempotencyKey();
   useEffect(() => {
     const timer = setInterval(() => router.refresh(), REFRESH_MS);
     return () => clearInterval(timer);
@@ -110,7 +112,11 @@ export function EndpointDetail({ endpoint, deliveries, eventTypes, manage }: End
             variant="light"
             color="red"
             onClick={() =>
-              void act(() => rotatePortalSecret(endpoint.id, endpoint.etag), 'Secret rotated').then((shown) => {
+              void act(async () => {
+                const result = await callAction(() => rotatePortalSecret(endpoint.id, endpoint.etag, rotation.key));
+                rotation.settle(result);
+                return result;
+              }, 'Secret rotated').then((shown) => {
                 if (shown) setSecret(shown);
               })
             }

@@ -32,6 +32,8 @@ export function EndpointForm({ initial, eventTypes, withScheme, submitLabel, onS
   const [events, setEvents] = useState(initial.events);
   const [filter, setFilter] = useState(initial.filter);
   const [headers, setHeaders] = useState<KeyValueRow[]>([newRow()]);
+  // Header values cannot be read back: an edit sends headers only when the rows were touched (they replace all).
+  const [headersTouched, setHeadersTouched] = useState(false);
   const [scheme, setScheme] = useState<'hmac' | 'ed25519'>('hmac');
   const [error, setError] = useState<ApiError | null>(null);
   const [busy, setBusy] = useState(false);
@@ -47,7 +49,7 @@ export function EndpointForm({ initial, eventTypes, withScheme, submitLabel, onS
       name: name || 'Webhook',
       events,
       filter: filter.trim() === '' ? null : filter,
-      headers: record.record,
+      ...(headersTouched || initial.headerNames.length === 0 ? { headers: record.record } : {}),
     };
     setError(await onSubmit(fields, scheme));
     setBusy(false);
@@ -87,7 +89,8 @@ export function EndpointForm({ initial, eventTypes, withScheme, submitLabel, onS
       />
       {initial.headerNames.length > 0 ? (
         <Text size="sm" c="dimmed">
-          Headers set now: {initial.headerNames.join(', ')}. Saving replaces them with the rows below.
+          Headers set now: {initial.headerNames.join(', ')}. They stay as they are unless you change the rows below,
+          which then replace them all.
         </Text>
       ) : null}
       <KeyValueEditor
@@ -95,7 +98,10 @@ export function EndpointForm({ initial, eventTypes, withScheme, submitLabel, onS
         description="Sent with every delivery; values cannot be read back"
         noun="header"
         rows={headers}
-        onChange={setHeaders}
+        onChange={(rows) => {
+          setHeaders(rows);
+          setHeadersTouched(true);
+        }}
         maskValues
         error={fieldMessage(error, 'headers')}
       />

@@ -3,6 +3,7 @@
 import { useState } from 'react';
 import { useRouter } from 'next/navigation';
 import { Button, Card, Stack, Title } from '@mantine/core';
+import { callAction, useIdempotencyKey } from '@/lib/idempotency-key';
 import { createPortalEndpoint } from './actions';
 import { EndpointForm } from './endpoint-form';
 import { SecretOnce } from './secret-once';
@@ -12,6 +13,8 @@ export function NewEndpoint({ eventTypes }: { eventTypes: string[] }) {
   const router = useRouter();
   const [open, setOpen] = useState(false);
   const [secret, setSecret] = useState<string | null>(null);
+  // One key per opening of the form: a submit whose answer is lost is answered with the first result, not made twice.
+  const { key, settle } = useIdempotencyKey();
   if (!open)
     return (
       <Stack gap="sm">
@@ -32,7 +35,8 @@ export function NewEndpoint({ eventTypes }: { eventTypes: string[] }) {
         withScheme
         submitLabel="Create endpoint"
         onSubmit={async (fields, scheme) => {
-          const result = await createPortalEndpoint(fields, scheme);
+          const result = await callAction(() => createPortalEndpoint(fields, scheme, key));
+          settle(result);
           if (!result.ok) return result.error;
           setSecret(result.data.signingSecret);
           setOpen(false);
