@@ -8,18 +8,25 @@ process.env['NEXT_TELEMETRY_DISABLED'] ??= '1';
 
 /** Sent with every response, static files too; the Content-Security-Policy (with its nonce) comes from proxy.ts. */
 const SECURITY_HEADERS = [
-  // For browsers that predate CSP frame-ancestors.
-  { key: 'X-Frame-Options', value: 'DENY' },
   { key: 'X-Content-Type-Options', value: 'nosniff' },
   { key: 'Referrer-Policy', value: 'same-origin' },
 ];
+/**
+ * For browsers that predate CSP frame-ancestors: every page but the receivers' portal, which operators may embed
+ * (its frame-ancestors, from proxy.ts, names the allowed origins; docs/portal.md).
+ */
+const NO_FRAMING = [{ key: 'X-Frame-Options', value: 'DENY' }];
 
 const nextConfig: NextConfig = {
   typedRoutes: false,
   poweredByHeader: false,
   reactStrictMode: true,
   experimental: { optimizePackageImports: ['@mantine/core', '@mantine/hooks', '@mantine/notifications'] },
-  headers: async () => [{ source: '/:path*', headers: SECURITY_HEADERS }],
+  headers: async () => [
+    { source: '/:path*', headers: SECURITY_HEADERS },
+    { source: '/', headers: NO_FRAMING },
+    { source: '/:path((?!portal(?:/|$)).*)', headers: NO_FRAMING },
+  ],
   // The same sources give the same build ID, so `npm start` can tell whether the build it finds is current.
   generateBuildId: () => consoleBuildId(path.dirname(fileURLToPath(import.meta.url))),
   // `npm start` builds to run the console, not to check it: it skips the type check, which `npm run typecheck`

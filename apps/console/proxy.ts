@@ -1,8 +1,14 @@
 import { NextResponse, type NextRequest } from 'next/server';
+import { API_GRAPHQL_URL } from './lib/api-url';
+import { PORTAL_COOKIE } from './lib/portal-cookie';
+import { frameAncestors, portalFrameOrigins } from './lib/portal-frame';
 import { SESSION_COOKIE } from './lib/session-cookie';
 
 /** Pages anyone may open; every other page needs a session cookie. */
 const PUBLIC_PATHS = new Set(['/sign-in']);
+
+/** The receivers' portal: its own cookie, checked by its pages; never the console's (docs/portal.md). */
+const isPortalPath = (pathname: string) => pathname === '/portal' || pathname.startsWith('/portal/');
 
 /**
  * The Content-Security-Policy of every page. Scripts run only with this response's nonce (Next.js puts it on
@@ -10,7 +16,7 @@ const PUBLIC_PATHS = new Set(['/sign-in']);
  * Styles allow inline: Mantine sets style attributes. No page may be framed (clickjacking), no form may post
  * elsewhere, and the page talks only to its own origin.
  */
-export function contentSecurityPolicy(nonce: string): string {
+export function contentSecurityPolicy(nonce: string, portal: { ancestors: string } | null = null): string {
   const scriptSrc = [`'self'`, `'nonce-${nonce}'`, `'strict-dynamic'`];
   // React's development build evaluates code for its stack traces; production builds never do.
   if (process.env.NODE_ENV === 'development') scriptSrc.push(`'unsafe-eval'`);
@@ -18,13 +24,14 @@ export function contentSecurityPolicy(nonce: string): string {
     `default-src 'self'`,
     `script-src ${scriptSrc.join(' ')}`,
     `style-src 'self' 'unsafe-inline'`,
-    `img-src 'self' data: blob:`,
+    // The portal shows the operator's logo from its https URL.
+    `img-src 'self' data: blob:${portal ? ' https:' : ''}`,
     `font-src 'self' data:`,
     `connect-src 'self'`,
     `object-src 'none'`,
     `base-uri 'self'`,
     `form-action 'self'`,
-    `frame-ancestors 'none'`,
+    `frame-ancestors ${portal?.ancestors ?? `'none'`}`,
   ].join('; ');
 }
 
@@ -33,11 +40,16 @@ export function contentSecurityPolicy(nonce: string): string {
  * page; whether the session is still live is decided by the API on each page's first request
  * (lib/console-api.server.ts).
  */
-export function proxy(request: NextRequest) {
+export async function proxy(request: NextRequest) {
   const nonce = btoa(crypto.randomUUID());
-  const policy = contentSecurityPolicy(nonce);
+  const { pathname } = request.nextUrl;
+  const portal = isPortalPath(pathname);
+  // A portal page may be framed by exactly the origins its operator allows; every other page by none.
+  const portalToken = portal ? request.cookies.get(PORTAL_COOKIE)?.value : undefined;
+  const ancestors = portalToken ? frameAncestors(await portalFrameOrigins(API_GRAPHQL_URL, portalToken)) : `'none'`;
+  const policy = contentSecurityPolicy(nonce, portal ? { ancestors } : null);
   let response: NextResponse;
-  if (!PUBLIC_PATHS.has(request.nextUrl.pathname) && !request.cookies.get(SESSION_COOKIE)?.value) {
+  if (!portal && !PUBLIC_PATHS.has(pathname) && !request.cookies.get(SESSION_COOKIE)?.value) {
     response = NextResponse.redirect(new URL('/sign-in', request.url));
   } else {
     // Next.js reads the nonce from the request's CSP header; the root layout reads x-nonce.

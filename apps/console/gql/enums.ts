@@ -68,6 +68,22 @@ export const OrderingOnFailure = {
 } as const;
 
 export type OrderingOnFailure = (typeof OrderingOnFailure)[keyof typeof OrderingOnFailure];
+/** read_only, or manage_endpoints (create and change endpoints, send tests, retry and replay) */
+export const PortalCapabilities = {
+  ManageEndpoints: 'manage_endpoints',
+  ReadOnly: 'read_only',
+} as const;
+
+export type PortalCapabilities = (typeof PortalCapabilities)[keyof typeof PortalCapabilities];
+/** ended: its tenant was deleted or the key that created it revoked */
+export const PortalSessionStatus = {
+  Active: 'active',
+  Ended: 'ended',
+  Expired: 'expired',
+  Revoked: 'revoked',
+} as const;
+
+export type PortalSessionStatus = (typeof PortalSessionStatus)[keyof typeof PortalSessionStatus];
 /** frozen: the bytes the delivery was sent with; current: the endpoint's current transform applied to the original content */
 export const ReplayConfiguration = {
   Current: 'current',

@@ -75,7 +75,7 @@ type Documents = {
   '\n  query ReplayEstimate(\n    $endpointId: ID!\n    $createdAfter: DateTimeISO\n    $createdBefore: DateTimeISO\n    $eventType: String\n    $maxCostUsd: String\n  ) {\n    replayEstimate(\n      endpointId: $endpointId\n      createdAfter: $createdAfter\n      createdBefore: $createdBefore\n      eventType: $eventType\n      maxCostUsd: $maxCostUsd\n    ) {\n      endpointId\n      createdAfter\n      createdBefore\n      eventType\n      maxCostUsd\n      matched\n      estimate {\n        deliveries\n        skipped\n        costUsd\n      }\n      withinMaxCost {\n        deliveries\n        costUsd\n      }\n    }\n  }\n': typeof types.ReplayEstimateDocument;
   '\n  mutation StartReplay($input: StartReplayInput!, $idempotencyKey: String) {\n    startReplay(input: $input, idempotencyKey: $idempotencyKey) {\n      ...ReplayFields\n    }\n  }\n': typeof types.StartReplayDocument;
   '\n  mutation CancelReplay($id: ID!, $idempotencyKey: String) {\n    cancelReplay(id: $id, idempotencyKey: $idempotencyKey) {\n      ...ReplayFields\n    }\n  }\n': typeof types.CancelReplayDocument;
-  '\n  fragment SettingsFields on Settings {\n    configurationVersion\n    payloadRetentionDays\n    responseBodyLogging\n    responseRetentionDays\n    etag\n    limits {\n      name\n      value\n      unit\n      measured\n    }\n  }\n': typeof types.SettingsFieldsFragmentDoc;
+  '\n  fragment SettingsFields on Settings {\n    configurationVersion\n    payloadRetentionDays\n    responseBodyLogging\n    responseRetentionDays\n    portalFrameOrigins\n    etag\n    limits {\n      name\n      value\n      unit\n      measured\n    }\n  }\n': typeof types.SettingsFieldsFragmentDoc;
   '\n  query Settings {\n    settings {\n      ...SettingsFields\n    }\n  }\n': typeof types.SettingsDocument;
   '\n  mutation UpdateSettings($etag: String!, $input: UpdateSettingsInput!) {\n    updateSettings(etag: $etag, input: $input) {\n      ...SettingsFields\n    }\n  }\n': typeof types.UpdateSettingsDocument;
   '\n  mutation EndConsoleSession {\n    endConsoleSession\n  }\n': typeof types.EndConsoleSessionDocument;
@@ -88,6 +88,7 @@ type Documents = {
   '\n  mutation DeleteSource($id: ID!, $etag: String!) {\n    deleteSource(id: $id, etag: $etag)\n  }\n': typeof types.DeleteSourceDocument;
   '\n  mutation RotateSourceSecret(\n    $id: ID!\n    $etag: String!\n    $secret: String\n    $overlapSeconds: Int\n    $idempotencyKey: String\n  ) {\n    rotateSourceSecret(\n      id: $id\n      etag: $etag\n      secret: $secret\n      overlapSeconds: $overlapSeconds\n      idempotencyKey: $idempotencyKey\n    ) {\n      source {\n        ...SourceFields\n      }\n      receiveUrl\n      secret\n    }\n  }\n': typeof types.RotateSourceSecretDocument;
   '\n  mutation RotateSourceToken($id: ID!, $etag: String!, $overlapSeconds: Int, $idempotencyKey: String) {\n    rotateSourceToken(id: $id, etag: $etag, overlapSeconds: $overlapSeconds, idempotencyKey: $idempotencyKey) {\n      source {\n        ...SourceFields\n      }\n      receiveUrl\n      secret\n    }\n  }\n': typeof types.RotateSourceTokenDocument;
+  '\n  mutation CreatePortalSession($tenantId: ID!, $input: CreatePortalSessionInput, $idempotencyKey: String) {\n    createPortalSession(tenantId: $tenantId, input: $input, idempotencyKey: $idempotencyKey) {\n      url\n      session {\n        id\n        expiresAt\n      }\n    }\n  }\n': typeof types.CreatePortalSessionDocument;
   '\n  fragment TenantFields on Tenant {\n    id\n    externalId\n    name\n    metadata\n    status\n    etag\n    createdAt\n  }\n': typeof types.TenantFieldsFragmentDoc;
   '\n  query Tenants($first: Int, $after: String, $externalId: String) {\n    tenants(first: $first, after: $after, externalId: $externalId) {\n      nodes {\n        ...TenantFields\n      }\n      nextCursor\n    }\n  }\n': typeof types.TenantsDocument;
   '\n  query Tenant($id: ID!) {\n    tenant(id: $id) {\n      ...TenantFields\n    }\n  }\n': typeof types.TenantDocument;
@@ -96,7 +97,25 @@ type Documents = {
   '\n  mutation DeleteTenant($id: ID!, $etag: String!) {\n    deleteTenant(id: $id, etag: $etag)\n  }\n': typeof types.DeleteTenantDocument;
   '\n  fragment MeterUsageFields on MeterUsage {\n    meter\n    rateVersion\n    unit\n    units\n    totalUsd\n  }\n': typeof types.MeterUsageFieldsFragmentDoc;
   '\n  query Usage($month: String) {\n    usage(month: $month) {\n      month\n      status\n      closedAt\n      period {\n        start\n        end\n      }\n      currency\n      rateVersion\n      totalUsd\n      meters {\n        ...MeterUsageFields\n      }\n      keys {\n        keyId\n        label\n        spendingLimitUsd\n        spentUsd\n        remainingUsd\n        meters {\n          ...MeterUsageFields\n        }\n      }\n    }\n  }\n': typeof types.UsageDocument;
+  '\n  mutation PortalCreateEndpoint($input: PortalEndpointInput!, $idempotencyKey: String) {\n    portalCreateEndpoint(input: $input, idempotencyKey: $idempotencyKey) {\n      endpoint {\n        id\n      }\n      signingSecret\n    }\n  }\n': typeof types.PortalCreateEndpointDocument;
+  '\n  mutation PortalUpdateEndpoint($id: ID!, $etag: String!, $input: PortalEndpointUpdateInput!) {\n    portalUpdateEndpoint(id: $id, etag: $etag, input: $input) {\n      id\n    }\n  }\n': typeof types.PortalUpdateEndpointDocument;
+  '\n  mutation PortalResumeEndpoint($id: ID!, $etag: String!) {\n    portalResumeEndpoint(id: $id, etag: $etag) {\n      id\n    }\n  }\n': typeof types.PortalResumeEndpointDocument;
+  '\n  mutation PortalRotateEndpointSecret($id: ID!, $etag: String!, $idempotencyKey: String) {\n    portalRotateEndpointSecret(id: $id, etag: $etag, idempotencyKey: $idempotencyKey) {\n      signingSecret\n    }\n  }\n': typeof types.PortalRotateEndpointSecretDocument;
+  '\n  mutation PortalRevealEndpointSecret($id: ID!) {\n    portalRevealEndpointSecret(id: $id) {\n      secret\n      publicKey\n    }\n  }\n': typeof types.PortalRevealEndpointSecretDocument;
+  '\n  mutation PortalSendTestEvent($endpointId: ID!) {\n    portalSendTestEvent(endpointId: $endpointId) {\n      id\n    }\n  }\n': typeof types.PortalSendTestEventDocument;
+  '\n  mutation PortalRetryDelivery($id: ID!) {\n    portalRetryDelivery(id: $id) {\n      id\n    }\n  }\n': typeof types.PortalRetryDeliveryDocument;
+  '\n  mutation PortalReplayDelivery($id: ID!, $idempotencyKey: String) {\n    portalReplayDelivery(id: $id, idempotencyKey: $idempotencyKey) {\n      id\n    }\n  }\n': typeof types.PortalReplayDeliveryDocument;
+  '\n  mutation OpenPortalSession($linkToken: String!) {\n    openPortalSession(linkToken: $linkToken) {\n      token\n      expiresAt\n    }\n  }\n': typeof types.OpenPortalSessionDocument;
+  '\n  fragment PortalEndpointFields on Endpoint {\n    id\n    url\n    name\n    description\n    events\n    filter\n    headers\n    status\n    disabledReason\n    signatureScheme\n    publicKey\n    etag\n    health {\n      circuit\n      consecutiveFailures\n      lastSuccessAt\n      lastFailureAt\n      nextProbeAt\n    }\n  }\n': typeof types.PortalEndpointFieldsFragmentDoc;
+  '\n  fragment PortalDeliveryFields on Delivery {\n    id\n    messageId\n    endpointId\n    eventType\n    kind\n    status\n    attemptCount\n    lastStatusCode\n    createdAt\n    replayOf\n    attempts {\n      nodes {\n        id\n        number\n        trigger\n        startedAt\n        statusCode\n        errorKind\n        durationMs\n        responseBody\n      }\n    }\n  }\n': typeof types.PortalDeliveryFieldsFragmentDoc;
+  '\n  query PortalContext {\n    portalContext {\n      tenantName\n      session {\n        id\n        capabilities\n        eventTypes\n        expiresAt\n        spendingCapUsd\n        spentUsd\n        branding {\n          displayName\n          accentColor\n          logoUrl\n        }\n      }\n    }\n  }\n': typeof types.PortalContextDocument;
+  '\n  query PortalEndpoints {\n    portalEndpoints(first: 200) {\n      nodes {\n        ...PortalEndpointFields\n      }\n    }\n  }\n': typeof types.PortalEndpointsDocument;
+  '\n  query PortalEndpoint($id: ID!) {\n    portalEndpoint(id: $id) {\n      ...PortalEndpointFields\n    }\n    portalDeliveries(endpointId: $id, first: 20) {\n      nodes {\n        ...PortalDeliveryFields\n      }\n    }\n  }\n': typeof types.PortalEndpointDocument;
+  '\n  query PortalEventTypes {\n    portalEventTypes {\n      name\n      description\n      example\n    }\n  }\n': typeof types.PortalEventTypesDocument;
+  '\n  query PortalMessages {\n    portalMessages(first: 100) {\n      nodes {\n        id\n        eventType\n        status\n        createdAt\n      }\n    }\n  }\n': typeof types.PortalMessagesDocument;
+  '\n  query PortalMessage($id: ID!) {\n    portalMessage(id: $id) {\n      id\n      eventType\n      status\n      createdAt\n      deliveries(first: 50) {\n        nodes {\n          ...PortalDeliveryFields\n        }\n      }\n    }\n  }\n': typeof types.PortalMessageDocument;
   '\n  mutation CreateConsoleSession($secretKey: String!) {\n    createConsoleSession(secretKey: $secretKey) {\n      token\n      expiresAt\n    }\n  }\n': typeof types.CreateConsoleSessionDocument;
+  '\n  query PortalFrame {\n    portalContext {\n      frameOrigins\n    }\n  }\n': typeof types.PortalFrameDocument;
 };
 const documents: Documents = {
   '\n  query Analytics(\n    $createdAfter: DateTimeISO!\n    $createdBefore: DateTimeISO!\n    $bucket: AnalyticsBucket\n    $tenantId: ID\n    $endpointId: ID\n    $sourceId: ID\n  ) {\n    analytics(\n      createdAfter: $createdAfter\n      createdBefore: $createdBefore\n      bucket: $bucket\n      tenantId: $tenantId\n      endpointId: $endpointId\n      sourceId: $sourceId\n    ) {\n      bucket\n      createdAfter\n      createdBefore\n      queueDepth\n      oldestDueAgeSeconds\n      rows {\n        start\n        admittedMessages\n        ingestBytes\n        deliveries\n        attempts\n        succeeded\n        failed\n        expired\n        canceled\n        duplicates\n        rejectedAuth\n        throttled\n        queueDepth\n        oldestDueAgeSeconds\n      }\n    }\n  }\n':
@@ -219,7 +238,7 @@ const documents: Documents = {
     types.StartReplayDocument,
   '\n  mutation CancelReplay($id: ID!, $idempotencyKey: String) {\n    cancelReplay(id: $id, idempotencyKey: $idempotencyKey) {\n      ...ReplayFields\n    }\n  }\n':
     types.CancelReplayDocument,
-  '\n  fragment SettingsFields on Settings {\n    configurationVersion\n    payloadRetentionDays\n    responseBodyLogging\n    responseRetentionDays\n    etag\n    limits {\n      name\n      value\n      unit\n      measured\n    }\n  }\n':
+  '\n  fragment SettingsFields on Settings {\n    configurationVersion\n    payloadRetentionDays\n    responseBodyLogging\n    responseRetentionDays\n    portalFrameOrigins\n    etag\n    limits {\n      name\n      value\n      unit\n      measured\n    }\n  }\n':
     types.SettingsFieldsFragmentDoc,
   '\n  query Settings {\n    settings {\n      ...SettingsFields\n    }\n  }\n': types.SettingsDocument,
   '\n  mutation UpdateSettings($etag: String!, $input: UpdateSettingsInput!) {\n    updateSettings(etag: $etag, input: $input) {\n      ...SettingsFields\n    }\n  }\n':
@@ -243,6 +262,8 @@ const documents: Documents = {
     types.RotateSourceSecretDocument,
   '\n  mutation RotateSourceToken($id: ID!, $etag: String!, $overlapSeconds: Int, $idempotencyKey: String) {\n    rotateSourceToken(id: $id, etag: $etag, overlapSeconds: $overlapSeconds, idempotencyKey: $idempotencyKey) {\n      source {\n        ...SourceFields\n      }\n      receiveUrl\n      secret\n    }\n  }\n':
     types.RotateSourceTokenDocument,
+  '\n  mutation CreatePortalSession($tenantId: ID!, $input: CreatePortalSessionInput, $idempotencyKey: String) {\n    createPortalSession(tenantId: $tenantId, input: $input, idempotencyKey: $idempotencyKey) {\n      url\n      session {\n        id\n        expiresAt\n      }\n    }\n  }\n':
+    types.CreatePortalSessionDocument,
   '\n  fragment TenantFields on Tenant {\n    id\n    externalId\n    name\n    metadata\n    status\n    etag\n    createdAt\n  }\n':
     types.TenantFieldsFragmentDoc,
   '\n  query Tenants($first: Int, $after: String, $externalId: String) {\n    tenants(first: $first, after: $after, externalId: $externalId) {\n      nodes {\n        ...TenantFields\n      }\n      nextCursor\n    }\n  }\n':
@@ -258,8 +279,43 @@ const documents: Documents = {
     types.MeterUsageFieldsFragmentDoc,
   '\n  query Usage($month: String) {\n    usage(month: $month) {\n      month\n      status\n      closedAt\n      period {\n        start\n        end\n      }\n      currency\n      rateVersion\n      totalUsd\n      meters {\n        ...MeterUsageFields\n      }\n      keys {\n        keyId\n        label\n        spendingLimitUsd\n        spentUsd\n        remainingUsd\n        meters {\n          ...MeterUsageFields\n        }\n      }\n    }\n  }\n':
     types.UsageDocument,
+  '\n  mutation PortalCreateEndpoint($input: PortalEndpointInput!, $idempotencyKey: String) {\n    portalCreateEndpoint(input: $input, idempotencyKey: $idempotencyKey) {\n      endpoint {\n        id\n      }\n      signingSecret\n    }\n  }\n':
+    types.PortalCreateEndpointDocument,
+  '\n  mutation PortalUpdateEndpoint($id: ID!, $etag: String!, $input: PortalEndpointUpdateInput!) {\n    portalUpdateEndpoint(id: $id, etag: $etag, input: $input) {\n      id\n    }\n  }\n':
+    types.PortalUpdateEndpointDocument,
+  '\n  mutation PortalResumeEndpoint($id: ID!, $etag: String!) {\n    portalResumeEndpoint(id: $id, etag: $etag) {\n      id\n    }\n  }\n':
+    types.PortalResumeEndpointDocument,
+  '\n  mutation PortalRotateEndpointSecret($id: ID!, $etag: String!, $idempotencyKey: String) {\n    portalRotateEndpointSecret(id: $id, etag: $etag, idempotencyKey: $idempotencyKey) {\n      signingSecret\n    }\n  }\n':
+    types.PortalRotateEndpointSecretDocument,
+  '\n  mutation PortalRevealEndpointSecret($id: ID!) {\n    portalRevealEndpointSecret(id: $id) {\n      secret\n      publicKey\n    }\n  }\n':
+    types.PortalRevealEndpointSecretDocument,
+  '\n  mutation PortalSendTestEvent($endpointId: ID!) {\n    portalSendTestEvent(endpointId: $endpointId) {\n      id\n    }\n  }\n':
+    types.PortalSendTestEventDocument,
+  '\n  mutation PortalRetryDelivery($id: ID!) {\n    portalRetryDelivery(id: $id) {\n      id\n    }\n  }\n':
+    types.PortalRetryDeliveryDocument,
+  '\n  mutation PortalReplayDelivery($id: ID!, $idempotencyKey: String) {\n    portalReplayDelivery(id: $id, idempotencyKey: $idempotencyKey) {\n      id\n    }\n  }\n':
+    types.PortalReplayDeliveryDocument,
+  '\n  mutation OpenPortalSession($linkToken: String!) {\n    openPortalSession(linkToken: $linkToken) {\n      token\n      expiresAt\n    }\n  }\n':
+    types.OpenPortalSessionDocument,
+  '\n  fragment PortalEndpointFields on Endpoint {\n    id\n    url\n    name\n    description\n    events\n    filter\n    headers\n    status\n    disabledReason\n    signatureScheme\n    publicKey\n    etag\n    health {\n      circuit\n      consecutiveFailures\n      lastSuccessAt\n      lastFailureAt\n      nextProbeAt\n    }\n  }\n':
+    types.PortalEndpointFieldsFragmentDoc,
+  '\n  fragment PortalDeliveryFields on Delivery {\n    id\n    messageId\n    endpointId\n    eventType\n    kind\n    status\n    attemptCount\n    lastStatusCode\n    createdAt\n    replayOf\n    attempts {\n      nodes {\n        id\n        number\n        trigger\n        startedAt\n        statusCode\n        errorKind\n        durationMs\n        responseBody\n      }\n    }\n  }\n':
+    types.PortalDeliveryFieldsFragmentDoc,
+  '\n  query PortalContext {\n    portalContext {\n      tenantName\n      session {\n        id\n        capabilities\n        eventTypes\n        expiresAt\n        spendingCapUsd\n        spentUsd\n        branding {\n          displayName\n          accentColor\n          logoUrl\n        }\n      }\n    }\n  }\n':
+    types.PortalContextDocument,
+  '\n  query PortalEndpoints {\n    portalEndpoints(first: 200) {\n      nodes {\n        ...PortalEndpointFields\n      }\n    }\n  }\n':
+    types.PortalEndpointsDocument,
+  '\n  query PortalEndpoint($id: ID!) {\n    portalEndpoint(id: $id) {\n      ...PortalEndpointFields\n    }\n    portalDeliveries(endpointId: $id, first: 20) {\n      nodes {\n        ...PortalDeliveryFields\n      }\n    }\n  }\n':
+    types.PortalEndpointDocument,
+  '\n  query PortalEventTypes {\n    portalEventTypes {\n      name\n      description\n      example\n    }\n  }\n':
+    types.PortalEventTypesDocument,
+  '\n  query PortalMessages {\n    portalMessages(first: 100) {\n      nodes {\n        id\n        eventType\n        status\n        createdAt\n      }\n    }\n  }\n':
+    types.PortalMessagesDocument,
+  '\n  query PortalMessage($id: ID!) {\n    portalMessage(id: $id) {\n      id\n      eventType\n      status\n      createdAt\n      deliveries(first: 50) {\n        nodes {\n          ...PortalDeliveryFields\n        }\n      }\n    }\n  }\n':
+    types.PortalMessageDocument,
   '\n  mutation CreateConsoleSession($secretKey: String!) {\n    createConsoleSession(secretKey: $secretKey) {\n      token\n      expiresAt\n    }\n  }\n':
     types.CreateConsoleSessionDocument,
+  '\n  query PortalFrame {\n    portalContext {\n      frameOrigins\n    }\n  }\n': types.PortalFrameDocument,
 };
 
 /**
@@ -638,7 +694,7 @@ export function graphql(
  * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
  */
 export function graphql(
-  source: '\n  fragment SettingsFields on Settings {\n    configurationVersion\n    payloadRetentionDays\n    responseBodyLogging\n    responseRetentionDays\n    etag\n    limits {\n      name\n      value\n      unit\n      measured\n    }\n  }\n',
+  source: '\n  fragment SettingsFields on Settings {\n    configurationVersion\n    payloadRetentionDays\n    responseBodyLogging\n    responseRetentionDays\n    portalFrameOrigins\n    etag\n    limits {\n      name\n      value\n      unit\n      measured\n    }\n  }\n',
 ): typeof import('./graphql').SettingsFieldsFragmentDoc;
 /**
  * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
@@ -716,6 +772,12 @@ export function graphql(
  * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
  */
 export function graphql(
+  source: '\n  mutation CreatePortalSession($tenantId: ID!, $input: CreatePortalSessionInput, $idempotencyKey: String) {\n    createPortalSession(tenantId: $tenantId, input: $input, idempotencyKey: $idempotencyKey) {\n      url\n      session {\n        id\n        expiresAt\n      }\n    }\n  }\n',
+): typeof import('./graphql').CreatePortalSessionDocument;
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(
   source: '\n  fragment TenantFields on Tenant {\n    id\n    externalId\n    name\n    metadata\n    status\n    etag\n    createdAt\n  }\n',
 ): typeof import('./graphql').TenantFieldsFragmentDoc;
 /**
@@ -764,8 +826,116 @@ export function graphql(
  * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
  */
 export function graphql(
+  source: '\n  mutation PortalCreateEndpoint($input: PortalEndpointInput!, $idempotencyKey: String) {\n    portalCreateEndpoint(input: $input, idempotencyKey: $idempotencyKey) {\n      endpoint {\n        id\n      }\n      signingSecret\n    }\n  }\n',
+): typeof import('./graphql').PortalCreateEndpointDocument;
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(
+  source: '\n  mutation PortalUpdateEndpoint($id: ID!, $etag: String!, $input: PortalEndpointUpdateInput!) {\n    portalUpdateEndpoint(id: $id, etag: $etag, input: $input) {\n      id\n    }\n  }\n',
+): typeof import('./graphql').PortalUpdateEndpointDocument;
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(
+  source: '\n  mutation PortalResumeEndpoint($id: ID!, $etag: String!) {\n    portalResumeEndpoint(id: $id, etag: $etag) {\n      id\n    }\n  }\n',
+): typeof import('./graphql').PortalResumeEndpointDocument;
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(
+  source: '\n  mutation PortalRotateEndpointSecret($id: ID!, $etag: String!, $idempotencyKey: String) {\n    portalRotateEndpointSecret(id: $id, etag: $etag, idempotencyKey: $idempotencyKey) {\n      signingSecret\n    }\n  }\n',
+): typeof import('./graphql').PortalRotateEndpointSecretDocument;
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(
+  source: '\n  mutation PortalRevealEndpointSecret($id: ID!) {\n    portalRevealEndpointSecret(id: $id) {\n      secret\n      publicKey\n    }\n  }\n',
+): typeof import('./graphql').PortalRevealEndpointSecretDocument;
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(
+  source: '\n  mutation PortalSendTestEvent($endpointId: ID!) {\n    portalSendTestEvent(endpointId: $endpointId) {\n      id\n    }\n  }\n',
+): typeof import('./graphql').PortalSendTestEventDocument;
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(
+  source: '\n  mutation PortalRetryDelivery($id: ID!) {\n    portalRetryDelivery(id: $id) {\n      id\n    }\n  }\n',
+): typeof import('./graphql').PortalRetryDeliveryDocument;
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(
+  source: '\n  mutation PortalReplayDelivery($id: ID!, $idempotencyKey: String) {\n    portalReplayDelivery(id: $id, idempotencyKey: $idempotencyKey) {\n      id\n    }\n  }\n',
+): typeof import('./graphql').PortalReplayDeliveryDocument;
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(
+  source: '\n  mutation OpenPortalSession($linkToken: String!) {\n    openPortalSession(linkToken: $linkToken) {\n      token\n      expiresAt\n    }\n  }\n',
+): typeof import('./graphql').OpenPortalSessionDocument;
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(
+  source: '\n  fragment PortalEndpointFields on Endpoint {\n    id\n    url\n    name\n    description\n    events\n    filter\n    headers\n    status\n    disabledReason\n    signatureScheme\n    publicKey\n    etag\n    health {\n      circuit\n      consecutiveFailures\n      lastSuccessAt\n      lastFailureAt\n      nextProbeAt\n    }\n  }\n',
+): typeof import('./graphql').PortalEndpointFieldsFragmentDoc;
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(
+  source: '\n  fragment PortalDeliveryFields on Delivery {\n    id\n    messageId\n    endpointId\n    eventType\n    kind\n    status\n    attemptCount\n    lastStatusCode\n    createdAt\n    replayOf\n    attempts {\n      nodes {\n        id\n        number\n        trigger\n        startedAt\n        statusCode\n        errorKind\n        durationMs\n        responseBody\n      }\n    }\n  }\n',
+): typeof import('./graphql').PortalDeliveryFieldsFragmentDoc;
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(
+  source: '\n  query PortalContext {\n    portalContext {\n      tenantName\n      session {\n        id\n        capabilities\n        eventTypes\n        expiresAt\n        spendingCapUsd\n        spentUsd\n        branding {\n          displayName\n          accentColor\n          logoUrl\n        }\n      }\n    }\n  }\n',
+): typeof import('./graphql').PortalContextDocument;
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(
+  source: '\n  query PortalEndpoints {\n    portalEndpoints(first: 200) {\n      nodes {\n        ...PortalEndpointFields\n      }\n    }\n  }\n',
+): typeof import('./graphql').PortalEndpointsDocument;
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(
+  source: '\n  query PortalEndpoint($id: ID!) {\n    portalEndpoint(id: $id) {\n      ...PortalEndpointFields\n    }\n    portalDeliveries(endpointId: $id, first: 20) {\n      nodes {\n        ...PortalDeliveryFields\n      }\n    }\n  }\n',
+): typeof import('./graphql').PortalEndpointDocument;
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(
+  source: '\n  query PortalEventTypes {\n    portalEventTypes {\n      name\n      description\n      example\n    }\n  }\n',
+): typeof import('./graphql').PortalEventTypesDocument;
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(
+  source: '\n  query PortalMessages {\n    portalMessages(first: 100) {\n      nodes {\n        id\n        eventType\n        status\n        createdAt\n      }\n    }\n  }\n',
+): typeof import('./graphql').PortalMessagesDocument;
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(
+  source: '\n  query PortalMessage($id: ID!) {\n    portalMessage(id: $id) {\n      id\n      eventType\n      status\n      createdAt\n      deliveries(first: 50) {\n        nodes {\n          ...PortalDeliveryFields\n        }\n      }\n    }\n  }\n',
+): typeof import('./graphql').PortalMessageDocument;
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(
   source: '\n  mutation CreateConsoleSession($secretKey: String!) {\n    createConsoleSession(secretKey: $secretKey) {\n      token\n      expiresAt\n    }\n  }\n',
 ): typeof import('./graphql').CreateConsoleSessionDocument;
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(
+  source: '\n  query PortalFrame {\n    portalContext {\n      frameOrigins\n    }\n  }\n',
+): typeof import('./graphql').PortalFrameDocument;
 
 export function graphql(source: string) {
   return (documents as any)[source] ?? {};

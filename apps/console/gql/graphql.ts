@@ -50,6 +50,17 @@ export type CreateEventTypeInput = {
   name: string;
 };
 
+export type CreatePortalSessionInput = {
+  branding?: PortalBrandingInput | null | undefined;
+  /** read_only by default */
+  capabilities?: PortalCapabilities | null | undefined;
+  eventTypes?: Array<string> | null | undefined;
+  /** 60 to 604,800 (7 days); default 3,600 */
+  expiresInSeconds?: number | null | undefined;
+  /** Decimal USD; default 0 (no paid replays) */
+  spendingCapUsd?: string | null | undefined;
+};
+
 export type CreateSourceInput = {
   /** Default: the key making the request */
   billingKeyId?: string | number | null | undefined;
@@ -87,6 +98,43 @@ export type MessageStatus =
 
 /** What a delivery that ends without success does to an ordered endpoint: continue (it is a dead letter and the next goes) or hold (the endpoint is paused until someone enables it) */
 export type OrderingOnFailure = 'continue' | 'hold';
+
+export type PortalBrandingInput = {
+  accentColor?: string | null | undefined;
+  displayName?: string | null | undefined;
+  logoUrl?: string | null | undefined;
+};
+
+/** read_only, or manage_endpoints (create and change endpoints, send tests, retry and replay) */
+export type PortalCapabilities = 'manage_endpoints' | 'read_only';
+
+export type PortalEndpointInput = {
+  /** Write-only Authorization value */
+  authorization?: string | null | undefined;
+  description?: string | null | undefined;
+  /** Default: the session's event types, or * */
+  events?: Array<string> | null | undefined;
+  /** Filter JSON text */
+  filter?: string | null | undefined;
+  /** Write-only values */
+  headers?: Record<string, unknown> | null | undefined;
+  name?: string | null | undefined;
+  signatureScheme?: SignatureScheme | null | undefined;
+  url: string;
+};
+
+/** Omitted fields keep their values; null clears filter and authorization */
+export type PortalEndpointUpdateInput = {
+  authorization?: string | null | undefined;
+  description?: string | null | undefined;
+  events?: Array<string> | null | undefined;
+  filter?: string | null | undefined;
+  headers?: Record<string, unknown> | null | undefined;
+  name?: string | null | undefined;
+  /** enabled or paused */
+  status?: string | null | undefined;
+  url?: string | null | undefined;
+};
 
 /** A message to publish; it fans out to every matching endpoint of the tenant */
 export type PublishMessageInput = {
@@ -156,6 +204,7 @@ export type UpdateEventTypeInput = {
 
 export type UpdateSettingsInput = {
   payloadRetentionDays?: number | null | undefined;
+  portalFrameOrigins?: Array<string> | null | undefined;
   responseBodyLogging?: boolean | null | undefined;
   responseRetentionDays?: number | null | undefined;
 };
@@ -1821,6 +1870,7 @@ export type SettingsFieldsFragment = {
   payloadRetentionDays: number;
   responseBodyLogging: boolean;
   responseRetentionDays: number;
+  portalFrameOrigins: Array<string>;
   etag: string;
   limits: Array<{ name: string; value: number; unit: string; measured: boolean }>;
 };
@@ -1833,6 +1883,7 @@ export type SettingsQuery = {
     payloadRetentionDays: number;
     responseBodyLogging: boolean;
     responseRetentionDays: number;
+    portalFrameOrigins: Array<string>;
     etag: string;
     limits: Array<{ name: string; value: number; unit: string; measured: boolean }>;
   };
@@ -1849,6 +1900,7 @@ export type UpdateSettingsMutation = {
     payloadRetentionDays: number;
     responseBodyLogging: boolean;
     responseRetentionDays: number;
+    portalFrameOrigins: Array<string>;
     etag: string;
     limits: Array<{ name: string; value: number; unit: string; measured: boolean }>;
   };
@@ -2136,6 +2188,16 @@ export type RotateSourceTokenMutation = {
   };
 };
 
+export type CreatePortalSessionMutationVariables = Exact<{
+  tenantId: string | number;
+  input?: CreatePortalSessionInput | null | undefined;
+  idempotencyKey?: string | null | undefined;
+}>;
+
+export type CreatePortalSessionMutation = {
+  createPortalSession: { url: string | null; session: { id: string; expiresAt: string } };
+};
+
 export type TenantFieldsFragment = {
   id: string;
   externalId: string;
@@ -2258,11 +2320,277 @@ export type UsageQuery = {
   };
 };
 
+export type PortalCreateEndpointMutationVariables = Exact<{
+  input: PortalEndpointInput;
+  idempotencyKey?: string | null | undefined;
+}>;
+
+export type PortalCreateEndpointMutation = {
+  portalCreateEndpoint: { signingSecret: string | null; endpoint: { id: string } };
+};
+
+export type PortalUpdateEndpointMutationVariables = Exact<{
+  id: string | number;
+  etag: string;
+  input: PortalEndpointUpdateInput;
+}>;
+
+export type PortalUpdateEndpointMutation = { portalUpdateEndpoint: { id: string } };
+
+export type PortalResumeEndpointMutationVariables = Exact<{
+  id: string | number;
+  etag: string;
+}>;
+
+export type PortalResumeEndpointMutation = { portalResumeEndpoint: { id: string } };
+
+export type PortalRotateEndpointSecretMutationVariables = Exact<{
+  id: string | number;
+  etag: string;
+  idempotencyKey?: string | null | undefined;
+}>;
+
+export type PortalRotateEndpointSecretMutation = { portalRotateEndpointSecret: { signingSecret: string | null } };
+
+export type PortalRevealEndpointSecretMutationVariables = Exact<{
+  id: string | number;
+}>;
+
+export type PortalRevealEndpointSecretMutation = {
+  portalRevealEndpointSecret: { secret: string | null; publicKey: string | null };
+};
+
+export type PortalSendTestEventMutationVariables = Exact<{
+  endpointId: string | number;
+}>;
+
+export type PortalSendTestEventMutation = { portalSendTestEvent: { id: string } };
+
+export type PortalRetryDeliveryMutationVariables = Exact<{
+  id: string | number;
+}>;
+
+export type PortalRetryDeliveryMutation = { portalRetryDelivery: { id: string } };
+
+export type PortalReplayDeliveryMutationVariables = Exact<{
+  id: string | number;
+  idempotencyKey?: string | null | undefined;
+}>;
+
+export type PortalReplayDeliveryMutation = { portalReplayDelivery: { id: string } };
+
+export type OpenPortalSessionMutationVariables = Exact<{
+  linkToken: string;
+}>;
+
+export type OpenPortalSessionMutation = { openPortalSession: { token: string; expiresAt: string } };
+
+export type PortalEndpointFieldsFragment = {
+  id: string;
+  url: string;
+  name: string;
+  description: string;
+  events: Array<string>;
+  filter: string | null;
+  headers: Array<string>;
+  status: string;
+  disabledReason: string | null;
+  signatureScheme: SignatureScheme;
+  publicKey: string | null;
+  etag: string;
+  health: {
+    circuit: string;
+    consecutiveFailures: number;
+    lastSuccessAt: string | null;
+    lastFailureAt: string | null;
+    nextProbeAt: string | null;
+  };
+};
+
+export type PortalDeliveryFieldsFragment = {
+  id: string;
+  messageId: string;
+  endpointId: string;
+  eventType: string;
+  kind: string;
+  status: string;
+  attemptCount: number;
+  lastStatusCode: number | null;
+  createdAt: string;
+  replayOf: string | null;
+  attempts: {
+    nodes: Array<{
+      id: string;
+      number: number;
+      trigger: string;
+      startedAt: string;
+      statusCode: number | null;
+      errorKind: string | null;
+      durationMs: number;
+      responseBody: string | null;
+    }>;
+  };
+};
+
+export type PortalContextQueryVariables = Exact<{ [key: string]: never }>;
+
+export type PortalContextQuery = {
+  portalContext: {
+    tenantName: string;
+    session: {
+      id: string;
+      capabilities: PortalCapabilities;
+      eventTypes: Array<string> | null;
+      expiresAt: string;
+      spendingCapUsd: string;
+      spentUsd: string;
+      branding: { displayName: string | null; accentColor: string | null; logoUrl: string | null };
+    };
+  };
+};
+
+export type PortalEndpointsQueryVariables = Exact<{ [key: string]: never }>;
+
+export type PortalEndpointsQuery = {
+  portalEndpoints: {
+    nodes: Array<{
+      id: string;
+      url: string;
+      name: string;
+      description: string;
+      events: Array<string>;
+      filter: string | null;
+      headers: Array<string>;
+      status: string;
+      disabledReason: string | null;
+      signatureScheme: SignatureScheme;
+      publicKey: string | null;
+      etag: string;
+      health: {
+        circuit: string;
+        consecutiveFailures: number;
+        lastSuccessAt: string | null;
+        lastFailureAt: string | null;
+        nextProbeAt: string | null;
+      };
+    }>;
+  };
+};
+
+export type PortalEndpointQueryVariables = Exact<{
+  id: string | number;
+}>;
+
+export type PortalEndpointQuery = {
+  portalEndpoint: {
+    id: string;
+    url: string;
+    name: string;
+    description: string;
+    events: Array<string>;
+    filter: string | null;
+    headers: Array<string>;
+    status: string;
+    disabledReason: string | null;
+    signatureScheme: SignatureScheme;
+    publicKey: string | null;
+    etag: string;
+    health: {
+      circuit: string;
+      consecutiveFailures: number;
+      lastSuccessAt: string | null;
+      lastFailureAt: string | null;
+      nextProbeAt: string | null;
+    };
+  };
+  portalDeliveries: {
+    nodes: Array<{
+      id: string;
+      messageId: string;
+      endpointId: string;
+      eventType: string;
+      kind: string;
+      status: string;
+      attemptCount: number;
+      lastStatusCode: number | null;
+      createdAt: string;
+      replayOf: string | null;
+      attempts: {
+        nodes: Array<{
+          id: string;
+          number: number;
+          trigger: string;
+          startedAt: string;
+          statusCode: number | null;
+          errorKind: string | null;
+          durationMs: number;
+          responseBody: string | null;
+        }>;
+      };
+    }>;
+  };
+};
+
+export type PortalEventTypesQueryVariables = Exact<{ [key: string]: never }>;
+
+export type PortalEventTypesQuery = {
+  portalEventTypes: Array<{ name: string; description: string; example: string | null }>;
+};
+
+export type PortalMessagesQueryVariables = Exact<{ [key: string]: never }>;
+
+export type PortalMessagesQuery = {
+  portalMessages: { nodes: Array<{ id: string; eventType: string; status: string; createdAt: string }> };
+};
+
+export type PortalMessageQueryVariables = Exact<{
+  id: string | number;
+}>;
+
+export type PortalMessageQuery = {
+  portalMessage: {
+    id: string;
+    eventType: string;
+    status: string;
+    createdAt: string;
+    deliveries: {
+      nodes: Array<{
+        id: string;
+        messageId: string;
+        endpointId: string;
+        eventType: string;
+        kind: string;
+        status: string;
+        attemptCount: number;
+        lastStatusCode: number | null;
+        createdAt: string;
+        replayOf: string | null;
+        attempts: {
+          nodes: Array<{
+            id: string;
+            number: number;
+            trigger: string;
+            startedAt: string;
+            statusCode: number | null;
+            errorKind: string | null;
+            durationMs: number;
+            responseBody: string | null;
+          }>;
+        };
+      }>;
+    };
+  };
+};
+
 export type CreateConsoleSessionMutationVariables = Exact<{
   secretKey: string;
 }>;
 
 export type CreateConsoleSessionMutation = { createConsoleSession: { token: string; expiresAt: string } };
+
+export type PortalFrameQueryVariables = Exact<{ [key: string]: never }>;
+
+export type PortalFrameQuery = { portalContext: { frameOrigins: Array<string> } };
 
 export class TypedDocumentString<TResult, TVariables>
   extends String
@@ -2647,6 +2975,7 @@ export const SettingsFieldsFragmentDoc = new TypedDocumentString(
   payloadRetentionDays
   responseBodyLogging
   responseRetentionDays
+  portalFrameOrigins
   etag
   limits {
     name
@@ -2710,6 +3039,61 @@ export const MeterUsageFieldsFragmentDoc = new TypedDocumentString(
     `,
   { fragmentName: 'MeterUsageFields' },
 ) as unknown as TypedDocumentString<MeterUsageFieldsFragment, unknown>;
+export const PortalEndpointFieldsFragmentDoc = new TypedDocumentString(
+  `
+    fragment PortalEndpointFields on Endpoint {
+  id
+  url
+  name
+  description
+  events
+  filter
+  headers
+  status
+  disabledReason
+  signatureScheme
+  publicKey
+  etag
+  health {
+    circuit
+    consecutiveFailures
+    lastSuccessAt
+    lastFailureAt
+    nextProbeAt
+  }
+}
+    `,
+  { fragmentName: 'PortalEndpointFields' },
+) as unknown as TypedDocumentString<PortalEndpointFieldsFragment, unknown>;
+export const PortalDeliveryFieldsFragmentDoc = new TypedDocumentString(
+  `
+    fragment PortalDeliveryFields on Delivery {
+  id
+  messageId
+  endpointId
+  eventType
+  kind
+  status
+  attemptCount
+  lastStatusCode
+  createdAt
+  replayOf
+  attempts {
+    nodes {
+      id
+      number
+      trigger
+      startedAt
+      statusCode
+      errorKind
+      durationMs
+      responseBody
+    }
+  }
+}
+    `,
+  { fragmentName: 'PortalDeliveryFields' },
+) as unknown as TypedDocumentString<PortalDeliveryFieldsFragment, unknown>;
 export const AnalyticsDocument = new TypedDocumentString(`
     query Analytics($createdAfter: DateTimeISO!, $createdBefore: DateTimeISO!, $bucket: AnalyticsBucket, $tenantId: ID, $endpointId: ID, $sourceId: ID) {
   analytics(
@@ -4158,6 +4542,7 @@ export const SettingsDocument = new TypedDocumentString(`
   payloadRetentionDays
   responseBodyLogging
   responseRetentionDays
+  portalFrameOrigins
   etag
   limits {
     name
@@ -4177,6 +4562,7 @@ export const UpdateSettingsDocument = new TypedDocumentString(`
   payloadRetentionDays
   responseBodyLogging
   responseRetentionDays
+  portalFrameOrigins
   etag
   limits {
     name
@@ -4449,6 +4835,21 @@ export const RotateSourceTokenDocument = new TypedDocumentString(`
   createdAt
   updatedAt
 }`) as unknown as TypedDocumentString<RotateSourceTokenMutation, RotateSourceTokenMutationVariables>;
+export const CreatePortalSessionDocument = new TypedDocumentString(`
+    mutation CreatePortalSession($tenantId: ID!, $input: CreatePortalSessionInput, $idempotencyKey: String) {
+  createPortalSession(
+    tenantId: $tenantId
+    input: $input
+    idempotencyKey: $idempotencyKey
+  ) {
+    url
+    session {
+      id
+      expiresAt
+    }
+  }
+}
+    `) as unknown as TypedDocumentString<CreatePortalSessionMutation, CreatePortalSessionMutationVariables>;
 export const TenantsDocument = new TypedDocumentString(`
     query Tenants($first: Int, $after: String, $externalId: String) {
   tenants(first: $first, after: $after, externalId: $externalId) {
@@ -4552,6 +4953,248 @@ export const UsageDocument = new TypedDocumentString(`
   units
   totalUsd
 }`) as unknown as TypedDocumentString<UsageQuery, UsageQueryVariables>;
+export const PortalCreateEndpointDocument = new TypedDocumentString(`
+    mutation PortalCreateEndpoint($input: PortalEndpointInput!, $idempotencyKey: String) {
+  portalCreateEndpoint(input: $input, idempotencyKey: $idempotencyKey) {
+    endpoint {
+      id
+    }
+    signingSecret
+  }
+}
+    `) as unknown as TypedDocumentString<PortalCreateEndpointMutation, PortalCreateEndpointMutationVariables>;
+export const PortalUpdateEndpointDocument = new TypedDocumentString(`
+    mutation PortalUpdateEndpoint($id: ID!, $etag: String!, $input: PortalEndpointUpdateInput!) {
+  portalUpdateEndpoint(id: $id, etag: $etag, input: $input) {
+    id
+  }
+}
+    `) as unknown as TypedDocumentString<PortalUpdateEndpointMutation, PortalUpdateEndpointMutationVariables>;
+export const PortalResumeEndpointDocument = new TypedDocumentString(`
+    mutation PortalResumeEndpoint($id: ID!, $etag: String!) {
+  portalResumeEndpoint(id: $id, etag: $etag) {
+    id
+  }
+}
+    `) as unknown as TypedDocumentString<PortalResumeEndpointMutation, PortalResumeEndpointMutationVariables>;
+export const PortalRotateEndpointSecretDocument = new TypedDocumentString(`
+    mutation PortalRotateEndpointSecret($id: ID!, $etag: String!, $idempotencyKey: String) {
+  portalRotateEndpointSecret(
+    id: $id
+    etag: $etag
+    idempotencyKey: $idempotencyKey
+  ) {
+    signingSecret
+  }
+}
+    `) as unknown as TypedDocumentString<
+  PortalRotateEndpointSecretMutation,
+  PortalRotateEndpointSecretMutationVariables
+>;
+export const PortalRevealEndpointSecretDocument = new TypedDocumentString(`
+    mutation PortalRevealEndpointSecret($id: ID!) {
+  portalRevealEndpointSecret(id: $id) {
+    secret
+    publicKey
+  }
+}
+    `) as unknown as TypedDocumentString<
+  PortalRevealEndpointSecretMutation,
+  PortalRevealEndpointSecretMutationVariables
+>;
+export const PortalSendTestEventDocument = new TypedDocumentString(`
+    mutation PortalSendTestEvent($endpointId: ID!) {
+  portalSendTestEvent(endpointId: $endpointId) {
+    id
+  }
+}
+    `) as unknown as TypedDocumentString<PortalSendTestEventMutation, PortalSendTestEventMutationVariables>;
+export const PortalRetryDeliveryDocument = new TypedDocumentString(`
+    mutation PortalRetryDelivery($id: ID!) {
+  portalRetryDelivery(id: $id) {
+    id
+  }
+}
+    `) as unknown as TypedDocumentString<PortalRetryDeliveryMutation, PortalRetryDeliveryMutationVariables>;
+export const PortalReplayDeliveryDocument = new TypedDocumentString(`
+    mutation PortalReplayDelivery($id: ID!, $idempotencyKey: String) {
+  portalReplayDelivery(id: $id, idempotencyKey: $idempotencyKey) {
+    id
+  }
+}
+    `) as unknown as TypedDocumentString<PortalReplayDeliveryMutation, PortalReplayDeliveryMutationVariables>;
+export const OpenPortalSessionDocument = new TypedDocumentString(`
+    mutation OpenPortalSession($linkToken: String!) {
+  openPortalSession(linkToken: $linkToken) {
+    token
+    expiresAt
+  }
+}
+    `) as unknown as TypedDocumentString<OpenPortalSessionMutation, OpenPortalSessionMutationVariables>;
+export const PortalContextDocument = new TypedDocumentString(`
+    query PortalContext {
+  portalContext {
+    tenantName
+    session {
+      id
+      capabilities
+      eventTypes
+      expiresAt
+      spendingCapUsd
+      spentUsd
+      branding {
+        displayName
+        accentColor
+        logoUrl
+      }
+    }
+  }
+}
+    `) as unknown as TypedDocumentString<PortalContextQuery, PortalContextQueryVariables>;
+export const PortalEndpointsDocument = new TypedDocumentString(`
+    query PortalEndpoints {
+  portalEndpoints(first: 200) {
+    nodes {
+      ...PortalEndpointFields
+    }
+  }
+}
+    fragment PortalEndpointFields on Endpoint {
+  id
+  url
+  name
+  description
+  events
+  filter
+  headers
+  status
+  disabledReason
+  signatureScheme
+  publicKey
+  etag
+  health {
+    circuit
+    consecutiveFailures
+    lastSuccessAt
+    lastFailureAt
+    nextProbeAt
+  }
+}`) as unknown as TypedDocumentString<PortalEndpointsQuery, PortalEndpointsQueryVariables>;
+export const PortalEndpointDocument = new TypedDocumentString(`
+    query PortalEndpoint($id: ID!) {
+  portalEndpoint(id: $id) {
+    ...PortalEndpointFields
+  }
+  portalDeliveries(endpointId: $id, first: 20) {
+    nodes {
+      ...PortalDeliveryFields
+    }
+  }
+}
+    fragment PortalEndpointFields on Endpoint {
+  id
+  url
+  name
+  description
+  events
+  filter
+  headers
+  status
+  disabledReason
+  signatureScheme
+  publicKey
+  etag
+  health {
+    circuit
+    consecutiveFailures
+    lastSuccessAt
+    lastFailureAt
+    nextProbeAt
+  }
+}
+fragment PortalDeliveryFields on Delivery {
+  id
+  messageId
+  endpointId
+  eventType
+  kind
+  status
+  attemptCount
+  lastStatusCode
+  createdAt
+  replayOf
+  attempts {
+    nodes {
+      id
+      number
+      trigger
+      startedAt
+      statusCode
+      errorKind
+      durationMs
+      responseBody
+    }
+  }
+}`) as unknown as TypedDocumentString<PortalEndpointQuery, PortalEndpointQueryVariables>;
+export const PortalEventTypesDocument = new TypedDocumentString(`
+    query PortalEventTypes {
+  portalEventTypes {
+    name
+    description
+    example
+  }
+}
+    `) as unknown as TypedDocumentString<PortalEventTypesQuery, PortalEventTypesQueryVariables>;
+export const PortalMessagesDocument = new TypedDocumentString(`
+    query PortalMessages {
+  portalMessages(first: 100) {
+    nodes {
+      id
+      eventType
+      status
+      createdAt
+    }
+  }
+}
+    `) as unknown as TypedDocumentString<PortalMessagesQuery, PortalMessagesQueryVariables>;
+export const PortalMessageDocument = new TypedDocumentString(`
+    query PortalMessage($id: ID!) {
+  portalMessage(id: $id) {
+    id
+    eventType
+    status
+    createdAt
+    deliveries(first: 50) {
+      nodes {
+        ...PortalDeliveryFields
+      }
+    }
+  }
+}
+    fragment PortalDeliveryFields on Delivery {
+  id
+  messageId
+  endpointId
+  eventType
+  kind
+  status
+  attemptCount
+  lastStatusCode
+  createdAt
+  replayOf
+  attempts {
+    nodes {
+      id
+      number
+      trigger
+      startedAt
+      statusCode
+      errorKind
+      durationMs
+      responseBody
+    }
+  }
+}`) as unknown as TypedDocumentString<PortalMessageQuery, PortalMessageQueryVariables>;
 export const CreateConsoleSessionDocument = new TypedDocumentString(`
     mutation CreateConsoleSession($secretKey: String!) {
   createConsoleSession(secretKey: $secretKey) {
@@ -4560,3 +5203,10 @@ export const CreateConsoleSessionDocument = new TypedDocumentString(`
   }
 }
     `) as unknown as TypedDocumentString<CreateConsoleSessionMutation, CreateConsoleSessionMutationVariables>;
+export const PortalFrameDocument = new TypedDocumentString(`
+    query PortalFrame {
+  portalContext {
+    frameOrigins
+  }
+}
+    `) as unknown as TypedDocumentString<PortalFrameQuery, PortalFrameQueryVariables>;

@@ -1,8 +1,9 @@
 import 'server-only';
+import { API_GRAPHQL_URL } from './api-url';
 
 /** Read once at start: where the GraphQL API lives (the console never talks to anything else) and cookie rules. */
 export const consoleConfig = {
-  graphqlUrl: `${(process.env['SVC_API_URL'] ?? 'http://127.0.0.1:8080').replace(/\/+$/, '')}/graphql`,
+  graphqlUrl: API_GRAPHQL_URL,
   requestTimeoutMs: 15_000,
   /**
    * The session cookie is Secure unless SVC_CONSOLE_INSECURE_COOKIE=1: the one exception, for a console

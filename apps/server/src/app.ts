@@ -18,6 +18,7 @@ import { eventRoutes } from './rest/routes/events.routes.js';
 import { endpointTestRoutes } from './rest/routes/endpoint-test.routes.js';
 import { eventTypeRoutes } from './rest/routes/event-types.routes.js';
 import { tenantRoutes } from './rest/routes/tenants.routes.js';
+import { portalSessionRoutes } from './rest/routes/portal-sessions.routes.js';
 import { receiveRoute, sourceRoutes } from './rest/routes/sources.routes.js';
 import { analyticsRoutes } from './rest/routes/analytics.routes.js';
 import { usageRoutes } from './rest/routes/usage.routes.js';
@@ -30,6 +31,7 @@ export function restRoutes(services: Services, publicBaseUrl: string): RouteSpec
   return [
     ...catalogRoutes(services),
     ...tenantRoutes(services),
+    ...portalSessionRoutes(services),
     ...eventTypeRoutes(services),
     ...endpointRoutes(services),
     ...messageRoutes(services),

@@ -10,7 +10,7 @@ export * from './common/validation.js';
 export * from './common/log.js';
 export * from './tracing/tracing.js';
 export type { InMemorySpanExporter, ReadableSpan, RunningTracing, TracingOptions } from './tracing/tracing-sdk.js';
-export type { Actor, CallContext } from './common/context.js';
+export type { Actor, CallContext, PortalScope } from './common/context.js';
 export * from './catalog/limits.js';
 export * from './catalog/catalog.js';
 export * from './teams/keys.js';
@@ -185,3 +185,17 @@ export {
 export * from './subscriptions/subscription-delivery-policy.js';
 export { subscriptionDeliveryJob, subscriptionSweepJob } from './subscriptions/subscription.jobs.js';
 export { FLAG_UPDATED, WEBHOOK_TEST, EVENTS_WILDCARD, SUBSCRIBABLE_EVENTS } from './subscriptions/platform-events.js';
+export * from './portal/portal-session.inputs.js';
+export * from './portal/portal-session.view.js';
+export * from './portal/portal.inputs.js';
+export {
+  PortalSessionService,
+  PORTAL_LINK_PREFIX,
+  PORTAL_SESSION_PREFIX,
+  PORTAL_OPEN_PATH,
+  portalTokenOf,
+  type IssuedPortalSession,
+  type OpenedPortalSession,
+  type PortalSessionInfo,
+} from './portal/portal-session.service.js';
+export { PortalService, portalScope, type PortalSigningSecret } from './portal/portal.service.js';

@@ -27,6 +27,8 @@ import { OperationalEventService } from './events/operational-event.service.js';
 import { Metrics } from './metrics/metrics.js';
 import { RateLimitService } from './rate-limits/rate-limit.service.js';
 import { ConsoleSessionService } from './sessions/console-session.service.js';
+import { PortalSessionService } from './portal/portal-session.service.js';
+import { PortalService } from './portal/portal.service.js';
 import { SettingsService } from './settings/settings.service.js';
 import { AuthService } from './teams/auth.service.js';
 import { TeamService } from './teams/team.service.js';
@@ -73,6 +75,10 @@ export interface Services {
   /** Usage by meter per billing month (GET /meta/usage) and the closing of billing months. */
   readonly usage: UsageService;
   readonly consoleSessions: ConsoleSessionService;
+  /** Receivers' portal sessions: created by an operator's key for one tenant (docs/portal.md). */
+  readonly portalSessions: PortalSessionService;
+  /** What a tenant does in the receivers' portal, narrowed to its tenant and recorded as webhooks.portal.* events. */
+  readonly portal: PortalService;
   readonly jobs: JobQueue;
   readonly messages: MessageService;
   /** POST /messages and GraphQL publish: admissions of this process coalesced into batches (docs/admission.md). */
@@ -134,6 +140,8 @@ export function createServices(options: CoreOptions): Services {
     tenants,
   });
   const platformEvents = new PlatformEventWriter(clock, options.jobs);
+  const eventTypes = new EventTypeService(db, clock, limits);
+  const deliveries = new DeliveryService({ db, clock, limits, jobs: options.jobs, billing });
   return {
     db,
     hot: options.hot,
@@ -143,7 +151,7 @@ export function createServices(options: CoreOptions): Services {
     auth,
     teams: new TeamService(db, clock, () => auth.forget()),
     tenants,
-    eventTypes: new EventTypeService(db, clock, limits),
+    eventTypes,
     settings: new SettingsService(db, clock),
     endpoints,
     idempotency: new IdempotencyService(db, clock),
@@ -155,7 +163,16 @@ export function createServices(options: CoreOptions): Services {
     messages,
     admission,
     messageRepair: new MessageRepairService(db, clock),
-    deliveries: new DeliveryService({ db, clock, limits, jobs: options.jobs, billing }),
+    deliveries,
+    portalSessions: new PortalSessionService({
+      db,
+      clock,
+      tenants,
+      eventTypes,
+      events,
+      consoleUrl: options.consoleUrl ?? null,
+    }),
+    portal: new PortalService({ db, clock, endpoints, messages, deliveries, eventTypes, events }),
     replays: new ReplayService({ db, clock, limits, jobs: options.jobs, billing, events }),
     retention: new RetentionService(db, clock),
     sources,

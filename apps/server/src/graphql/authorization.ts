@@ -1,6 +1,6 @@
 import type { GraphQLSchema } from 'graphql';
 import { getMetadataStorage, type AuthChecker } from 'type-graphql';
-import { ServiceError, type Actor } from '@svc/core';
+import { portalTokenOf, ServiceError, type Actor } from '@svc/core';
 import type { GraphqlContext } from './context.js';
 
 /**
@@ -9,8 +9,17 @@ import type { GraphqlContext } from './context.js';
  */
 export const PUBLIC = 'public';
 
-/** What a root field declared: a key is needed, nothing is needed, or nothing was declared (a test refuses it). */
-export type RootFieldAccess = 'key' | 'public' | 'undeclared';
+/**
+ * The role of a root field of the receivers' portal: `@Authorized(PORTAL)`. Only a portal session (svc_ps_) reaches
+ * it, and a portal session reaches nothing else (docs/portal.md).
+ */
+export const PORTAL = 'portal';
+
+/**
+ * What a root field declared: a key (or console session) is needed, a portal session is needed, nothing is needed,
+ * or nothing was declared (a test refuses it).
+ */
+export type RootFieldAccess = 'key' | 'portal' | 'public' | 'undeclared';
 
 type ResolverClass = ReturnType<typeof getMetadataStorage>['queries'][number]['target'];
 
@@ -37,11 +46,12 @@ export function rootFieldAccess(schema: GraphQLSchema): Map<string, RootFieldAcc
         .map((handler) => rolesOf(handler.target, handler.methodName));
       const kinds = declared.map((roles): RootFieldAccess => {
         if (roles === undefined) return 'undeclared';
+        if (roles.includes(PORTAL)) return 'portal';
         return roles.includes(PUBLIC) ? 'public' : 'key';
       });
       // Several handlers of one name (not expected) must all agree; the strictest declaration wins.
       const kind: RootFieldAccess =
-        kinds.includes('undeclared') || kinds.length === 0 ? 'undeclared' : kinds.includes('key') ? 'key' : 'public';
+        kinds.includes('undeclared') || kinds.length === 0 || new Set(kinds).size > 1 ? 'undeclared' : kinds[0]!;
       access.set(`${type.name}.${name}`, kind);
     }
   }
@@ -49,9 +59,26 @@ export function rootFieldAccess(schema: GraphQLSchema): Map<string, RootFieldAcc
   return access;
 }
 
-/** How a GraphQL request proves its team: a secret key or a console session token (svc_cs_), as a bearer token. */
+/**
+ * How a GraphQL request proves its team: a secret key, a console session token (svc_cs_) or a portal session token
+ * (svc_ps_), as a bearer token.
+ */
 export function authenticateRequest(context: GraphqlContext): Promise<Actor> {
+  const portalToken = portalTokenOf(context.authorization);
+  if (portalToken !== null) return context.services.portalSessions.authenticate(portalToken);
   return context.services.consoleSessions.authenticateConsole(context.authorization);
+}
+
+/**
+ * A portal session reaches the portal's fields only; a key or console session never reaches them (it has no tenant
+ * scope). Refused with 403 portal_access_denied.
+ */
+export function checkPortalSeparation(actor: Actor, roles: readonly string[]): void {
+  const portalField = roles.includes(PORTAL);
+  if (actor.portal && !portalField)
+    throw new ServiceError('portal_access_denied', 'a portal session reaches only the portal operations');
+  if (!actor.portal && portalField)
+    throw new ServiceError('portal_access_denied', 'the portal operations need a portal session');
 }
 
 /**
@@ -61,5 +88,6 @@ export function authenticateRequest(context: GraphqlContext): Promise<Actor> {
 export const authChecker: AuthChecker<GraphqlContext, string> = ({ context }, roles) => {
   if (roles.includes(PUBLIC)) return true;
   if (!context.actor) throw new ServiceError('unauthorized', 'a valid secret key is required');
+  checkPortalSeparation(context.actor, roles);
   return true;
 };

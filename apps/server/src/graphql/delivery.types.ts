@@ -1,4 +1,4 @@
-import { Field, ID, Int, ObjectType } from 'type-graphql';
+import { Authorized, Field, ID, Int, ObjectType } from 'type-graphql';
 
 @ObjectType({ description: 'What the delivery costs (one delivery meter)' })
 export class DeliveryPrice {
@@ -36,7 +36,10 @@ export class Delivery {
   @Field(() => String) contentType!: string;
   @Field(() => Boolean, { description: 'Whether the endpoint gets transformed bytes rather than the content' })
   transformed!: boolean;
-  @Field(() => DeliveryPrice) price!: DeliveryPrice;
+  // What the operator pays: refused to a receivers' portal session (docs/portal.md).
+  @Authorized()
+  @Field(() => DeliveryPrice)
+  price!: DeliveryPrice;
   @Field(() => Date) createdAt!: Date;
   @Field(() => Date) updatedAt!: Date;
   @Field(() => Date, { nullable: true }) finishedAt!: Date | null;

@@ -33,7 +33,7 @@ function toEndpoint(view: EndpointView): Endpoint {
 }
 
 /** Idempotency keeps the reveal without its secret. */
-function withoutSecret(reveal: EndpointSecretReveal): { endpoint: Endpoint } {
+export function withoutSecret(reveal: EndpointSecretReveal): { endpoint: Endpoint } {
   return { endpoint: reveal.endpoint };
 }
 
@@ -41,7 +41,7 @@ function withoutSecret(reveal: EndpointSecretReveal): { endpoint: Endpoint } {
  * Another look at a reveal (an idempotent replay): the secret is shown again only to the key that made it and
  * only while it is still the endpoint's current secret, like the REST replay.
  */
-async function revealAgain(
+export async function revealAgain(
   context: GraphqlContext,
   stored: unknown,
   replay: { ctx: CallContext; sameKey: boolean },
@@ -136,6 +136,8 @@ export class EndpointResolver {
     return toPreview(result);
   }
 
+  // The operator's bulk replays: a portal session is refused (docs/portal.md).
+  @Authorized()
   @FieldResolver(() => ReplayConnection, { description: "The endpoint's bulk replays, oldest first" })
   async replays(
     @Ctx() context: GraphqlContext,

@@ -189,7 +189,13 @@ describe('GraphQL', () => {
       .filter((f) => getNamedType(f.type).name === 'EndpointSecretReveal')
       .map((f) => f.name)
       .sort();
-    expect(revealing).toEqual(['createEndpoint', 'rotateEndpointSecret']);
+    // The receivers' portal's own create and rotate (docs/portal.md) reveal the new secret the same way.
+    expect(revealing).toEqual([
+      'createEndpoint',
+      'portalCreateEndpoint',
+      'portalRotateEndpointSecret',
+      'rotateEndpointSecret',
+    ]);
     expect(mutationTypes).toContain('EndpointSecretReveal');
     // A source's receive URL and generated secret: only in the create and rotate payloads.
     expect(reachable).toContain('Source');

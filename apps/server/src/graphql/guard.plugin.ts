@@ -1,7 +1,7 @@
 import type { ApolloServerPlugin } from '@apollo/server';
 import { isServiceError, type Actor, type RateClass } from '@svc/core';
 import { enforceRateLimit } from '../rest/rate-limit.js';
-import { authenticateRequest, rootFieldAccess } from './authorization.js';
+import { authenticateRequest, checkPortalSeparation, PORTAL, rootFieldAccess } from './authorization.js';
 import type { GraphqlContext } from './context.js';
 import { toGraphqlError } from './errors.js';
 import { createLoaders } from './loaders.js';
@@ -42,6 +42,12 @@ async function takeTokens(context: GraphqlContext, actor: Actor, rateClass: Rate
   if (refused) throw refused.reason;
 }
 
+/**
+ * A portal session's own bucket (docs/portal.md), taken once per operation before the team's: one customer's portal
+ * cannot spend much of its operator's API rate.
+ */
+const PORTAL_SESSION_LIMIT = { bucket: 'portal_session', spec: { rate: 5, burst: 50 } } as const;
+
 export function operationGuardPlugin(): ApolloServerPlugin<GraphqlContext> {
   return {
     async requestDidStart() {
@@ -56,9 +62,23 @@ export function operationGuardPlugin(): ApolloServerPlugin<GraphqlContext> {
             checkCostBudget(cost);
             const rootType = operation.operation === 'mutation' ? 'Mutation' : 'Query';
             const access = rootFieldAccess(schema);
-            const needsKey = [...shape.rootFieldNames].some((name) => access.get(`${rootType}.${name}`) === 'key');
+            const accessOf = (name: string) => access.get(`${rootType}.${name}`);
+            const needsKey = [...shape.rootFieldNames].some((name) => {
+              const kind = accessOf(name);
+              return kind === 'key' || kind === 'portal';
+            });
             if (!needsKey) return;
             const actor = await authenticateRequest(contextValue);
+            // A document mixing portal and operator fields is refused whole, before anything runs.
+            for (const name of shape.rootFieldNames)
+              if (accessOf(name) !== 'public')
+                checkPortalSeparation(actor, accessOf(name) === 'portal' ? [PORTAL] : []);
+            if (actor.portal)
+              await contextValue.services.rateLimits.take(
+                actor.portal.sessionId,
+                PORTAL_SESSION_LIMIT.bucket,
+                PORTAL_SESSION_LIMIT.spec,
+              );
             const tokens = tokensOf(cost, operation.operation);
             await takeTokens(contextValue, actor, rateClassOf(operation.operation, shape.rootFieldNames), tokens.own);
             await takeTokens(contextValue, actor, 'read', tokens.read);

@@ -52,6 +52,7 @@ export function toSettings(view: SettingsView, limits: Limits): Settings {
     payloadRetentionDays: view.payloadRetentionDays,
     responseBodyLogging: view.responseBodyLogging,
     responseRetentionDays: view.responseRetentionDays,
+    portalFrameOrigins: view.portalFrameOrigins,
     etag: view.etag,
     limits: toLimits(limits),
   };

@@ -69,7 +69,7 @@ export function toMessage(view: MessageView): Message {
   };
 }
 
-function toMessageContent(content: { contentType: string; body: Buffer }): MessageContent {
+export function toMessageContent(content: { contentType: string; body: Buffer }): MessageContent {
   return {
     contentType: content.contentType,
     bytes: content.body.length,

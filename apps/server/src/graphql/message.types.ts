@@ -1,4 +1,4 @@
-import { Field, ID, InputType, Int, ObjectType } from 'type-graphql';
+import { Authorized, Field, ID, InputType, Int, ObjectType } from 'type-graphql';
 import { GraphQLJSONObject } from 'graphql-scalars';
 
 @ObjectType({ description: "Number of the message's original deliveries in each status" })
@@ -54,7 +54,10 @@ export class Message {
       'the status stays derived from deliveryCounts',
   })
   repairedCount!: number;
-  @Field(() => MessagePrice) price!: MessagePrice;
+  // What the operator pays: refused to a receivers' portal session (docs/portal.md).
+  @Authorized()
+  @Field(() => MessagePrice)
+  price!: MessagePrice;
   @Field(() => Boolean) redacted!: boolean;
   @Field(() => String, { nullable: true, description: 'redacting or complete' }) redactionStatus!: string | null;
   @Field(() => Date, { nullable: true }) redactedAt!: Date | null;

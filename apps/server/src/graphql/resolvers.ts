@@ -254,6 +254,7 @@ export class SettingsResolver {
           payload_retention_days: input.payloadRetentionDays ?? undefined,
           response_body_logging: input.responseBodyLogging ?? undefined,
           response_retention_days: input.responseRetentionDays ?? undefined,
+          portal_frame_origins: input.portalFrameOrigins ?? undefined,
         }),
       ),
     );

@@ -14,6 +14,8 @@ import { ConsoleSessionResolver } from './session.resolver.js';
 import { SourceResolver } from './source.resolver.js';
 import { UsageResolver } from './usage.resolver.js';
 import { PlatformResolver } from './platform-api.resolver.js';
+import { PortalResolver } from './portal.resolver.js';
+import { PortalSessionResolver } from './portal-session.resolver.js';
 
 export interface GraphqlSchemaOptions {
   /** SVC_PUBLIC_BASE_URL, for the receive URLs of sources; null builds a schema to print or inspect, not to serve. */
@@ -53,6 +55,8 @@ export async function buildGraphqlSchema(options: GraphqlSchemaOptions = { publi
       UsageResolver,
       PlatformResolver,
       ConsoleSessionResolver,
+      PortalSessionResolver,
+      PortalResolver,
     ],
     container: resolverInstances(options),
     authChecker,

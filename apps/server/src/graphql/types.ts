@@ -54,6 +54,8 @@ export class Settings {
   @Field(() => Int) payloadRetentionDays!: number;
   @Field(() => Boolean) responseBodyLogging!: boolean;
   @Field(() => Int) responseRetentionDays!: number;
+  @Field(() => [String], { description: "The origins allowed to frame the receivers' portal (docs/portal.md)" })
+  portalFrameOrigins!: string[];
   @Field(() => String) etag!: string;
   @Field(() => [Limit]) limits!: Limit[];
 }
@@ -123,4 +125,5 @@ export class UpdateSettingsInput {
   @Field(() => Int, { nullable: true }) payloadRetentionDays?: number;
   @Field(() => Boolean, { nullable: true }) responseBodyLogging?: boolean;
   @Field(() => Int, { nullable: true }) responseRetentionDays?: number;
+  @Field(() => [String], { nullable: true }) portalFrameOrigins?: string[];
 }

@@ -19,6 +19,8 @@ const NAMED_KINDS: Record<string, IdKind> = {
   endpoint_id: 'subscription',
   delivery_id: 'subscriptionDelivery',
   event_id: 'platformEvent',
+  // A receivers' portal session (/tenants/{id}/portal_sessions/{session_id}).
+  session_id: 'portalSession',
 };
 
 /** Parameters that are not IDs: the service checks them itself (a flag key is 422, a receive token 404). */

@@ -58,6 +58,8 @@ beforeAll(async () => {
       },
     ]),
   );
+  const portal = await post(h, `/tenants/${tenant.json.id}/portal_sessions`, {}, { key: owner.key });
+  params['session_id'] = portal.json.id;
   const [event] = await h.services.db.query('SELECT id FROM operational_events WHERE team_id = $1', [owner.teamId]);
   ids['events'] = event.id;
 

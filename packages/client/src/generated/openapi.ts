@@ -95,6 +95,41 @@ export interface paths {
     patch: operations['updateTenant'];
     trace?: never;
   };
+  '/tenants/{id}/portal_sessions': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** List a tenant's portal sessions, oldest first, ended ones included */
+    get: operations['listPortalSessions'];
+    put?: never;
+    /** Create a receivers' portal session for a tenant; the answer holds its one-time link */
+    post: operations['createPortalSession'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/tenants/{id}/portal_sessions/{session_id}/revoke': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /** End a portal session at once (the portal then says the session has ended) */
+    post: operations['revokePortalSession'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/event_types': {
     parameters: {
       query?: never;
@@ -1096,6 +1131,26 @@ export interface components {
         [key: string]: string;
       };
     } & (unknown | unknown);
+    CreatePortalSessionRequest: {
+      /** @default 3600 */
+      expires_in_seconds?: number;
+      /**
+       * @default read_only
+       * @enum {string}
+       */
+      capabilities?: 'read_only' | 'manage_endpoints';
+      /** @default null */
+      event_types?: string[] | null;
+      branding?: {
+        /** @default null */
+        display_name?: string | null;
+        accent_color?: string | null;
+        /** @default null */
+        logo_url?: string | null;
+      };
+      /** @default 0 */
+      spending_cap_usd?: string;
+    };
     CreateReplayRequest: {
       /** @description The endpoint to evaluate */
       endpoint_id: string;
@@ -1599,6 +1654,49 @@ export interface components {
       /** @description Pass as `cursor` to get the next page; null on the last page */
       next_cursor: string | null;
     };
+    /** @description A new portal session with its one-time link */
+    IssuedPortalSession: {
+      /** @description Portal session ID (wdp_...) */
+      id: string;
+      /** @description The tenant the endpoint receives messages for */
+      tenant_id: string;
+      /**
+       * @description read_only, or manage_endpoints (also retry and replay)
+       * @enum {string}
+       */
+      capabilities: 'read_only' | 'manage_endpoints';
+      /** @description The event types the tenant sees and may subscribe to; null: every active one */
+      event_types: string[] | null;
+      branding: {
+        display_name: string | null;
+        /** @description #rrggbb */
+        accent_color: string | null;
+        /** @description An https URL */
+        logo_url: string | null;
+      };
+      /** @description What replays from this session may cost in all (USD, a decimal string) */
+      spending_cap_usd: string;
+      /** @description What its replays have cost so far */
+      spent_usd: string;
+      /**
+       * @description ended: its tenant was deleted or the key that created it revoked
+       * @enum {string}
+       */
+      status: 'active' | 'expired' | 'revoked' | 'ended';
+      /**
+       * Format: date-time
+       * @description When the resource was created (UTC)
+       */
+      created_at: string;
+      /** Format: date-time */
+      expires_at: string;
+      /** @description When the one-time link was opened (null: not yet) */
+      opened_at: string | null;
+      revoked_at: string | null;
+      last_seen_at: string | null;
+      /** @description The one-time link to hand to the tenant; null in an idempotent replay (the link is shown once) */
+      url: string | null;
+    };
     KeyMeterUsage: {
       /** @description webhooks.ingest_64k or webhooks.delivery_16k */
       meter: string;
@@ -1769,7 +1867,17 @@ export interface components {
         | 'webhooks.source.rejected'
         | 'webhooks.replay.completed'
         | 'webhooks.replay.failed'
-        | 'webhooks.budget.blocked';
+        | 'webhooks.budget.blocked'
+        | 'webhooks.portal.session.opened'
+        | 'webhooks.portal.endpoint.created'
+        | 'webhooks.portal.endpoint.updated'
+        | 'webhooks.portal.endpoint.deleted'
+        | 'webhooks.portal.endpoint.resumed'
+        | 'webhooks.portal.endpoint.secret_rotated'
+        | 'webhooks.portal.endpoint.secret_revealed'
+        | 'webhooks.portal.endpoint.tested'
+        | 'webhooks.portal.delivery.retried'
+        | 'webhooks.portal.delivery.replayed';
       /**
        * Format: date-time
        * @description When the first occurrence happened (UTC)
@@ -1817,6 +1925,53 @@ export interface components {
     PlatformEventList: {
       /** @description The items of this page, newest first (30 days) */
       data: components['schemas']['PlatformEvent'][];
+      /** @description Pass as `cursor` to get the next page; null on the last page */
+      next_cursor: string | null;
+    };
+    /** @description A tenant's session of the receivers' portal (docs/portal.md) */
+    PortalSession: {
+      /** @description Portal session ID (wdp_...) */
+      id: string;
+      /** @description The tenant the endpoint receives messages for */
+      tenant_id: string;
+      /**
+       * @description read_only, or manage_endpoints (also retry and replay)
+       * @enum {string}
+       */
+      capabilities: 'read_only' | 'manage_endpoints';
+      /** @description The event types the tenant sees and may subscribe to; null: every active one */
+      event_types: string[] | null;
+      branding: {
+        display_name: string | null;
+        /** @description #rrggbb */
+        accent_color: string | null;
+        /** @description An https URL */
+        logo_url: string | null;
+      };
+      /** @description What replays from this session may cost in all (USD, a decimal string) */
+      spending_cap_usd: string;
+      /** @description What its replays have cost so far */
+      spent_usd: string;
+      /**
+       * @description ended: its tenant was deleted or the key that created it revoked
+       * @enum {string}
+       */
+      status: 'active' | 'expired' | 'revoked' | 'ended';
+      /**
+       * Format: date-time
+       * @description When the resource was created (UTC)
+       */
+      created_at: string;
+      /** Format: date-time */
+      expires_at: string;
+      /** @description When the one-time link was opened (null: not yet) */
+      opened_at: string | null;
+      revoked_at: string | null;
+      last_seen_at: string | null;
+    };
+    PortalSessionList: {
+      /** @description The items of this page, oldest first */
+      data: components['schemas']['PortalSession'][];
       /** @description Pass as `cursor` to get the next page; null on the last page */
       next_cursor: string | null;
     };
@@ -1960,6 +2115,7 @@ export interface components {
     ResumeEndpointRequest: Record<string, never>;
     RetryDeliveryNowRequest: Record<string, never>;
     RetryEventSubscriptionDeliveryRequest: Record<string, never>;
+    RevokePortalSessionRequest: Record<string, never>;
     RotateEndpointSecretRequest: {
       /**
        * @description How long old secrets keep signing (0 to 86,400; default 86,400; 0 retires them at once)
@@ -2003,6 +2159,8 @@ export interface components {
       response_retention_days: number;
       /** @description A non-negative integer as a decimal string (it may exceed 2^53) */
       approved_configuration_version: string;
+      /** @description An extension: the origins allowed to frame the receivers' portal (docs/portal.md); empty: none */
+      portal_frame_origins: string[];
       limits: components['schemas']['Limits'];
     };
     /** @description A public receive URL that verifies and captures another provider's webhooks */
@@ -2291,6 +2449,7 @@ export interface components {
       response_body_logging?: boolean;
       /** @description Days response bodies are kept (1 to 7) */
       response_retention_days?: number;
+      portal_frame_origins?: string[];
     };
     UpdateSourceRequest: {
       /** @description A display name (1 to 128 UTF-8 bytes) */
@@ -2643,6 +2802,9 @@ export interface operations {
            *       "response_body_logging": true,
            *       "response_retention_days": -9007199254740991,
            *       "approved_configuration_version": "3",
+           *       "portal_frame_origins": [
+           *         "example"
+           *       ],
            *       "limits": {
            *         "plan": {
            *           "value": -9007199254740991,
@@ -2782,6 +2944,9 @@ export interface operations {
            *       "response_body_logging": true,
            *       "response_retention_days": -9007199254740991,
            *       "approved_configuration_version": "3",
+           *       "portal_frame_origins": [
+           *         "example"
+           *       ],
            *       "limits": {
            *         "plan": {
            *           "value": -9007199254740991,
@@ -3628,6 +3793,513 @@ export interface operations {
       };
       /** @description Precondition Required: `precondition_required` (If-Match is required) */
       428: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Too Many Requests: `rate_limited` (too many requests; retry after the time in Retry-After), or a code of the operation */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Request Header Fields Too Large: `headers_too_large` (the request line and headers are over 16 KiB), or a code of the operation */
+      431: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Internal Server Error: `internal_error` (internal error (opaque; the server logs the cause)) */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+    };
+  };
+  listPortalSessions: {
+    parameters: {
+      query?: {
+        /** @description Items per page, 1 to 200 (default 50) */
+        limit?: number;
+        /** @description The next_cursor of the previous page, with the same filters */
+        cursor?: string;
+      };
+      header?: {
+        /** @description Omit or send live; test mode is not supported */
+        'Svc-Mode'?: 'live';
+      };
+      path: {
+        /**
+         * @description The ID (wdt_ and 26 base32 characters); a malformed or unknown ID answers 404 not_found
+         * @example wdt_01jd8x9m2k3n4p5q6r7s8t9v0w
+         */
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description OK */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "data": [
+           *         {
+           *           "id": "wdp_01jd8x9m2k3n4p5q6r7s8t9v0w",
+           *           "tenant_id": "wdt_01jd8x9m2k3n4p5q6r7s8t9v0w",
+           *           "capabilities": "read_only",
+           *           "event_types": [
+           *             "example"
+           *           ],
+           *           "branding": {
+           *             "display_name": "example",
+           *             "accent_color": "example",
+           *             "logo_url": "example"
+           *           },
+           *           "spending_cap_usd": "example",
+           *           "spent_usd": "example",
+           *           "status": "active",
+           *           "created_at": "2026-11-02T10:00:00.000Z",
+           *           "expires_at": "2026-11-02T10:00:00.000Z",
+           *           "opened_at": "2026-11-02T10:00:00.000Z",
+           *           "revoked_at": "2026-11-02T10:00:00.000Z",
+           *           "last_seen_at": "2026-11-02T10:00:00.000Z"
+           *         }
+           *       ],
+           *       "next_cursor": "eyJzIjoiZXhhbXBsZSIsImEiOiJ3ZG1fMDEifQ"
+           *     }
+           */
+          'application/json': components['schemas']['PortalSessionList'];
+        };
+      };
+      /** @description Bad Request: `bad_request` (the request is not valid HTTP/1.1 (refused by the HTTP parser before any route)), `invalid_json` (the body is not valid JSON) */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Unauthorized: `unauthorized` (a valid secret key is required) */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Forbidden: `account_suspended` (the team is suspended) */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Not Found: `not_found` (the resource does not exist (a malformed ID names nothing either)), or a code of the operation */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Request Timeout: `request_timeout` (the request did not arrive in time), or a code of the operation */
+      408: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Content Too Large: `body_too_large` (the request body is over 1 MiB), or a code of the operation */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Unsupported Media Type: `unsupported_media_type` (request bodies must be application/json) */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Unprocessable Content: `unsupported_mode` (test mode is not supported; omit Svc-Mode or send live), `invalid_field` (a field, header or parameter is invalid (named in field)), `invalid_cursor` (cursor is not a cursor of this list), or a code of the operation */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Too Many Requests: `rate_limited` (too many requests; retry after the time in Retry-After), or a code of the operation */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Request Header Fields Too Large: `headers_too_large` (the request line and headers are over 16 KiB), or a code of the operation */
+      431: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Internal Server Error: `internal_error` (internal error (opaque; the server logs the cause)) */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+    };
+  };
+  createPortalSession: {
+    parameters: {
+      query?: never;
+      header: {
+        /**
+         * @description Your unique key for this request (1 to 128 printable ASCII characters); a retry with the same key and request returns the first response
+         * @example order-1234-create
+         */
+        'Idempotency-Key': string;
+        /** @description Omit or send live; test mode is not supported */
+        'Svc-Mode'?: 'live';
+      };
+      path: {
+        /**
+         * @description The ID (wdt_ and 26 base32 characters); a malformed or unknown ID answers 404 not_found
+         * @example wdt_01jd8x9m2k3n4p5q6r7s8t9v0w
+         */
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        /** @example {} */
+        'application/json': components['schemas']['CreatePortalSessionRequest'];
+      };
+    };
+    responses: {
+      /** @description Created */
+      201: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "id": "wdp_01jd8x9m2k3n4p5q6r7s8t9v0w",
+           *       "tenant_id": "wdt_01jd8x9m2k3n4p5q6r7s8t9v0w",
+           *       "capabilities": "read_only",
+           *       "event_types": [
+           *         "example"
+           *       ],
+           *       "branding": {
+           *         "display_name": "example",
+           *         "accent_color": "example",
+           *         "logo_url": "example"
+           *       },
+           *       "spending_cap_usd": "example",
+           *       "spent_usd": "example",
+           *       "status": "active",
+           *       "created_at": "2026-11-02T10:00:00.000Z",
+           *       "expires_at": "2026-11-02T10:00:00.000Z",
+           *       "opened_at": "2026-11-02T10:00:00.000Z",
+           *       "revoked_at": "2026-11-02T10:00:00.000Z",
+           *       "last_seen_at": "2026-11-02T10:00:00.000Z",
+           *       "url": "https://receiver.example.com/webhooks"
+           *     }
+           */
+          'application/json': components['schemas']['IssuedPortalSession'];
+        };
+      };
+      /** @description Bad Request: `bad_request` (the request is not valid HTTP/1.1 (refused by the HTTP parser before any route)), `invalid_json` (the body is not valid JSON) */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Unauthorized: `unauthorized` (a valid secret key is required) */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Forbidden: `account_suspended` (the team is suspended) */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Not Found: `not_found` (the resource does not exist (a malformed ID names nothing either)), or a code of the operation */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Request Timeout: `request_timeout` (the request did not arrive in time), or a code of the operation */
+      408: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Conflict: `idempotency_conflict` (the Idempotency-Key was used for another request), `request_in_progress` (a request with this Idempotency-Key is still running (Retry-After: 1)), or a code of the operation */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Content Too Large: `body_too_large` (the request body is over 1 MiB), or a code of the operation */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Unsupported Media Type: `unsupported_media_type` (request bodies must be application/json) */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Unprocessable Content: `unsupported_mode` (test mode is not supported; omit Svc-Mode or send live), `invalid_field` (a field, header or parameter is invalid (named in field)), or a code of the operation */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Too Many Requests: `rate_limited` (too many requests; retry after the time in Retry-After), or a code of the operation */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Request Header Fields Too Large: `headers_too_large` (the request line and headers are over 16 KiB), or a code of the operation */
+      431: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Internal Server Error: `internal_error` (internal error (opaque; the server logs the cause)) */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+    };
+  };
+  revokePortalSession: {
+    parameters: {
+      query?: never;
+      header: {
+        /**
+         * @description Your unique key for this request (1 to 128 printable ASCII characters); a retry with the same key and request returns the first response
+         * @example order-1234-create
+         */
+        'Idempotency-Key': string;
+        /** @description Omit or send live; test mode is not supported */
+        'Svc-Mode'?: 'live';
+      };
+      path: {
+        /**
+         * @description The ID (wdt_ and 26 base32 characters); a malformed or unknown ID answers 404 not_found
+         * @example wdt_01jd8x9m2k3n4p5q6r7s8t9v0w
+         */
+        id: string;
+        /**
+         * @description The ID (wdp_ and 26 base32 characters); a malformed or unknown ID answers 404 not_found
+         * @example wdp_01jd8x9m2k3n4p5q6r7s8t9v0w
+         */
+        session_id: string;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        /** @example {} */
+        'application/json': components['schemas']['RevokePortalSessionRequest'];
+      };
+    };
+    responses: {
+      /** @description OK */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "id": "wdp_01jd8x9m2k3n4p5q6r7s8t9v0w",
+           *       "tenant_id": "wdt_01jd8x9m2k3n4p5q6r7s8t9v0w",
+           *       "capabilities": "read_only",
+           *       "event_types": [
+           *         "example"
+           *       ],
+           *       "branding": {
+           *         "display_name": "example",
+           *         "accent_color": "example",
+           *         "logo_url": "example"
+           *       },
+           *       "spending_cap_usd": "example",
+           *       "spent_usd": "example",
+           *       "status": "active",
+           *       "created_at": "2026-11-02T10:00:00.000Z",
+           *       "expires_at": "2026-11-02T10:00:00.000Z",
+           *       "opened_at": "2026-11-02T10:00:00.000Z",
+           *       "revoked_at": "2026-11-02T10:00:00.000Z",
+           *       "last_seen_at": "2026-11-02T10:00:00.000Z"
+           *     }
+           */
+          'application/json': components['schemas']['PortalSession'];
+        };
+      };
+      /** @description Bad Request: `bad_request` (the request is not valid HTTP/1.1 (refused by the HTTP parser before any route)), `invalid_json` (the body is not valid JSON) */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Unauthorized: `unauthorized` (a valid secret key is required) */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Forbidden: `account_suspended` (the team is suspended) */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Not Found: `not_found` (the resource does not exist (a malformed ID names nothing either)), or a code of the operation */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Request Timeout: `request_timeout` (the request did not arrive in time), or a code of the operation */
+      408: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Conflict: `idempotency_conflict` (the Idempotency-Key was used for another request), `request_in_progress` (a request with this Idempotency-Key is still running (Retry-After: 1)), or a code of the operation */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Content Too Large: `body_too_large` (the request body is over 1 MiB), or a code of the operation */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Unsupported Media Type: `unsupported_media_type` (request bodies must be application/json) */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Unprocessable Content: `unsupported_mode` (test mode is not supported; omit Svc-Mode or send live), `invalid_field` (a field, header or parameter is invalid (named in field)), or a code of the operation */
+      422: {
         headers: {
           [name: string]: unknown;
         };
@@ -7847,7 +8519,17 @@ export interface operations {
           | 'webhooks.source.rejected'
           | 'webhooks.replay.completed'
           | 'webhooks.replay.failed'
-          | 'webhooks.budget.blocked';
+          | 'webhooks.budget.blocked'
+          | 'webhooks.portal.session.opened'
+          | 'webhooks.portal.endpoint.created'
+          | 'webhooks.portal.endpoint.updated'
+          | 'webhooks.portal.endpoint.deleted'
+          | 'webhooks.portal.endpoint.resumed'
+          | 'webhooks.portal.endpoint.secret_rotated'
+          | 'webhooks.portal.endpoint.secret_revealed'
+          | 'webhooks.portal.endpoint.tested'
+          | 'webhooks.portal.delivery.retried'
+          | 'webhooks.portal.delivery.replayed';
         /** @description Only events of this resource (also the first or last of a coalesced event) */
         resource_id?: string;
         /** @description Only this tenant's events */

@@ -9,6 +9,8 @@ export const ERROR_STATUS = {
   account_suspended: 403,
   /** The key may not administer a feature-flag environment the request names (docs/platform.md). */
   environment_access_denied: 403,
+  /** A receivers' portal session reached an operation it may not use (docs/portal.md). */
+  portal_access_denied: 403,
   not_found: 404,
   method_not_allowed: 405,
   resource_in_use: 409,

@@ -19,6 +19,7 @@ export const ID_PREFIXES = {
   platformEvent: 'evt_',
   environment: 'ffe_',
   charge: 'chg_',
+  portalSession: 'wdp_',
 } as const;
 
 export type IdKind = keyof typeof ID_PREFIXES;
@@ -42,6 +43,7 @@ export const ID_NOUNS: Record<IdKind, string> = {
   platformEvent: 'event',
   environment: 'environment',
   charge: 'charge',
+  portalSession: 'portal session',
 };
 
 const CROCKFORD = '0123456789abcdefghjkmnpqrstvwxyz';

@@ -70,6 +70,19 @@ export class EndpointSecrets {
     return secret.startsWith(SECRET_PREFIX) ? secret : null;
   }
 
+  /**
+   * The current HMAC secret whoever made it, for the receivers' portal's reveal (docs/portal.md: the tenant who owns
+   * the endpoint reads it behind a recorded action); null for an ed25519 endpoint (its public key is not secret).
+   */
+  async current(tx: EntityManager, endpointId: string, version: number): Promise<string | null> {
+    const row = await tx
+      .getRepository(EndpointSecretEntity)
+      .findOneBy({ endpointId, secretVersion: version, expiresAt: IsNull() });
+    if (!row) return null;
+    const secret = this.sealer.open(row.secretSealed, secretContext(endpointId, version));
+    return secret.startsWith(SECRET_PREFIX) ? secret : null;
+  }
+
   /** Opens one sealed secret row (the delivery engine reads the rows of many endpoints in one query). */
   open(endpointId: string, version: number, sealed: Buffer): string {
     return this.sealer.open(sealed, secretContext(endpointId, version));

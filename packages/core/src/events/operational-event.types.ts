@@ -1,3 +1,20 @@
+import { randomUUID } from 'node:crypto';
+/** Extension types (docs/events.md, docs/portal.md): what a portal session did, with the session's ID. */
+export const PORTAL_EVENT_TYPES = [
+  'webhooks.portal.session.opened',
+  'webhooks.portal.endpoint.created',
+  'webhooks.portal.endpoint.updated',
+  'webhooks.portal.endpoint.deleted',
+  'webhooks.portal.endpoint.resumed',
+  'webhooks.portal.endpoint.secret_rotated',
+  'webhooks.portal.endpoint.secret_revealed',
+  'webhooks.portal.endpoint.tested',
+  'webhooks.portal.delivery.retried',
+  'webhooks.portal.delivery.replayed',
+] as const;
+
+export type PortalEventType = (typeof PORTAL_EVENT_TYPES)[number];
+
 /**
  * The operational event types (spec "Operational events"), the exact data each carries and what bursts of it fold
  * by. docs/events.md is the reader's copy of this table; keep them together.
@@ -13,6 +30,7 @@ export const OPERATIONAL_EVENT_TYPES = [
   'webhooks.replay.completed',
   'webhooks.replay.failed',
   'webhooks.budget.blocked',
+  ...PORTAL_EVENT_TYPES,
 ] as const;
 
 export type OperationalEventType = (typeof OPERATIONAL_EVENT_TYPES)[number];
@@ -36,8 +54,11 @@ interface EventRule {
   data: Readonly<Record<string, ValueKind>>;
   /** The data field that holds resource_id. */
   resource: string;
-  /** The data field bursts fold by: occurrences with the same value (and team and type) coalesce. */
-  coalesceBy: string;
+  /**
+   * The data field bursts fold by: occurrences with the same value (and team and type) coalesce. null: never folds
+   * (each portal action is its own event, so an operator sees every change a customer made).
+   */
+  coalesceBy: string | null;
 }
 
 const DELIVERY_OUTCOME: EventRule = {
@@ -52,6 +73,12 @@ const DELIVERY_OUTCOME: EventRule = {
   resource: 'delivery_id',
   // Each delivery fails or expires once: a burst is many deliveries of one endpoint.
   coalesceBy: 'endpoint_id',
+};
+
+const PORTAL_ENDPOINT_ACTION: EventRule = {
+  data: { session_id: 'id', endpoint_id: 'id' },
+  resource: 'endpoint_id',
+  coalesceBy: null,
 };
 
 export const EVENT_RULES: Readonly<Record<OperationalEventType, EventRule>> = {
@@ -105,6 +132,32 @@ export const EVENT_RULES: Readonly<Record<OperationalEventType, EventRule>> = {
     data: { source_id: 'id', billing_key_id: 'id', reason: 'reason' },
     resource: 'source_id',
     coalesceBy: 'source_id',
+  },
+  'webhooks.portal.session.opened': { data: { session_id: 'id' }, resource: 'session_id', coalesceBy: null },
+  'webhooks.portal.endpoint.created': PORTAL_ENDPOINT_ACTION,
+  'webhooks.portal.endpoint.updated': {
+    data: { session_id: 'id', endpoint_id: 'id', changes: 'reason' },
+    resource: 'endpoint_id',
+    coalesceBy: null,
+  },
+  'webhooks.portal.endpoint.deleted': PORTAL_ENDPOINT_ACTION,
+  'webhooks.portal.endpoint.resumed': PORTAL_ENDPOINT_ACTION,
+  'webhooks.portal.endpoint.secret_rotated': PORTAL_ENDPOINT_ACTION,
+  'webhooks.portal.endpoint.secret_revealed': PORTAL_ENDPOINT_ACTION,
+  'webhooks.portal.endpoint.tested': {
+    data: { session_id: 'id', endpoint_id: 'id', message_id: 'id' },
+    resource: 'endpoint_id',
+    coalesceBy: null,
+  },
+  'webhooks.portal.delivery.retried': {
+    data: { session_id: 'id', delivery_id: 'id' },
+    resource: 'delivery_id',
+    coalesceBy: null,
+  },
+  'webhooks.portal.delivery.replayed': {
+    data: { session_id: 'id', delivery_id: 'id', replay_delivery_id: 'id', charged_usd: 'reason' },
+    resource: 'delivery_id',
+    coalesceBy: null,
   },
 };
 
@@ -167,5 +220,6 @@ export function checkNewEvent(event: NewOperationalEvent): void {
 
 /** The value bursts of this event fold by (see EVENT_RULES). */
 export function coalesceKeyOf(event: NewOperationalEvent): string {
-  return String(event.data[EVENT_RULES[event.type].coalesceBy]);
+  const by = EVENT_RULES[event.type].coalesceBy;
+  return by === null ? `once:${randomUUID()}` : String(event.data[by]);
 }

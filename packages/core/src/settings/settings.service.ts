@@ -46,11 +46,13 @@ export class SettingsService {
         payloadRetentionDays: input.payload_retention_days ?? settings.payloadRetentionDays,
         responseBodyLogging: input.response_body_logging ?? settings.responseBodyLogging,
         responseRetentionDays: input.response_retention_days ?? settings.responseRetentionDays,
+        portalFrameOrigins: input.portal_frame_origins ?? settings.portalFrameOrigins,
       };
       if (
         next.payloadRetentionDays === settings.payloadRetentionDays &&
         next.responseBodyLogging === settings.responseBodyLogging &&
-        next.responseRetentionDays === settings.responseRetentionDays
+        next.responseRetentionDays === settings.responseRetentionDays &&
+        next.portalFrameOrigins.join(' ') === settings.portalFrameOrigins.join(' ')
       )
         return toSettingsView(settings);
       const version = (BigInt(settings.configurationVersion) + 1n).toString();

@@ -7,6 +7,7 @@ export interface SettingsView {
   payloadRetentionDays: number;
   responseBodyLogging: boolean;
   responseRetentionDays: number;
+  portalFrameOrigins: string[];
   etag: string;
   updatedAt: Date;
 }
@@ -23,6 +24,7 @@ export function toSettingsView(settings: TeamSettingsEntity): SettingsView {
     payloadRetentionDays: settings.payloadRetentionDays,
     responseBodyLogging: settings.responseBodyLogging,
     responseRetentionDays: settings.responseRetentionDays,
+    portalFrameOrigins: settings.portalFrameOrigins,
     etag: settingsEtag(settings.configurationVersion),
     updatedAt: settings.updatedAt,
   };

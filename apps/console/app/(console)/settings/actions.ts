@@ -1,7 +1,7 @@
 'use server';
 
 import type { ActionResult } from '@/lib/api-error';
-import { invalidArgument, isObject } from '@/lib/action-args.server';
+import { invalidArgument, isObject, isStringArray } from '@/lib/action-args.server';
 import { toActionResult } from '@/lib/console-api.server';
 import { updateSettings } from './settings.api';
 import type { Settings, SettingsChanges } from './settings.types';
@@ -14,11 +14,14 @@ export async function updateSettingsAction(etag: string, input: SettingsChanges)
     return invalidArgument('response_retention_days', 'must be a whole number of days');
   if (typeof input.responseBodyLogging !== 'boolean')
     return invalidArgument('response_body_logging', 'must be on or off');
+  if (!isStringArray(input.portalFrameOrigins))
+    return invalidArgument('portal_frame_origins', 'must be a list of origins');
   return toActionResult(() =>
     updateSettings(etag, {
       payloadRetentionDays: input.payloadRetentionDays,
       responseBodyLogging: input.responseBodyLogging,
       responseRetentionDays: input.responseRetentionDays,
+      portalFrameOrigins: input.portalFrameOrigins,
     }),
   );
 }

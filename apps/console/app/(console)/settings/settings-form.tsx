@@ -2,13 +2,18 @@
 
 import { useState, useTransition, type FormEvent } from 'react';
 import { useRouter } from 'next/navigation';
-import { Button, Group, NumberInput, Paper, Stack, Switch } from '@mantine/core';
+import { Button, Group, NumberInput, Paper, Stack, Switch, Textarea } from '@mantine/core';
 import { fieldMessage, isFormLevel, type ApiError } from '@/lib/api-error';
 import { notifyApiError, notifySuccess } from '@/lib/notify';
 import { updateSettingsAction } from './actions';
 import type { Settings } from './settings.types';
 
-const FIELDS = ['payload_retention_days', 'response_body_logging', 'response_retention_days'] as const;
+const FIELDS = [
+  'payload_retention_days',
+  'response_body_logging',
+  'response_retention_days',
+  'portal_frame_origins',
+] as const;
 
 /** The ranges the API accepts, checked here too so a typo is caught before the request. */
 const RANGES = {
@@ -30,6 +35,7 @@ export function SettingsForm({ settings }: { settings: Settings }) {
   const [payloadDays, setPayloadDays] = useState<string | number>(settings.payloadRetentionDays);
   const [logging, setLogging] = useState(settings.responseBodyLogging);
   const [responseDays, setResponseDays] = useState<string | number>(settings.responseRetentionDays);
+  const [frameOrigins, setFrameOrigins] = useState(settings.portalFrameOrigins.join('\n'));
   const [error, setError] = useState<ApiError | null>(null);
   const [pending, startTransition] = useTransition();
 
@@ -44,6 +50,10 @@ export function SettingsForm({ settings }: { settings: Settings }) {
         payloadRetentionDays,
         responseBodyLogging: logging,
         responseRetentionDays,
+        portalFrameOrigins: frameOrigins
+          .split(/\s+/)
+          .map((origin) => origin.trim())
+          .filter((origin) => origin !== ''),
       });
       if (!result.ok) {
         setError(result.error);
@@ -91,6 +101,15 @@ export function SettingsForm({ settings }: { settings: Settings }) {
             allowDecimal={false}
             allowNegative={false}
             error={fieldMessage(error, 'response_retention_days')}
+          />
+          <Textarea
+            label="Origins allowed to frame the receivers' portal"
+            description="One per line, like https://app.example.com; none: the portal opens only as a page of its own"
+            autosize
+            minRows={2}
+            value={frameOrigins}
+            onChange={(event) => setFrameOrigins(event.currentTarget.value)}
+            error={fieldMessage(error, 'portal_frame_origins')}
           />
           <Group justify="flex-end">
             <Button type="submit" loading={pending}>

@@ -9,6 +9,7 @@ graphql(`
     payloadRetentionDays
     responseBodyLogging
     responseRetentionDays
+    portalFrameOrigins
     etag
     limits {
       name

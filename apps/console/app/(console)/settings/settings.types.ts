@@ -8,4 +8,6 @@ export interface SettingsChanges {
   payloadRetentionDays: number;
   responseBodyLogging: boolean;
   responseRetentionDays: number;
+  /** The origins allowed to frame the receivers' portal (docs/portal.md). */
+  portalFrameOrigins: string[];
 }

@@ -10,6 +10,7 @@ import { CopyableId } from '@/components/copyable-id';
 import { EmptyTableRow } from '@/components/empty-table-row';
 import { useLastPresent } from '@/lib/use-last-present';
 import { DeleteTenantModal } from './delete-tenant-modal';
+import { PortalSessionModal } from './portal-session-modal';
 import { TenantForm } from './tenant-form';
 import type { Tenant } from './tenant.types';
 
@@ -35,6 +36,7 @@ function MetadataBadges({ metadata }: { metadata: Record<string, unknown> }) {
 export function TenantsTable({ tenants, emptyText = 'No tenants yet.' }: { tenants: Tenant[]; emptyText?: string }) {
   const [editing, setEditing] = useState<Tenant | null>(null);
   const [deleting, setDeleting] = useState<Tenant | null>(null);
+  const [portal, setPortal] = useState<Tenant | null>(null);
   const shownInEditor = useLastPresent(editing);
 
   return (
@@ -103,6 +105,14 @@ export function TenantsTable({ tenants, emptyText = 'No tenants yet.' }: { tenan
                       <Button
                         size="xs"
                         variant="light"
+                        onClick={() => setPortal(tenant)}
+                        aria-label={`Portal of ${tenant.externalId}`}
+                      >
+                        Portal
+                      </Button>
+                      <Button
+                        size="xs"
+                        variant="light"
                         onClick={() => setEditing(tenant)}
                         aria-label={`Edit ${tenant.externalId}`}
                       >
@@ -136,6 +146,7 @@ export function TenantsTable({ tenants, emptyText = 'No tenants yet.' }: { tenan
         )}
       </Modal>
       <DeleteTenantModal tenant={deleting} onClose={() => setDeleting(null)} />
+      <PortalSessionModal tenant={portal} onClose={() => setPortal(null)} />
     </>
   );
 }

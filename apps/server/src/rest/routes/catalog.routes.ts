@@ -50,6 +50,9 @@ export const SettingsShape = z
     response_body_logging: z.boolean().describe("Whether receivers' response bodies are kept"),
     response_retention_days: z.number().int().describe('Days response bodies are kept (1 to 7)'),
     approved_configuration_version: decimalString,
+    portal_frame_origins: z
+      .array(z.string())
+      .describe("An extension: the origins allowed to frame the receivers' portal (docs/portal.md); empty: none"),
     limits: LimitsShape,
   })
   .meta({ id: 'Settings', description: "The team's retention settings and limits" });
@@ -72,6 +75,7 @@ export function renderSettings(settings: SettingsView, limits: Limits) {
     response_body_logging: settings.responseBodyLogging,
     response_retention_days: settings.responseRetentionDays,
     approved_configuration_version: settings.approvedConfigurationVersion,
+    portal_frame_origins: settings.portalFrameOrigins,
     limits: renderLimits(limits),
   };
 }

@@ -1,0 +1,18 @@
+import type {
+  PortalContextQuery,
+  PortalDeliveryFieldsFragment,
+  PortalEndpointFieldsFragment,
+  PortalEventTypesQuery,
+  PortalMessageQuery,
+} from '@/gql/graphql';
+
+/** The shapes the portal reads from the API's portal* fields (docs/portal.md), as the generated types give them. */
+export type PortalContext = PortalContextQuery['portalContext'];
+export type PortalEndpoint = PortalEndpointFieldsFragment;
+export type PortalDelivery = PortalDeliveryFieldsFragment;
+export type PortalAttempt = PortalDelivery['attempts']['nodes'][number];
+export type PortalEventType = PortalEventTypesQuery['portalEventTypes'][number];
+/** A message as listed (no deliveries) or opened (with its deliveries). */
+export type PortalMessage = Omit<PortalMessageQuery['portalMessage'], 'deliveries'> & {
+  deliveries?: PortalMessageQuery['portalMessage']['deliveries'];
+};

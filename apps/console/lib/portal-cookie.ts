@@ -1,0 +1,8 @@
+/**
+ * The cookie that holds a receivers' portal session token (svc_ps_...): a separate cookie from the console's, so a
+ * browser signed in to the console and holding a portal link keeps the two apart (docs/portal.md).
+ */
+export const PORTAL_COOKIE = 'svc_portal_session';
+
+/** Where an ended portal session (expired, revoked, its tenant deleted) is explained. */
+export const PORTAL_ENDED_PATH = '/portal/ended';
