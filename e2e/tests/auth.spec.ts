@@ -118,7 +118,7 @@ test('the cookie holds an expiring session, not the key: Secure, HttpOnly, SameS
   await signIn(page, stack.key);
   for (const path of ['/tenants', '/event-types', '/settings']) {
     await open(page, path);
-    await expect(page.getByRole('heading', { level: 2 })).toBeVisible();
+    await expect(page.getByRole('heading', { level: 1 })).toBeVisible();
     expect(await page.content(), `HTML of ${path}`).not.toContain(stack.key);
   }
   // Client-side navigation fetches RSC payloads rather than HTML; they must not carry the key either.
@@ -181,4 +181,33 @@ test('every page sends a Content-Security-Policy that forbids framing; another s
   await snap(page, testInfo, 'framed');
   // A report of the refusal itself is the only browser error this test expects.
   browserErrors.splice(0, browserErrors.length, ...browserErrors.filter((line) => !line.includes('frame-ancestors')));
+});
+
+test('a page fetches no other page ahead: each sidebar page loads when it is opened', async ({
+  signedIn: page,
+}, testInfo) => {
+  const sidebar = page.getByRole('navigation', { name: 'Main navigation' });
+  const sidebarPaths = await sidebar
+    .getByRole('link')
+    .evaluateAll((links) => links.map((link) => new URL((link as HTMLAnchorElement).href).pathname));
+  expect(sidebarPaths).toHaveLength(13);
+  // The router asks for a page ahead of a click with this header; with prefetching, every page asked for all 13.
+  const prefetched: string[] = [];
+  page.on('request', (request) => {
+    const headers = request.headers();
+    if (headers['next-router-prefetch'] || headers['next-router-segment-prefetch'])
+      prefetched.push(new URL(request.url()).pathname);
+  });
+  await open(page, '/settings');
+  await expect(page.getByRole('heading', { level: 1 })).toHaveText('Settings');
+  await page.waitForLoadState('networkidle');
+  await sidebar.getByRole('link', { name: 'Event types' }).hover();
+  await page.waitForLoadState('networkidle');
+  expect(prefetched.filter((path) => sidebarPaths.includes(path))).toEqual([]);
+
+  // Opened by a click, the page comes all the same.
+  await sidebar.getByRole('link', { name: 'Event types' }).click();
+  await expect(page).toHaveURL(/\/event-types$/);
+  await expect(page.getByRole('heading', { level: 1 })).toHaveText('Event types');
+  await snap(page, testInfo, 'no-prefetch');
 });

@@ -73,8 +73,17 @@ test('publish a message from the console and watch it reach a loopback receiver'
     await expect(field(page, 'Endpoint health', 'Consecutive failures')).toHaveText('0');
     await expect(field(page, 'Endpoint health', 'Queued deliveries')).toHaveText('0');
 
-    // Support opens the same message by its ID.
+    // The list shows it newest first, every column inside its card (the table once ran past the card's edge).
     await open(page, '/messages');
+    const table = page.getByRole('table', { name: 'Messages' });
+    await expect(table.locator(`tr[data-message-id="${messageId}"]`)).toContainText(`order-42-${run}`);
+    const overrun = await table.evaluate(
+      (element) =>
+        element.getBoundingClientRect().right - element.closest('.mantine-Paper-root')!.getBoundingClientRect().right,
+    );
+    expect(overrun, 'pixels of the table past its card').toBeLessThanOrEqual(0);
+
+    // Support opens the same message by its ID.
     await page.getByRole('textbox', { name: 'Message ID' }).fill(messageId);
     await page.getByRole('button', { name: 'Open', exact: true }).click();
     await expect(page).toHaveURL(new RegExp(`/messages/${messageId}$`));

@@ -101,7 +101,26 @@ test('after an outage, a replay bounded by its estimate sends each dead letter o
     await expect(page.getByTestId('queue-depth-now')).toHaveText('0');
     const outcomes = page.getByTestId('chart-outcomes');
     await expect(outcomes.locator('.recharts-bar-rectangle path').first()).toBeVisible();
+    // The time axis reaches the newest hour, where the bars are (it once stopped hours before them).
+    const windowEnd = /to (\d{4}-\d\d-\d\d \d\d:\d\d) UTC, per hour\.$/.exec(
+      (await page.getByTestId('dashboard-scope').textContent())!,
+    )![1]!;
+    const newestHour = new Date(Date.parse(`${windowEnd.replace(' ', 'T')}:00Z`) - 1).toISOString();
+    const timeLabels = outcomes
+      .locator('.recharts-cartesian-axis-tick-value')
+      .filter({ hasText: /^\d\d-\d\d \d\d:00$/ });
+    await expect(timeLabels.last()).toHaveText(`${newestHour.slice(5, 10)} ${newestHour.slice(11, 13)}:00`);
     await snap(page, testInfo, '03-dashboard');
+
+    // The endpoint's own page charts the same outcomes.
+    await open(page, `/endpoints/${endpoint.id}`);
+    const success = page.getByTestId('endpoint-success');
+    await expect(success.getByTestId('endpoint-success-summary')).toHaveText(
+      '3 succeeded, 3 failed or expired: 50% succeeded in the last 24 hours.',
+    );
+    await expect(success.getByTestId('chart-outcomes').locator('.recharts-bar-rectangle path').first()).toBeVisible();
+    await expect(success.getByTestId('chart-success-rate').locator('.recharts-line-dots circle').last()).toBeVisible();
+    await snap(page, testInfo, '04-endpoint-success');
   } finally {
     await receiver.close();
   }

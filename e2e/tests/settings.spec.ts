@@ -7,7 +7,17 @@ test('changing retention saves it and shows the new configuration version', asyn
   const before = Number((await version.textContent())?.replace(/\D+/g, ''));
   const payloadDays = page.getByLabel('Payload retention (days)');
   const next = (await payloadDays.inputValue()) === '14' ? '21' : '14';
-  await expect(page.getByRole('table', { name: 'Limits' })).toContainText('not measured');
+  await expect(page.getByRole('heading', { level: 1 })).toHaveText('Settings');
+  // Limits read in words, with the API's name beside them; the admission rate says how it is held to.
+  const limits = page.getByRole('table', { name: 'Limits' });
+  const admission = limits.locator('tr[data-limit="admission_rate"]');
+  await expect(admission).toContainText('Messages accepted');
+  await expect(admission).toContainText('enforced per team by the admission bucket');
+  await expect(limits).not.toContainText('not measured');
+  // Use beside the limit where the API reports it: the team's pending deliveries.
+  await expect(limits.locator('tr[data-limit="max_pending_deliveries"]').getByTestId('limit-use')).toContainText(
+    /^\d[\d,]* of 100,000/,
+  );
   await snap(page, testInfo, '1-before');
 
   await payloadDays.fill(next);

@@ -7,10 +7,11 @@ interface RestUsage {
   keys: { key_id: string; spent_usd: string; spending_limit_usd: string | null; remaining_usd: string | null }[];
 }
 
-test('the usage page shows the month’s spend per meter and per key, equal to the API’s report', async ({
+test('the usage page shows the month’s spend per meter, per key and per day, equal to the API’s report', async ({
   signedIn: page,
   api,
 }, testInfo) => {
+  test.setTimeout(120_000);
   const receiver = await startReceiver();
   try {
     const run = `usage-${unique()}`;
@@ -51,6 +52,16 @@ test('the usage page shows the month’s spend per meter and per key, equal to t
     await expect(row.getByTestId('key-limit')).toHaveText(payer.spending_limit_usd ?? 'none');
     await expect(row.getByTestId('key-remaining')).toHaveText(payer.remaining_usd ?? 'no limit');
     await snap(page, testInfo, '01-this-month');
+
+    // Per day: the month's messages and deliveries as bars, once the analytics caught up (about 20 s).
+    const daily = page.getByTestId('usage-daily');
+    await expect(async () => {
+      await reload(page);
+      await expect(daily.locator('.recharts-bar-rectangle path').first()).toBeVisible({ timeout: 2_000 });
+    }).toPass({ timeout: 60_000 });
+    const dayLabels = daily.locator('.recharts-cartesian-axis-tick-value').filter({ hasText: /^\d\d-\d\d$/ });
+    await expect(dayLabels.first()).toHaveText(new RegExp(`^${report!.month.slice(5)}-\\d\\d$`));
+    await snap(page, testInfo, '01b-per-day');
 
     // The month before: closed when asked for, with nothing spent (the stack is newer than that).
     const [year, month] = report!.month.split('-').map(Number) as [number, number];

@@ -19,7 +19,9 @@ export function ConsoleProblem({ error }: { error: ApiError }) {
     <Center mih="100vh" p="md">
       <Paper withBorder shadow="sm" p="xl" w="100%" maw={560}>
         <Stack>
-          <Title order={2}>Webhook console</Title>
+          <Title order={1} size="h2">
+            Webhook console
+          </Title>
           <Alert color="red" title={problem.title} role="alert">
             <Text size="sm">{problem.explanation}</Text>
             {knownProblem(error) && error.message !== '' && (

@@ -3,7 +3,7 @@
 import type { ReactNode } from 'react';
 import Link from 'next/link';
 import { usePathname } from 'next/navigation';
-import { AppShell, Badge, Burger, Group, NavLink, Text, Title } from '@mantine/core';
+import { AppShell, Badge, Burger, Group, NavLink, Text } from '@mantine/core';
 import { useDisclosure } from '@mantine/hooks';
 import { signOut } from './sign-out-action';
 
@@ -36,7 +36,9 @@ export function ConsoleShell({ teamName, children }: { teamName: string; childre
         <Group h="100%" px="md" justify="space-between">
           <Group gap="sm">
             <Burger opened={opened} onClick={toggle} hiddenFrom="sm" size="sm" aria-label="Toggle navigation" />
-            <Title order={4}>Webhook console</Title>
+            <Text fw={700} size="lg">
+              Webhook console
+            </Text>
           </Group>
           <Group gap="xs">
             <Text size="sm" c="dimmed">
@@ -55,6 +57,8 @@ export function ConsoleShell({ teamName, children }: { teamName: string; childre
               key={page.href}
               component={Link}
               href={page.href}
+              // Prefetching all the pages from every page cost a render of each on the server per page view.
+              prefetch={false}
               label={page.label}
               active={pathname === page.href || pathname.startsWith(`${page.href}/`)}
               onClick={close}

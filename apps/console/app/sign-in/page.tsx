@@ -14,7 +14,9 @@ export default async function SignInPage({ searchParams }: SignInPageProps) {
       <Paper withBorder shadow="sm" p="xl" w="100%" maw={460}>
         <Stack>
           <div>
-            <Title order={2}>Webhook console</Title>
+            <Title order={1} size="h2">
+              Webhook console
+            </Title>
             <Text c="dimmed" size="sm">
               Sign in with a secret key of your team. The console does not keep the key: it opens a session of at most
               12 hours, kept in a cookie that scripts in this page cannot read. Sign out ends it.

@@ -63,7 +63,9 @@ export default async function DashboardPage({
   return (
     <Stack>
       <div>
-        <Title order={2}>Dashboard</Title>
+        <Title order={1} size="h2">
+          Dashboard
+        </Title>
         <Text c="dimmed" size="sm">
           Messages, deliveries, outcomes and the queue over time, counted when each thing happened. The counts trail
           what happens by up to about a minute; reload to see the newest.

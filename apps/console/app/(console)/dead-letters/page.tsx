@@ -70,7 +70,9 @@ export default async function DeadLettersPage({ searchParams }: DeadLettersPageP
     <Stack>
       <Group justify="space-between" align="flex-end" wrap="nowrap">
         <div>
-          <Title order={2}>Dead letters</Title>
+          <Title order={1} size="h2">
+            Dead letters
+          </Title>
           <Text c="dimmed" size="sm">
             Deliveries that ended without success: failed (refused, or out of attempts) or expired (their window closed
             first). They cannot be retried; a replay sends them again as a new, paid delivery. Newest first within the

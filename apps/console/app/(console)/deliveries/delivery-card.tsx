@@ -48,7 +48,9 @@ export function DeliveryCard({ delivery, endpointName, onChanged }: DeliveryCard
         <Group justify="space-between" align="flex-start">
           <div>
             <Group gap="xs">
-              <Title order={4}>{title}</Title>
+              <Title order={3} size="h4">
+                {title}
+              </Title>
               <DeliveryStatusBadge status={delivery.status} />
               {delivery.repairedBy && (
                 <Anchor href={`#${delivery.repairedBy}`} size="sm" data-testid="delivery-repaired">

@@ -1,11 +1,11 @@
 /**
- * A receiver URL to show: host and path. The query often carries a token, so it shows as `?…`; the full URL
+ * A receiver URL to show: scheme, host and path (http or https matters to whoever reads it). The query often carries a token, so it shows as `?…`; the full URL
  * reaches the browser only on the endpoint's own page, for its edit form.
  */
 export function maskedUrl(url: string): string {
   try {
     const parsed = new URL(url);
-    return `${parsed.host}${parsed.pathname}${parsed.search ? '?…' : ''}`;
+    return `${parsed.protocol}//${parsed.host}${parsed.pathname}${parsed.search ? '?…' : ''}`;
   } catch {
     const queryAt = url.indexOf('?');
     return queryAt === -1 ? url : `${url.slice(0, queryAt)}?…`;

@@ -8,6 +8,12 @@ import { HealthBadge } from './health-badge';
 import { StatusBadge } from './status-badge';
 import type { EndpointRow } from './endpoint-row';
 
+/** The event type patterns an endpoint subscribes to, as words: `*` alone is every event type. */
+export function subscribedTo(events: readonly string[]): string {
+  if (events.length === 1 && events[0] === '*') return 'all event types';
+  return events.join(', ');
+}
+
 interface EndpointsTableProps {
   endpoints: EndpointRow[];
   /** Names by tenant ID: given, the table has a Tenant column (the list spans tenants). */
@@ -28,7 +34,7 @@ export function EndpointsTable({ endpoints, tenantNames, emptyText = 'No endpoin
             <Table.Th>URL</Table.Th>
             <Table.Th>Status</Table.Th>
             <Table.Th>Health</Table.Th>
-            <Table.Th ta="right">Events</Table.Th>
+            <Table.Th>Subscribed to</Table.Th>
           </Table.Tr>
         </Table.Thead>
         <Table.Tbody>
@@ -63,8 +69,10 @@ export function EndpointsTable({ endpoints, tenantNames, emptyText = 'No endpoin
               <Table.Td>
                 <HealthBadge health={endpoint.health} />
               </Table.Td>
-              <Table.Td ta="right" title={endpoint.events.join(', ')}>
-                {endpoint.events.length}
+              <Table.Td maw={260}>
+                <Text size="sm" truncate="end" title={endpoint.events.join(', ')}>
+                  {subscribedTo(endpoint.events)}
+                </Text>
               </Table.Td>
             </Table.Tr>
           ))}

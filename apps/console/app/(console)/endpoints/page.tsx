@@ -32,7 +32,9 @@ export default async function EndpointsPage({ searchParams }: EndpointsPageProps
     <Stack>
       <Group justify="space-between" align="flex-end">
         <div>
-          <Title order={2}>Endpoints</Title>
+          <Title order={1} size="h2">
+            Endpoints
+          </Title>
           <Text c="dimmed" size="sm">
             Where webhooks are delivered, for every tenant or the one picked below. Oldest first.
           </Text>

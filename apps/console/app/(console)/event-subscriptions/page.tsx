@@ -27,7 +27,9 @@ export default async function EventSubscriptionsPage({
     <Stack>
       <Group justify="space-between" align="flex-end">
         <div>
-          <Title order={2}>Event subscriptions</Title>
+          <Title order={1} size="h2">
+            Event subscriptions
+          </Title>
           <Text c="dimmed" size="sm">
             Receivers of the platform&apos;s own events: every committed feature flag change, signed (Svc-Signature),
             delivered in commit order per subscription, retried, kept 30 days. At most 20 enabled per team.

@@ -26,7 +26,9 @@ export default async function EventTypesPage({ searchParams }: EventTypesPagePro
     <Stack>
       <Group justify="space-between" align="flex-end">
         <div>
-          <Title order={2}>Event types</Title>
+          <Title order={1} size="h2">
+            Event types
+          </Title>
           <Text c="dimmed" size="sm">
             The catalog of events your endpoints can subscribe to.
           </Text>

@@ -34,7 +34,9 @@ export default async function EventsPage({ searchParams }: EventsPageProps) {
   return (
     <Stack>
       <div>
-        <Title order={2}>Events</Title>
+        <Title order={1} size="h2">
+          Events
+        </Title>
         <Text c="dimmed" size="sm">
           What happened to deliveries, endpoints, sources and replays, newest first over the last 30 days. A burst of
           the same event (many deliveries of one endpoint failing) is folded into one row with its count and the IDs of

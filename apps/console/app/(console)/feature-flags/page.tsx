@@ -21,7 +21,9 @@ export default async function FeatureFlagsPage({
   return (
     <Stack>
       <div>
-        <Title order={2}>Feature flags</Title>
+        <Title order={1} size="h2">
+          Feature flags
+        </Title>
         <Text c="dimmed" size="sm">
           Environments and their flags. Every committed change raises the environment&apos;s revision and sends a
           feature_flags.flag.updated event to the <Link href="/event-subscriptions">event subscriptions</Link> of that

@@ -94,7 +94,9 @@ export function MessageContentCard({ content }: { content: ActionResult<MessageC
   return (
     <Stack gap="xs">
       <Group gap="xs">
-        <Title order={3}>Content</Title>
+        <Title order={2} size="h3">
+          Content
+        </Title>
         {content.ok && (
           <Text size="sm" c="dimmed">
             {content.data.contentType} · {content.data.bytes} bytes

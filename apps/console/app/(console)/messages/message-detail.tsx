@@ -34,7 +34,9 @@ export function MessageDetail({ initial, tenantName, endpointNames, content }: M
       <Group justify="space-between" align="flex-end">
         <div>
           <Group gap="xs">
-            <Title order={2}>{message.eventType}</Title>
+            <Title order={1} size="h2">
+              {message.eventType}
+            </Title>
             <MessageStatusBadge status={message.status} repairedCount={message.repairedCount} refreshing={refreshing} />
             {message.redactionStatus && (
               <Badge color="dark" variant="light" tt="none" data-testid="redaction-status">
@@ -62,7 +64,9 @@ export function MessageDetail({ initial, tenantName, endpointNames, content }: M
       <Paper withBorder p="lg">
         <Stack gap="sm">
           <div>
-            <Title order={3}>Deliveries</Title>
+            <Title order={2} size="h3">
+              Deliveries
+            </Title>
             <Text size="sm" c="dimmed">
               The counts are of the original deliveries, which decide the message&apos;s status; below, every delivery
               of every generation (replays too), oldest first, with its attempts.

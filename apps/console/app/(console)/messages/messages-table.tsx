@@ -7,6 +7,9 @@ import { EmptyTableRow } from '@/components/empty-table-row';
 import { MessageStatusBadge } from './message-status-badge';
 import { countsSummary, type Message } from './message.types';
 
+/** Long event types, tenant names and external IDs break inside a word rather than push the table past its card. */
+const WRAP_ANYWHERE = { overflowWrap: 'anywhere' } as const;
+
 interface MessagesTableProps {
   messages: Message[];
   tenantNames: ReadonlyMap<string, string>;
@@ -15,7 +18,8 @@ interface MessagesTableProps {
 
 export function MessagesTable({ messages, tenantNames, emptyText }: MessagesTableProps) {
   return (
-    <Table.ScrollContainer minWidth={1100}>
+    // Narrow enough to fit its card beside the navigation on a 1366-pixel screen; narrower screens scroll the table.
+    <Table.ScrollContainer minWidth={900}>
       <Table striped highlightOnHover verticalSpacing="sm" aria-label="Messages">
         <Table.Thead>
           <Table.Tr>
@@ -23,7 +27,7 @@ export function MessagesTable({ messages, tenantNames, emptyText }: MessagesTabl
             <Table.Th>Message</Table.Th>
             <Table.Th>Event type</Table.Th>
             <Table.Th>Tenant</Table.Th>
-            <Table.Th miw={200}>Status</Table.Th>
+            <Table.Th>Status</Table.Th>
             <Table.Th>Original deliveries</Table.Th>
             <Table.Th>External ID</Table.Th>
           </Table.Tr>
@@ -43,12 +47,17 @@ export function MessagesTable({ messages, tenantNames, emptyText }: MessagesTabl
                 </Anchor>
               </Table.Td>
               <Table.Td>
-                <Text ff="monospace" size="sm">
+                <Text ff="monospace" size="sm" style={WRAP_ANYWHERE}>
                   {message.eventType}
                 </Text>
               </Table.Td>
               <Table.Td>
-                <Anchor component={Link} size="sm" href={`/tenants/${encodeURIComponent(message.tenantId)}/endpoints`}>
+                <Anchor
+                  component={Link}
+                  size="sm"
+                  style={WRAP_ANYWHERE}
+                  href={`/tenants/${encodeURIComponent(message.tenantId)}/endpoints`}
+                >
                   {tenantNames.get(message.tenantId) ?? message.tenantId}
                 </Anchor>
               </Table.Td>
@@ -59,7 +68,7 @@ export function MessagesTable({ messages, tenantNames, emptyText }: MessagesTabl
                 <Text size="sm">{countsSummary(message.deliveryCounts)}</Text>
               </Table.Td>
               <Table.Td>
-                <Text size="sm" c={message.externalId ? undefined : 'dimmed'}>
+                <Text size="sm" c={message.externalId ? undefined : 'dimmed'} style={WRAP_ANYWHERE}>
                   {message.externalId ?? 'none'}
                 </Text>
               </Table.Td>

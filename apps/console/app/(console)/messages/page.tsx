@@ -58,7 +58,9 @@ export default async function MessagesPage({ searchParams }: MessagesPageProps) 
   return (
     <Stack>
       <div>
-        <Title order={2}>Messages</Title>
+        <Title order={1} size="h2">
+          Messages
+        </Title>
         <Text c="dimmed" size="sm">
           Find messages and follow their deliveries, open a message by its ID, or publish an event to a tenant&apos;s
           endpoints.
@@ -66,14 +68,18 @@ export default async function MessagesPage({ searchParams }: MessagesPageProps) 
       </div>
       <Paper withBorder p="lg">
         <Stack gap="xs">
-          <Title order={3}>Open a message</Title>
+          <Title order={2} size="h3">
+            Open a message
+          </Title>
           <OpenMessageForm />
         </Stack>
       </Paper>
       <Paper withBorder p="lg">
         <Stack>
           <div>
-            <Title order={3}>Find messages</Title>
+            <Title order={2} size="h3">
+              Find messages
+            </Title>
             <Text size="sm" c="dimmed">
               Newest first within the time window; without one, the last 30 days. Times are UTC; a window spans at most
               30 days. &quot;repaired N&quot; beside a status counts failed deliveries a replay has delivered since.
@@ -117,7 +123,9 @@ export default async function MessagesPage({ searchParams }: MessagesPageProps) 
       <Paper withBorder p="lg">
         <Stack>
           <div>
-            <Title order={3}>Publish a message</Title>
+            <Title order={2} size="h3">
+              Publish a message
+            </Title>
             <Text size="sm" c="dimmed">
               It goes to every matching endpoint of the tenant, exactly like POST /messages, and is charged the same.
             </Text>

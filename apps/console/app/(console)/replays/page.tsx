@@ -34,7 +34,9 @@ export default async function ReplaysPage({
   return (
     <Stack>
       <div>
-        <Title order={2}>Replays</Title>
+        <Title order={1} size="h2">
+          Replays
+        </Title>
         <Text c="dimmed" size="sm">
           Bulk replays send an endpoint&apos;s failed and expired deliveries of a window again, as new paid deliveries,
           once the receiver is fixed. Start one from an endpoint&apos;s page or from the dead letters filtered by

@@ -53,7 +53,9 @@ export function ReplayDetail({ initial, endpointName, tenantName }: ReplayDetail
       <Group justify="space-between" align="flex-end">
         <div>
           <Group gap="xs">
-            <Title order={2}>Replay of {endpointName ?? replay.endpointId}</Title>
+            <Title order={1} size="h2">
+              Replay of {endpointName ?? replay.endpointId}
+            </Title>
             <ReplayStatusBadge status={replay.status} refreshing={refreshing} />
           </Group>
           <CopyableId id={replay.id} label={`replay ${replay.id}`} />
@@ -78,7 +80,9 @@ export function ReplayDetail({ initial, endpointName, tenantName }: ReplayDetail
       )}
       <Paper withBorder p="lg">
         <Stack>
-          <Title order={3}>Progress</Title>
+          <Title order={2} size="h3">
+            Progress
+          </Title>
           <ReplayProgress counts={replay.counts} />
           <Text size="sm" data-testid="replay-cost">
             {`${replay.costUsd} USD charged so far of ${replay.estimate.costUsd} USD estimated for ${replay.estimate.deliveries} deliveries`}
@@ -88,7 +92,9 @@ export function ReplayDetail({ initial, endpointName, tenantName }: ReplayDetail
       </Paper>
       <Paper withBorder p="lg">
         <Stack gap="xs">
-          <Title order={3}>Selection</Title>
+          <Title order={2} size="h3">
+            Selection
+          </Title>
           <FieldTable
             label="Replay fields"
             fields={[

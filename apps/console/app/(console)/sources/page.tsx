@@ -34,7 +34,9 @@ export default async function SourcesPage({ searchParams }: SourcesPageProps) {
     <Stack>
       <Group justify="space-between" align="flex-end">
         <div>
-          <Title order={2}>Sources</Title>
+          <Title order={1} size="h2">
+            Sources
+          </Title>
           <Text c="dimmed" size="sm">
             Receive URLs that verify other providers&apos; webhooks and capture them as a tenant&apos;s messages, for
             every tenant or the one picked below. Oldest first.

@@ -31,7 +31,9 @@ export default async function TenantsPage({ searchParams }: TenantsPageProps) {
     <Stack>
       <Group justify="space-between" align="flex-end">
         <div>
-          <Title order={2}>Tenants</Title>
+          <Title order={1} size="h2">
+            Tenants
+          </Title>
           <Text c="dimmed" size="sm">
             The customers you send webhooks for. Oldest first.
           </Text>

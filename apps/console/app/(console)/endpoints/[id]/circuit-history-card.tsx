@@ -37,7 +37,9 @@ export function CircuitHistoryCard({ events }: { events: ActionResult<Operationa
   const changes = events.ok ? events.data.nodes.filter((event) => event.type in STATES) : [];
   return (
     <Stack gap="xs">
-      <Title order={3}>Circuit history</Title>
+      <Title order={2} size="h3">
+        Circuit history
+      </Title>
       {!events.ok ? (
         <Alert color="red" title="Could not load the circuit history">
           {events.error.message}

@@ -21,7 +21,9 @@ export function EndpointHealthCard({ endpoint }: { endpoint: Endpoint }) {
   const { health } = endpoint;
   return (
     <Stack gap="xs">
-      <Title order={3}>Health and secret</Title>
+      <Title order={2} size="h3">
+        Health and secret
+      </Title>
       <FieldTable
         label="Endpoint health"
         fields={[

@@ -21,7 +21,9 @@ export function EndpointReplaysCard({ endpointId, endpointName, replays }: Endpo
     <Stack gap="xs">
       <Group justify="space-between" align="flex-end">
         <div>
-          <Title order={3}>Replays</Title>
+          <Title order={2} size="h3">
+            Replays
+          </Title>
           <Text size="sm" c="dimmed">
             {replays.ok && replays.data.total > replays.data.replays.length
               ? `The newest ${replays.data.replays.length} of ${replays.data.total} replays, newest first.`

@@ -26,7 +26,9 @@ function Rule({ label, text, none }: { label: string; text: string | null; none:
 export function EndpointRulesCard({ endpoint }: { endpoint: Endpoint }) {
   return (
     <Stack gap="xs">
-      <Title order={3}>Filter and transform</Title>
+      <Title order={2} size="h3">
+        Filter and transform
+      </Title>
       <SimpleGrid cols={{ base: 1, md: 2 }}>
         <Rule label="Filter" text={endpoint.filter} none="none: every subscribed event is delivered" />
         <Rule label="Transform" text={endpoint.transform} none="none: the payload is delivered as it is" />

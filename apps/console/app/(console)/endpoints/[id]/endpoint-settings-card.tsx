@@ -32,7 +32,9 @@ export function EndpointSettingsCard({ endpoint }: { endpoint: Endpoint }) {
   const metadata = Object.entries(endpoint.metadata).map(([key, value]) => `${key}=${value}`);
   return (
     <Stack gap="xs">
-      <Title order={3}>Settings</Title>
+      <Title order={2} size="h3">
+        Settings
+      </Title>
       <FieldTable
         label="Endpoint settings"
         fields={[

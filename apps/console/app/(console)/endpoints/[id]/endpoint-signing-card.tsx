@@ -16,7 +16,9 @@ export function EndpointSigningCard({ endpoint }: { endpoint: Endpoint }) {
   return (
     <Stack gap="xs">
       <Group gap="xs">
-        <Title order={3}>Signing</Title>
+        <Title order={2} size="h3">
+          Signing
+        </Title>
         <Badge variant="light" data-testid="signature-scheme">
           {ed25519 ? 'ed25519 (v1a)' : 'HMAC (v1)'}
         </Badge>

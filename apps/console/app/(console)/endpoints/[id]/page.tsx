@@ -7,6 +7,8 @@ import { getTenant } from '../../tenants/tenant.api';
 import { listRecentEndpointDeliveries } from '../../deliveries/delivery.api';
 import { listNewestEndpointReplays } from '../../replays/replay.api';
 import { listEvents } from '../../events/event.api';
+import { getAnalytics } from '../../dashboard/analytics.api';
+import { windowBounds } from '../../dashboard/analytics.types';
 import { getEndpoint } from '../endpoint.api';
 import { HealthBadge } from '../health-badge';
 import { StatusBadge } from '../status-badge';
@@ -17,6 +19,7 @@ import { EndpointReplaysCard } from './endpoint-replays-card';
 import { EndpointRulesCard } from './endpoint-rules-card';
 import { EndpointSettingsCard } from './endpoint-settings-card';
 import { EndpointSigningCard } from './endpoint-signing-card';
+import { EndpointSuccessCard } from './endpoint-success-card';
 import { PreviewPanel } from './preview-panel';
 import { previewSample } from './preview-sample';
 import { RecentDeliveriesCard } from './recent-deliveries-card';
@@ -33,13 +36,16 @@ export default async function EndpointPage({ params }: { params: Promise<{ id: s
   const loaded = await toActionResult(() => getEndpoint(id));
   if (!loaded.ok) return <LoadError error={loaded.error} resetHref="/tenants" title="Could not load this endpoint" />;
   const endpoint = loaded.data;
-  const [tenant, sample, recent, replays, circuit] = await Promise.all([
+  const [tenant, sample, recent, replays, circuit, analytics] = await Promise.all([
     toActionResult(() => getTenant(endpoint.tenantId)),
     previewSample(endpoint.events),
     toActionResult(() => listRecentEndpointDeliveries(endpoint.id, RECENT_DELIVERIES)),
     toActionResult(() => listNewestEndpointReplays(endpoint.id, NEWEST_REPLAYS)),
     // Events about the endpoint itself (its circuit opening, recovering, being disabled) name it as their resource.
     toActionResult(() => listEvents({ resourceId: endpoint.id }, null, 'newest')),
+    toActionResult(() =>
+      getAnalytics(windowBounds('24h', new Date()), 'hour', { tenantId: '', sourceId: '', endpointId: endpoint.id }),
+    ),
   ]);
   const endpointsHref = `/tenants/${encodeURIComponent(endpoint.tenantId)}/endpoints`;
 
@@ -55,7 +61,9 @@ export default async function EndpointPage({ params }: { params: Promise<{ id: s
       <Group justify="space-between" align="flex-end">
         <div>
           <Group gap="xs">
-            <Title order={2}>{endpoint.name}</Title>
+            <Title order={1} size="h2">
+              {endpoint.name}
+            </Title>
             <StatusBadge endpoint={endpoint} />
             <HealthBadge health={endpoint.health} />
           </Group>
@@ -83,6 +91,9 @@ export default async function EndpointPage({ params }: { params: Promise<{ id: s
           <CircuitHistoryCard events={circuit} />
         </Paper>
       </SimpleGrid>
+      <Paper withBorder p="lg">
+        <EndpointSuccessCard endpointId={endpoint.id} analytics={analytics} />
+      </Paper>
       <Paper withBorder p="lg">
         <RecentDeliveriesCard endpointId={endpoint.id} recent={recent} />
       </Paper>

@@ -53,7 +53,9 @@ export function PreviewPanel({ endpointId, version, sample }: PreviewPanelProps)
     <Paper withBorder p="lg">
       <Stack>
         <div>
-          <Title order={3}>Preview</Title>
+          <Title order={2} size="h3">
+            Preview
+          </Title>
           <Text size="sm" c="dimmed">
             What this endpoint would deliver for a payload, with its current filter and transform. Nothing is sent or
             charged.

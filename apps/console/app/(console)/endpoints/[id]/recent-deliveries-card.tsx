@@ -27,7 +27,9 @@ export function RecentDeliveriesCard({ endpointId, recent }: RecentDeliveriesCar
     <Stack gap="xs">
       <Group justify="space-between" align="flex-end">
         <div>
-          <Title order={3}>Recent deliveries</Title>
+          <Title order={2} size="h3">
+            Recent deliveries
+          </Title>
           <Text size="sm" c="dimmed">
             {describe(recent)}
           </Text>

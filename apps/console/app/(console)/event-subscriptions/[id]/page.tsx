@@ -41,7 +41,9 @@ export default async function SubscriptionPage({ params, searchParams }: Subscri
       <Group justify="space-between" align="flex-end">
         <div>
           <Group gap="xs">
-            <Title order={2}>{subscription.description || 'Event subscription'}</Title>
+            <Title order={1} size="h2">
+              {subscription.description || 'Event subscription'}
+            </Title>
             <Badge color={subscription.enabled ? 'green' : 'gray'}>
               {subscription.enabled ? 'enabled' : 'disabled'}
             </Badge>
@@ -108,7 +110,9 @@ export default async function SubscriptionPage({ params, searchParams }: Subscri
       </Paper>
       <Paper withBorder p="lg">
         <Stack>
-          <Title order={3}>Deliveries</Title>
+          <Title order={2} size="h3">
+            Deliveries
+          </Title>
           <Text size="sm" c="dimmed">
             Newest first, 30 days. Events go in commit order; a failing one holds later ones back for at most 24 hours.
             Retry sends the original event again, once, outside the order.

@@ -29,7 +29,9 @@ export default async function EnvironmentPage({ params, searchParams }: Environm
       <PageBreadcrumbs crumbs={[{ label: 'Feature flags', href: '/feature-flags' }, { label: environment.name }]} />
       <Group justify="space-between" align="flex-end">
         <div>
-          <Title order={2}>{environment.name}</Title>
+          <Title order={1} size="h2">
+            {environment.name}
+          </Title>
           <CopyableId id={environment.id} label={`environment ${environment.name}`} />
         </div>
         <Text data-testid="environment-revision">Revision {environment.revision}</Text>

@@ -41,7 +41,9 @@ export default async function SourcePage({ params }: { params: Promise<{ id: str
       <Group justify="space-between" align="flex-end">
         <div>
           <Group gap="xs">
-            <Title order={2}>{source.name}</Title>
+            <Title order={1} size="h2">
+              {source.name}
+            </Title>
             <SourceStatusBadge status={source.status} />
             <Badge variant="outline" color="gray" tt="none" data-testid="source-kind">
               {source.kind}

@@ -25,7 +25,9 @@ export function RecentCapturesCard({ sourceId, messages }: RecentCapturesCardPro
     <Stack gap="xs">
       <Group justify="space-between" align="flex-end">
         <div>
-          <Title order={3}>Recent captures</Title>
+          <Title order={2} size="h3">
+            Recent captures
+          </Title>
           <Text size="sm" c="dimmed">
             {described}
           </Text>

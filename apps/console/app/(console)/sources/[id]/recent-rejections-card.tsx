@@ -37,7 +37,9 @@ export function RecentRejectionsCard({ sourceId, rejections }: RecentRejectionsC
     <Stack gap="xs">
       <Group justify="space-between" align="flex-end">
         <div>
-          <Title order={3}>Recent rejections</Title>
+          <Title order={2} size="h3">
+            Recent rejections
+          </Title>
           <Text size="sm" c="dimmed">
             Requests that did not verify (answered 401) over the last 30 days, newest first. Rejections within a minute
             of each other fold into one row with their count; its reason is the first request&apos;s.

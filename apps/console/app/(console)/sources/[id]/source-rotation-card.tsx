@@ -23,7 +23,9 @@ function Overlap({ endsAt, none, testId }: { endsAt: string | null; none: string
 export function SourceRotationCard({ source }: { source: Source }) {
   return (
     <Stack gap="xs">
-      <Title order={3}>Secret and receive URL</Title>
+      <Title order={2} size="h3">
+        Secret and receive URL
+      </Title>
       <Text size="sm" c="dimmed">
         Neither can be read back: the receive URL is shown once, when the source is created or its URL rotated, and a
         generated secret once, when it is made. A lost one is replaced by rotating it.

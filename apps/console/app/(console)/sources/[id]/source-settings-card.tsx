@@ -31,7 +31,9 @@ export function SourceSettingsCard({ source }: { source: Source }) {
   const metadata = Object.entries(source.metadata);
   return (
     <Stack gap="xs">
-      <Title order={3}>Settings</Title>
+      <Title order={2} size="h3">
+        Settings
+      </Title>
       <FieldTable
         label="Source settings"
         fields={[

@@ -38,7 +38,9 @@ export default async function TenantEndpointsPage({ params, searchParams }: Tena
       <Group justify="space-between" align="flex-end">
         <div>
           <Group gap="xs">
-            <Title order={2}>Endpoints</Title>
+            <Title order={1} size="h2">
+              Endpoints
+            </Title>
             {!active && (
               <Badge color="red" variant="light">
                 tenant {tenant.data.status}
