@@ -1,13 +1,14 @@
 'use client';
 
-import { useState } from 'react';
 import { useRouter } from 'next/navigation';
-import { Group, Input, SegmentedControl, TextInput } from '@mantine/core';
+import { Group, TextInput } from '@mantine/core';
 import { fieldMessage, type ApiError } from '@/lib/api-error';
 import { listHref } from '@/lib/list-href';
-import { EndpointSelect, type EndpointChoices } from '@/components/endpoint-select';
+import type { EndpointChoices } from '@/components/endpoint-select';
 import { FilterBar } from '@/components/filter-bar';
-import { TenantSelect, type TenantChoices } from '@/components/tenant-select';
+import { EndpointFilterField, MONO_INPUT, TenantFilterField } from '@/components/scope-filter-fields';
+import { SegmentedChoice } from '@/components/segmented-choice';
+import type { TenantChoices } from '@/components/tenant-select';
 import { WINDOWS, type DashboardSearch } from './analytics.types';
 
 interface DashboardFiltersProps {
@@ -18,41 +19,29 @@ interface DashboardFiltersProps {
   error: ApiError | null;
 }
 
-const mono = { input: { fontFamily: 'var(--mantine-font-family-monospace)' } };
-
 /** The time window and bucket (applied at once) and the scope: the team, a tenant, an endpoint or a source. */
 export function DashboardFilters({ search, tenants, endpoints, tenantNames, error }: DashboardFiltersProps) {
   const router = useRouter();
-  const [tenant, setTenant] = useState<string | null>(search.tenant || null);
-  const [endpoint, setEndpoint] = useState<string | null>(search.endpoint || null);
   const { window, bucket, ...scope } = search;
   return (
     <>
       <Group gap="lg">
-        <Input.Wrapper label="Time window">
-          <div>
-            <SegmentedControl
-              value={window}
-              // A new window starts with its natural bucket.
-              onChange={(value) => router.push(listHref('/dashboard', { ...scope, window: value }))}
-              data={WINDOWS.map((choice) => ({ value: choice.value, label: choice.label }))}
-              aria-label="Time window"
-            />
-          </div>
-        </Input.Wrapper>
-        <Input.Wrapper label="Bucket">
-          <div>
-            <SegmentedControl
-              value={bucket}
-              onChange={(value) => router.push(listHref('/dashboard', { ...scope, window, bucket: value }))}
-              data={[
-                { value: 'hour', label: 'Hour' },
-                { value: 'day', label: 'Day' },
-              ]}
-              aria-label="Bucket"
-            />
-          </div>
-        </Input.Wrapper>
+        <SegmentedChoice
+          label="Time window"
+          value={window}
+          // A new window starts with its natural bucket.
+          onChange={(value) => router.push(listHref('/dashboard', { ...scope, window: value }))}
+          data={WINDOWS.map((choice) => ({ value: choice.value, label: choice.label }))}
+        />
+        <SegmentedChoice
+          label="Bucket"
+          value={bucket}
+          onChange={(value) => router.push(listHref('/dashboard', { ...scope, window, bucket: value }))}
+          data={[
+            { value: 'hour', label: 'Hour' },
+            { value: 'day', label: 'Day' },
+          ]}
+        />
       </Group>
       <FilterBar
         path="/dashboard"
@@ -62,33 +51,13 @@ export function DashboardFilters({ search, tenants, endpoints, tenantNames, erro
       >
         <input type="hidden" name="window" value={window} />
         <input type="hidden" name="bucket" value={bucket} />
-        {tenants ? (
-          <TenantSelect
-            tenants={tenants}
-            value={tenant}
-            onChange={setTenant}
-            name="tenant"
-            placeholder="All tenants"
-            clearable
-            error={fieldMessage(error, 'tenant_id')}
-            w={260}
-          />
-        ) : (
-          <TextInput name="tenant" label="Tenant ID" defaultValue={search.tenant} w={260} styles={mono} />
-        )}
-        {endpoints ? (
-          <EndpointSelect
-            endpoints={endpoints}
-            tenantNames={tenantNames}
-            value={endpoint}
-            onChange={setEndpoint}
-            name="endpoint"
-            error={fieldMessage(error, 'endpoint_id')}
-            w={300}
-          />
-        ) : (
-          <TextInput name="endpoint" label="Endpoint ID" defaultValue={search.endpoint} w={260} styles={mono} />
-        )}
+        <TenantFilterField tenants={tenants} defaultValue={search.tenant} error={fieldMessage(error, 'tenant_id')} />
+        <EndpointFilterField
+          endpoints={endpoints}
+          tenantNames={tenantNames}
+          defaultValue={search.endpoint}
+          error={fieldMessage(error, 'endpoint_id')}
+        />
         <TextInput
           name="source"
           label="Source ID"
@@ -96,7 +65,7 @@ export function DashboardFilters({ search, tenants, endpoints, tenantNames, erro
           defaultValue={search.source}
           error={fieldMessage(error, 'source_id')}
           w={240}
-          styles={mono}
+          styles={MONO_INPUT}
         />
       </FilterBar>
     </>

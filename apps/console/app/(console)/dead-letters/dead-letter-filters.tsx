@@ -1,14 +1,15 @@
 'use client';
 
-import { useState } from 'react';
 import { useRouter } from 'next/navigation';
-import { Group, Input, SegmentedControl, Switch, TextInput } from '@mantine/core';
+import { Group, Switch, TextInput } from '@mantine/core';
 import { fieldMessage, type ApiError } from '@/lib/api-error';
 import { listHref } from '@/lib/list-href';
 import { CreatedWindowInputs } from '@/components/created-window-inputs';
-import { EndpointSelect, type EndpointChoices } from '@/components/endpoint-select';
+import type { EndpointChoices } from '@/components/endpoint-select';
 import { FilterBar } from '@/components/filter-bar';
-import { TenantSelect, type TenantChoices } from '@/components/tenant-select';
+import { EndpointFilterField, TenantFilterField } from '@/components/scope-filter-fields';
+import { SegmentedChoice } from '@/components/segmented-choice';
+import type { TenantChoices } from '@/components/tenant-select';
 import type { DeadLetterSearch } from './dead-letter.types';
 
 interface DeadLetterFiltersProps {
@@ -19,29 +20,22 @@ interface DeadLetterFiltersProps {
   error: ApiError | null;
 }
 
-const mono = { input: { fontFamily: 'var(--mantine-font-family-monospace)' } };
-
 export function DeadLetterFilters({ search, tenants, endpoints, tenantNames, error }: DeadLetterFiltersProps) {
   const router = useRouter();
-  const [tenant, setTenant] = useState<string | null>(search.tenant || null);
-  const [endpoint, setEndpoint] = useState<string | null>(search.endpoint || null);
   const { status, repaired, ...filters } = search;
   return (
     <>
       <Group align="flex-end" gap="xl">
-        <Input.Wrapper label="Show">
-          <div>
-            <SegmentedControl
-              value={status}
-              onChange={(value) => router.push(listHref('/dead-letters', { ...filters, repaired, status: value }))}
-              data={[
-                { value: 'failed', label: 'Failed' },
-                { value: 'expired', label: 'Expired' },
-              ]}
-              aria-label="Status of the dead letters"
-            />
-          </div>
-        </Input.Wrapper>
+        <SegmentedChoice
+          label="Show"
+          ariaLabel="Status of the dead letters"
+          value={status}
+          onChange={(value) => router.push(listHref('/dead-letters', { ...filters, repaired, status: value }))}
+          data={[
+            { value: 'failed', label: 'Failed' },
+            { value: 'expired', label: 'Expired' },
+          ]}
+        />
         <Switch
           label="Hide repaired"
           description="Dead letters a later replay already delivered"
@@ -68,33 +62,13 @@ export function DeadLetterFilters({ search, tenants, endpoints, tenantNames, err
           afterError={fieldMessage(error, 'created_after')}
           beforeError={fieldMessage(error, 'created_before')}
         />
-        {tenants ? (
-          <TenantSelect
-            tenants={tenants}
-            value={tenant}
-            onChange={setTenant}
-            name="tenant"
-            placeholder="All tenants"
-            clearable
-            error={fieldMessage(error, 'tenant_id')}
-            w={260}
-          />
-        ) : (
-          <TextInput name="tenant" label="Tenant ID" defaultValue={search.tenant} w={260} styles={mono} />
-        )}
-        {endpoints ? (
-          <EndpointSelect
-            endpoints={endpoints}
-            tenantNames={tenantNames}
-            value={endpoint}
-            onChange={setEndpoint}
-            name="endpoint"
-            error={fieldMessage(error, 'endpoint_id')}
-            w={300}
-          />
-        ) : (
-          <TextInput name="endpoint" label="Endpoint ID" defaultValue={search.endpoint} w={260} styles={mono} />
-        )}
+        <TenantFilterField tenants={tenants} defaultValue={search.tenant} error={fieldMessage(error, 'tenant_id')} />
+        <EndpointFilterField
+          endpoints={endpoints}
+          tenantNames={tenantNames}
+          defaultValue={search.endpoint}
+          error={fieldMessage(error, 'endpoint_id')}
+        />
         <TextInput
           name="eventType"
           label="Event type"

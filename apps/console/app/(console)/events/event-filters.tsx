@@ -4,7 +4,8 @@ import { useState } from 'react';
 import { Select, TextInput } from '@mantine/core';
 import { fieldMessage, type ApiError } from '@/lib/api-error';
 import { FilterBar } from '@/components/filter-bar';
-import { TenantSelect, type TenantChoices } from '@/components/tenant-select';
+import { MONO_INPUT, TenantFilterField } from '@/components/scope-filter-fields';
+import type { TenantChoices } from '@/components/tenant-select';
 import { OPERATIONAL_EVENT_TYPES, type EventFilters } from './event.types';
 
 interface EventFiltersFormProps {
@@ -13,12 +14,9 @@ interface EventFiltersFormProps {
   error: ApiError | null;
 }
 
-const mono = { input: { fontFamily: 'var(--mantine-font-family-monospace)' } };
-
 /** The URL names the filters type, resource and tenant. */
 export function EventFiltersForm({ filters, tenants, error }: EventFiltersFormProps) {
   const [type, setType] = useState<string | null>(filters.type || null);
-  const [tenant, setTenant] = useState<string | null>(filters.tenantId || null);
   return (
     <FilterBar path="/events" label="Find events" active={Object.values(filters).some((value) => value !== '')}>
       <Select
@@ -41,22 +39,9 @@ export function EventFiltersForm({ filters, tenants, error }: EventFiltersFormPr
         defaultValue={filters.resourceId}
         error={fieldMessage(error, 'resource_id')}
         w={280}
-        styles={mono}
+        styles={MONO_INPUT}
       />
-      {tenants ? (
-        <TenantSelect
-          tenants={tenants}
-          value={tenant}
-          onChange={setTenant}
-          name="tenant"
-          placeholder="All tenants"
-          clearable
-          error={fieldMessage(error, 'tenant_id')}
-          w={260}
-        />
-      ) : (
-        <TextInput name="tenant" label="Tenant ID" defaultValue={filters.tenantId} w={260} styles={mono} />
-      )}
+      <TenantFilterField tenants={tenants} defaultValue={filters.tenantId} error={fieldMessage(error, 'tenant_id')} />
     </FilterBar>
   );
 }

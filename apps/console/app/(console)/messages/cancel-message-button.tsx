@@ -1,10 +1,12 @@
 'use client';
 
-import { useState, useTransition } from 'react';
-import { Alert, Button, Group, List, Modal, Stack, Text, Tooltip } from '@mantine/core';
+import { useState } from 'react';
+import { Alert, Button, Group, List, Modal, Stack, Text } from '@mantine/core';
 import { useDisclosure } from '@mantine/hooks';
-import type { ApiError } from '@/lib/api-error';
-import { callAction, useIdempotencyKey } from '@/lib/idempotency-key';
+import { useIdempotentSubmit } from '@/lib/use-idempotent-submit';
+import { FormActions } from '@/components/form-actions';
+import { FormRefusal } from '@/components/form-refusal';
+import { UnavailableButton } from '@/components/unavailable-button';
 import { cancelMessageAction } from './actions';
 import { pendingOriginals, type CancelMessageResult, type Message } from './message.types';
 
@@ -23,24 +25,14 @@ function CancelResult({ result }: { result: CancelMessageResult }) {
 /** The confirmation, mounted per opening so each opening has its own idempotency key. */
 function CancelMessageForm({ message, onClose, onCanceled }: CancelMessageButtonProps & { onClose: () => void }) {
   const [result, setResult] = useState<CancelMessageResult | null>(null);
-  const [error, setError] = useState<ApiError | null>(null);
-  const [pending, startTransition] = useTransition();
-  const idempotency = useIdempotencyKey();
+  const { error, pending, submit } = useIdempotentSubmit((canceled: CancelMessageResult) => {
+    setResult(canceled);
+    onCanceled();
+  });
   const { scheduled, queued, retryWait, inFlight } = message.deliveryCounts;
   const waiting = scheduled + queued + retryWait;
 
-  const confirm = () =>
-    startTransition(async () => {
-      const answer = await callAction(() => cancelMessageAction(message.id, idempotency.key));
-      idempotency.settle(answer);
-      if (!answer.ok) {
-        setError(answer.error);
-        return;
-      }
-      setError(null);
-      setResult(answer.data);
-      onCanceled();
-    });
+  const confirm = () => submit((key) => cancelMessageAction(message.id, key));
 
   if (result)
     return (
@@ -60,19 +52,15 @@ function CancelMessageForm({ message, onClose, onCanceled }: CancelMessageButton
         retry follows it. Replays are not touched.
       </Text>
       <Text size="sm">Nothing is refunded: the message and its deliveries stay charged. This cannot be undone.</Text>
-      {error && (
-        <Alert color="red" title="Not canceled">
-          {error.message}
-        </Alert>
-      )}
-      <Group justify="flex-end">
-        <Button variant="default" onClick={onClose} disabled={pending}>
-          Keep the message
-        </Button>
-        <Button color="red" onClick={confirm} loading={pending}>
-          Cancel message
-        </Button>
-      </Group>
+      <FormRefusal error={error} title="Not canceled" />
+      <FormActions
+        pending={pending}
+        onCancel={onClose}
+        cancelLabel="Keep the message"
+        confirmLabel="Cancel message"
+        color="red"
+        onConfirm={confirm}
+      />
     </Stack>
   );
 }
@@ -90,11 +78,9 @@ export function CancelMessageButton({ message, onCanceled }: CancelMessageButton
   return (
     <>
       {nothingPending ? (
-        <Tooltip label="Every original delivery has finished: there is nothing to cancel.">
-          <Button variant="light" color="red" data-disabled onClick={(event) => event.preventDefault()}>
-            Cancel message
-          </Button>
-        </Tooltip>
+        <UnavailableButton color="red" reason="Every original delivery has finished: there is nothing to cancel.">
+          Cancel message
+        </UnavailableButton>
       ) : (
         <Button variant="light" color="red" onClick={open}>
           Cancel message

@@ -5,7 +5,8 @@ import { Select, TextInput } from '@mantine/core';
 import { fieldMessage, type ApiError } from '@/lib/api-error';
 import { CreatedWindowInputs } from '@/components/created-window-inputs';
 import { FilterBar } from '@/components/filter-bar';
-import { TenantSelect, type TenantChoices } from '@/components/tenant-select';
+import { MONO_INPUT, TenantFilterField } from '@/components/scope-filter-fields';
+import type { TenantChoices } from '@/components/tenant-select';
 import { MESSAGE_STATUSES, type MessageSearch } from './message.types';
 
 interface MessageFiltersProps {
@@ -16,9 +17,7 @@ interface MessageFiltersProps {
 }
 
 export function MessageFilters({ search, tenants, error }: MessageFiltersProps) {
-  const [tenant, setTenant] = useState<string | null>(search.tenant || null);
   const [status, setStatus] = useState<string | null>(search.status || null);
-  const mono = { input: { fontFamily: 'var(--mantine-font-family-monospace)' } };
   return (
     <FilterBar path="/messages" label="Find messages" active={Object.values(search).some((value) => value !== '')}>
       <CreatedWindowInputs
@@ -27,20 +26,7 @@ export function MessageFilters({ search, tenants, error }: MessageFiltersProps) 
         afterError={fieldMessage(error, 'created_after')}
         beforeError={fieldMessage(error, 'created_before')}
       />
-      {tenants ? (
-        <TenantSelect
-          tenants={tenants}
-          value={tenant}
-          onChange={setTenant}
-          name="tenant"
-          placeholder="All tenants"
-          clearable
-          error={fieldMessage(error, 'tenant_id')}
-          w={260}
-        />
-      ) : (
-        <TextInput name="tenant" label="Tenant ID" defaultValue={search.tenant} w={260} styles={mono} />
-      )}
+      <TenantFilterField tenants={tenants} defaultValue={search.tenant} error={fieldMessage(error, 'tenant_id')} />
       <TextInput
         name="eventType"
         label="Event type"
@@ -75,7 +61,7 @@ export function MessageFilters({ search, tenants, error }: MessageFiltersProps) 
         defaultValue={search.sourceId}
         error={fieldMessage(error, 'source_id')}
         w={200}
-        styles={mono}
+        styles={MONO_INPUT}
       />
     </FilterBar>
   );

@@ -1,37 +1,29 @@
 'use client';
 
-import { useState, useTransition } from 'react';
-import { useRouter } from 'next/navigation';
-import { Alert, Button, Group, List, Modal, Stack, Text, Tooltip } from '@mantine/core';
+import { useState } from 'react';
+import { Alert, Button, Group, List, Modal, Stack, Text } from '@mantine/core';
 import { useDisclosure } from '@mantine/hooks';
-import type { ApiError } from '@/lib/api-error';
 import { formatTimestamp } from '@/lib/format';
-import { callAction, useIdempotencyKey } from '@/lib/idempotency-key';
+import { useIdempotentSubmit } from '@/lib/use-idempotent-submit';
+import { FormActions } from '@/components/form-actions';
+import { FormRefusal } from '@/components/form-refusal';
+import { UnavailableButton } from '@/components/unavailable-button';
 import { redactMessageAction } from './actions';
 import type { Message, RedactMessageResult } from './message.types';
 
 /** The confirmation, mounted per opening so each opening has its own idempotency key. */
 function RedactMessageForm({ message, onClose, onRedacted }: RedactMessageButtonProps & { onClose: () => void }) {
-  const router = useRouter();
   const [result, setResult] = useState<RedactMessageResult | null>(null);
-  const [error, setError] = useState<ApiError | null>(null);
-  const [pending, startTransition] = useTransition();
-  const idempotency = useIdempotencyKey();
-
-  const confirm = () =>
-    startTransition(async () => {
-      const answer = await callAction(() => redactMessageAction(message.id, idempotency.key));
-      idempotency.settle(answer);
-      if (!answer.ok) {
-        setError(answer.error);
-        return;
-      }
-      setError(null);
-      setResult(answer.data);
+  // The content card is read on the server: refresh reads it again to show that the content is gone.
+  const { error, pending, submit } = useIdempotentSubmit(
+    (redacted: RedactMessageResult) => {
+      setResult(redacted);
       onRedacted();
-      // The content card is read on the server: read it again to show that the content is gone.
-      router.refresh();
-    });
+    },
+    { refresh: true },
+  );
+
+  const confirm = () => submit((key) => redactMessageAction(message.id, key));
 
   if (result)
     return (
@@ -67,19 +59,15 @@ function RedactMessageForm({ message, onClose, onRedacted }: RedactMessageButton
         The message&apos;s fields, metadata, delivery records and charges stay; nothing is refunded. This cannot be
         undone.
       </Text>
-      {error && (
-        <Alert color="red" title="Not redacted">
-          {error.message}
-        </Alert>
-      )}
-      <Group justify="flex-end">
-        <Button variant="default" onClick={onClose} disabled={pending}>
-          Keep the content
-        </Button>
-        <Button color="red" onClick={confirm} loading={pending}>
-          Redact message
-        </Button>
-      </Group>
+      <FormRefusal error={error} title="Not redacted" />
+      <FormActions
+        pending={pending}
+        onCancel={onClose}
+        cancelLabel="Keep the content"
+        confirmLabel="Redact message"
+        color="red"
+        onConfirm={confirm}
+      />
     </Stack>
   );
 }
@@ -96,11 +84,9 @@ export function RedactMessageButton({ message, onRedacted }: RedactMessageButton
   return (
     <>
       {message.redacted ? (
-        <Tooltip label="This message is already redacted.">
-          <Button variant="light" color="red" data-disabled onClick={(event) => event.preventDefault()}>
-            Redact message
-          </Button>
-        </Tooltip>
+        <UnavailableButton color="red" reason="This message is already redacted.">
+          Redact message
+        </UnavailableButton>
       ) : (
         <Button variant="light" color="red" onClick={open}>
           Redact message

@@ -1,12 +1,12 @@
 'use client';
 
-import { useState, useTransition } from 'react';
-import { Alert, Button, Group, Modal, Stack, Text } from '@mantine/core';
+import { Button, Modal, Stack, Text } from '@mantine/core';
 import { useDisclosure } from '@mantine/hooks';
-import type { ApiError } from '@/lib/api-error';
 import { knownProblem } from '@/lib/api-problem';
 import { plural } from '@/lib/format';
-import { callAction, useIdempotencyKey } from '@/lib/idempotency-key';
+import { useIdempotentSubmit } from '@/lib/use-idempotent-submit';
+import { FormActions } from '@/components/form-actions';
+import { FormRefusal } from '@/components/form-refusal';
 import { cancelReplayAction } from './actions';
 import type { Replay } from './replay.types';
 
@@ -18,21 +18,12 @@ interface CancelReplayButtonProps {
 
 /** The confirmation, mounted per opening so each opening has its own idempotency key. */
 function CancelReplayForm({ replay, onCanceled, onClose }: CancelReplayButtonProps & { onClose: () => void }) {
-  const [error, setError] = useState<ApiError | null>(null);
-  const [pending, startTransition] = useTransition();
-  const idempotency = useIdempotencyKey();
+  const { error, pending, submit } = useIdempotentSubmit(() => {
+    onCanceled();
+    onClose();
+  });
 
-  const confirm = () =>
-    startTransition(async () => {
-      const answer = await callAction(() => cancelReplayAction(replay.id, idempotency.key));
-      idempotency.settle(answer);
-      if (!answer.ok) {
-        setError(answer.error);
-        return;
-      }
-      onCanceled();
-      onClose();
-    });
+  const confirm = () => submit((key) => cancelReplayAction(replay.id, key));
 
   return (
     <Stack>
@@ -41,19 +32,15 @@ function CancelReplayForm({ replay, onCanceled, onClose }: CancelReplayButtonPro
         {plural(replay.counts.created, 'delivery', 'deliveries')} already created still run, and what was charged (
         {replay.costUsd} USD so far) is not refunded.
       </Text>
-      {error && (
-        <Alert color="red" title="Not canceled">
-          {knownProblem(error)?.explanation ?? error.message}
-        </Alert>
-      )}
-      <Group justify="flex-end">
-        <Button variant="default" onClick={onClose} disabled={pending}>
-          Keep it running
-        </Button>
-        <Button color="red" onClick={confirm} loading={pending}>
-          Cancel replay
-        </Button>
-      </Group>
+      <FormRefusal error={error} title="Not canceled" message={error ? knownProblem(error)?.explanation : undefined} />
+      <FormActions
+        pending={pending}
+        onCancel={onClose}
+        cancelLabel="Keep it running"
+        confirmLabel="Cancel replay"
+        color="red"
+        onConfirm={confirm}
+      />
     </Stack>
   );
 }

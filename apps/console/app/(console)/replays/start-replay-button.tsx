@@ -1,7 +1,8 @@
 'use client';
 
-import { Button, Modal, Tooltip } from '@mantine/core';
+import { Button, Modal } from '@mantine/core';
 import { useDisclosure } from '@mantine/hooks';
+import { UnavailableButton } from '@/components/unavailable-button';
 import { StartReplayForm, type ReplayInputs } from './start-replay-form';
 
 interface StartReplayButtonProps {
@@ -26,11 +27,7 @@ export function StartReplayButton({
   const [opened, { open, close }] = useDisclosure(false);
   if (endpointId === null)
     return (
-      <Tooltip label={disabledHint ?? 'Pick an endpoint first.'}>
-        <Button variant="light" data-disabled onClick={(event) => event.preventDefault()}>
-          Replay dead letters
-        </Button>
-      </Tooltip>
+      <UnavailableButton reason={disabledHint ?? 'Pick an endpoint first.'}>Replay dead letters</UnavailableButton>
     );
   return (
     <>

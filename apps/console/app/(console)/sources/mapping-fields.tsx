@@ -2,6 +2,7 @@
 
 import { Group, Input, SegmentedControl, Select, Stack, TextInput } from '@mantine/core';
 import { fieldMessage, type ApiError } from '@/lib/api-error';
+import { MONO_INPUT } from '@/components/scope-filter-fields';
 import type { EventTypeChoice } from '../messages/message.types';
 import type { EventTypeMapping } from './source.types';
 
@@ -66,7 +67,6 @@ export function MappingFields({ values, onChange, eventTypes, error }: MappingFi
   const names = eventTypes.map((type) => type.name);
   // A source may still name a type archived since; keep it pickable so an unrelated edit does not lose it.
   if (values.eventType !== null && !names.includes(values.eventType)) names.unshift(values.eventType);
-  const mono = { input: { fontFamily: 'var(--mantine-font-family-monospace)' } };
   return (
     <Stack>
       <Input.Wrapper label="Event type of captures">
@@ -108,7 +108,7 @@ export function MappingFields({ values, onChange, eventTypes, error }: MappingFi
             error={fieldMessage(error, 'event_type_path')}
             required
             spellCheck={false}
-            styles={mono}
+            styles={MONO_INPUT}
           />
           <TextInput
             label="Event type prefix"
@@ -117,7 +117,7 @@ export function MappingFields({ values, onChange, eventTypes, error }: MappingFi
             onChange={(event) => onChange({ prefix: event.currentTarget.value })}
             error={fieldMessage(error, 'event_type_prefix')}
             spellCheck={false}
-            styles={mono}
+            styles={MONO_INPUT}
           />
         </Group>
       )}

@@ -2,6 +2,7 @@
 
 import { Code, Select, Switch, Text, TextInput } from '@mantine/core';
 import { fieldMessage, type ApiError } from '@/lib/api-error';
+import { MONO_INPUT } from '@/components/scope-filter-fields';
 import { defaultHint, type SettingField, type SettingValues } from './verifier-settings';
 
 interface SettingsFieldsProps {
@@ -30,7 +31,6 @@ export function SettingsFields({ fields, values, onChange, error }: SettingsFiel
         This kind has no settings.
       </Text>
     );
-  const mono = { input: { fontFamily: 'var(--mantine-font-family-monospace)' } };
   return (
     <>
       {fields.map((field) => {
@@ -75,7 +75,7 @@ export function SettingsFields({ fields, values, onChange, error }: SettingsFiel
             maxLength={field.maxLength ?? undefined}
             spellCheck={false}
             autoComplete="off"
-            styles={mono}
+            styles={MONO_INPUT}
           />
         );
       })}

@@ -2,9 +2,9 @@
 
 import { useTransition } from 'react';
 import { useRouter } from 'next/navigation';
-import { Button, Group, Modal, Stack, Text } from '@mantine/core';
 import { notifyApiError, notifySuccess } from '@/lib/notify';
 import { useLastPresent } from '@/lib/use-last-present';
+import { ConfirmModal } from '@/components/confirm-modal';
 import { deleteTenantAction } from './actions';
 import type { Tenant } from './tenant.types';
 
@@ -30,21 +30,16 @@ export function DeleteTenantModal({ tenant: selected, onClose }: DeleteTenantMod
   };
 
   return (
-    <Modal opened={selected !== null} onClose={onClose} title="Delete tenant">
-      <Stack>
-        <Text>
-          Delete <b>{tenant?.name}</b> ({tenant?.externalId})? Its endpoints stop receiving webhooks. The external ID
-          stays reserved for 90 days.
-        </Text>
-        <Group justify="flex-end">
-          <Button variant="default" onClick={onClose} disabled={pending}>
-            Cancel
-          </Button>
-          <Button color="red" onClick={confirm} loading={pending}>
-            Delete tenant
-          </Button>
-        </Group>
-      </Stack>
-    </Modal>
+    <ConfirmModal
+      opened={selected !== null}
+      onClose={onClose}
+      title="Delete tenant"
+      confirmLabel="Delete tenant"
+      pending={pending}
+      onConfirm={confirm}
+    >
+      Delete <b>{tenant?.name}</b> ({tenant?.externalId})? Its endpoints stop receiving webhooks. The external ID stays
+      reserved for 90 days.
+    </ConfirmModal>
   );
 }

@@ -2,9 +2,10 @@
 
 import { useTransition } from 'react';
 import { useRouter } from 'next/navigation';
-import { Button, Group, Modal, Stack, Text } from '@mantine/core';
+import { Button } from '@mantine/core';
 import { useDisclosure } from '@mantine/hooks';
 import { notifyApiError, notifySuccess } from '@/lib/notify';
+import { ConfirmModal } from '@/components/confirm-modal';
 import { deleteEndpointAction } from '../actions';
 import type { Endpoint } from '../endpoint.types';
 
@@ -32,22 +33,17 @@ export function DeleteEndpointButton({ endpoint }: { endpoint: Endpoint }) {
       <Button variant="light" color="red" onClick={open}>
         Delete
       </Button>
-      <Modal opened={opened} onClose={close} title="Delete endpoint">
-        <Stack>
-          <Text>
-            Delete <b>{endpoint.name}</b>? It receives no new messages and its deliveries that have not started are
-            canceled. This cannot be undone.
-          </Text>
-          <Group justify="flex-end">
-            <Button variant="default" onClick={close} disabled={pending}>
-              Cancel
-            </Button>
-            <Button color="red" onClick={confirm} loading={pending}>
-              Delete endpoint
-            </Button>
-          </Group>
-        </Stack>
-      </Modal>
+      <ConfirmModal
+        opened={opened}
+        onClose={close}
+        title="Delete endpoint"
+        confirmLabel="Delete endpoint"
+        pending={pending}
+        onConfirm={confirm}
+      >
+        Delete <b>{endpoint.name}</b>? It receives no new messages and its deliveries that have not started are
+        canceled. This cannot be undone.
+      </ConfirmModal>
     </>
   );
 }

@@ -1,10 +1,11 @@
 'use client';
 
-import { useState, useTransition, type FormEvent } from 'react';
-import { useRouter } from 'next/navigation';
-import { Alert, Button, Group, NumberInput, Stack, Text } from '@mantine/core';
-import { fieldMessage, isFormLevel, type ApiError } from '@/lib/api-error';
-import { callAction, useIdempotencyKey } from '@/lib/idempotency-key';
+import { useState, type FormEvent } from 'react';
+import { NumberInput, Stack, Text } from '@mantine/core';
+import { fieldMessage } from '@/lib/api-error';
+import { useIdempotentSubmit } from '@/lib/use-idempotent-submit';
+import { FormActions } from '@/components/form-actions';
+import { FormRefusal } from '@/components/form-refusal';
 import { rotateEndpointSecretAction } from '../actions';
 import { MAX_SECRET_OVERLAP_SECONDS, type Endpoint, type SignatureScheme } from '../endpoint.types';
 import { SignatureSchemeControl } from '../signature-scheme-control';
@@ -18,12 +19,16 @@ interface RotateSecretFormProps {
 
 /** Asks how long the old secret keeps signing, then rotates; a refusal (such as invalid_state) is shown here. */
 export function RotateSecretForm({ endpoint, onRotated, onCancel }: RotateSecretFormProps) {
-  const router = useRouter();
   const [overlap, setOverlap] = useState<string | number>(MAX_SECRET_OVERLAP_SECONDS);
   const [scheme, setScheme] = useState<SignatureScheme>(endpoint.signatureScheme);
-  const [error, setError] = useState<ApiError | null>(null);
-  const [pending, startTransition] = useTransition();
-  const idempotency = useIdempotencyKey();
+  const {
+    error,
+    setError,
+    pending,
+    submit: rotate,
+  } = useIdempotentSubmit((rotated: { signingSecret: string | null }) => onRotated(rotated.signingSecret), {
+    refresh: true,
+  });
 
   const submit = (event: FormEvent<HTMLFormElement>) => {
     event.preventDefault();
@@ -36,20 +41,7 @@ export function RotateSecretForm({ endpoint, onRotated, onCancel }: RotateSecret
       });
       return;
     }
-    startTransition(async () => {
-      const result = await callAction(() =>
-        rotateEndpointSecretAction(endpoint.id, endpoint.etag, seconds, scheme, idempotency.key),
-      );
-      idempotency.settle(result);
-      if (!result.ok) {
-        setError(result.error);
-        if (result.error.code === 'revision_conflict') router.refresh();
-        return;
-      }
-      setError(null);
-      onRotated(result.data.signingSecret);
-      router.refresh();
-    });
+    rotate((key) => rotateEndpointSecretAction(endpoint.id, endpoint.etag, seconds, scheme, key));
   };
 
   return (
@@ -78,19 +70,8 @@ export function RotateSecretForm({ endpoint, onRotated, onCancel }: RotateSecret
           error={fieldMessage(error, 'overlap_seconds')}
           data-autofocus
         />
-        {error && isFormLevel(error, ['overlap_seconds', 'signature_scheme']) && (
-          <Alert color="red" title="Not rotated">
-            {error.message}
-          </Alert>
-        )}
-        <Group justify="flex-end">
-          <Button variant="default" onClick={onCancel} disabled={pending}>
-            Cancel
-          </Button>
-          <Button type="submit" color="orange" loading={pending}>
-            Rotate secret
-          </Button>
-        </Group>
+        <FormRefusal error={error} title="Not rotated" fields={['overlap_seconds', 'signature_scheme']} />
+        <FormActions pending={pending} onCancel={onCancel} confirmLabel="Rotate secret" color="orange" />
       </Stack>
     </form>
   );

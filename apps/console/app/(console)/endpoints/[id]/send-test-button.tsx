@@ -1,7 +1,8 @@
 'use client';
 
-import { Button, Modal, Tooltip } from '@mantine/core';
+import { Button, Modal } from '@mantine/core';
 import { useDisclosure } from '@mantine/hooks';
+import { UnavailableButton } from '@/components/unavailable-button';
 import type { Endpoint } from '../endpoint.types';
 import { SendTestForm } from './send-test-form';
 
@@ -17,11 +18,7 @@ export function SendTestButton({ endpoint }: { endpoint: Endpoint }) {
   return (
     <>
       {refused ? (
-        <Tooltip label={refused}>
-          <Button variant="light" data-disabled onClick={(event) => event.preventDefault()}>
-            Send test message
-          </Button>
-        </Tooltip>
+        <UnavailableButton reason={refused}>Send test message</UnavailableButton>
       ) : (
         <Button variant="light" onClick={open}>
           Send test message

@@ -2,10 +2,11 @@
 
 import { useTransition } from 'react';
 import { useRouter } from 'next/navigation';
-import { Button, Group, Modal, Stack, Text } from '@mantine/core';
+import { Button } from '@mantine/core';
 import { useDisclosure } from '@mantine/hooks';
 import { listHref } from '@/lib/list-href';
 import { notifyApiError, notifySuccess } from '@/lib/notify';
+import { ConfirmModal } from '@/components/confirm-modal';
 import { deleteSourceAction } from '../actions';
 import type { Source } from '../source.types';
 
@@ -33,23 +34,18 @@ export function DeleteSourceButton({ source }: { source: Source }) {
       <Button variant="light" color="red" onClick={open}>
         Delete
       </Button>
-      <Modal opened={opened} onClose={close} title="Delete source">
-        <Stack>
-          <Text>
-            Delete <b>{source.name}</b>? Its receive URL stops answering at once, a URL still in a rotation overlap too:
-            the provider&apos;s requests get 404 from now on and nothing more is captured. Messages captured already
-            stay. This cannot be undone.
-          </Text>
-          <Group justify="flex-end">
-            <Button variant="default" onClick={close} disabled={pending}>
-              Cancel
-            </Button>
-            <Button color="red" onClick={confirm} loading={pending}>
-              Delete source
-            </Button>
-          </Group>
-        </Stack>
-      </Modal>
+      <ConfirmModal
+        opened={opened}
+        onClose={close}
+        title="Delete source"
+        confirmLabel="Delete source"
+        pending={pending}
+        onConfirm={confirm}
+      >
+        Delete <b>{source.name}</b>? Its receive URL stops answering at once, a URL still in a rotation overlap too: the
+        provider&apos;s requests get 404 from now on and nothing more is captured. Messages captured already stay. This
+        cannot be undone.
+      </ConfirmModal>
     </>
   );
 }

@@ -1,10 +1,10 @@
 'use client';
 
-import { useState, useTransition, type FormEvent } from 'react';
-import { useRouter } from 'next/navigation';
-import { Alert, Button, Group, Stack, Text } from '@mantine/core';
-import { isFormLevel, type ApiError } from '@/lib/api-error';
-import { callAction, useIdempotencyKey } from '@/lib/idempotency-key';
+import { useState, type FormEvent } from 'react';
+import { Stack, Text } from '@mantine/core';
+import { useIdempotentSubmit } from '@/lib/use-idempotent-submit';
+import { FormActions } from '@/components/form-actions';
+import { FormRefusal } from '@/components/form-refusal';
 import { rotateSourceTokenAction } from '../actions';
 import type { Source, SourceReveal } from '../source.types';
 import { initialOverlap, OverlapInput, readOverlap } from './overlap-input';
@@ -17,28 +17,14 @@ interface RotateReceiveUrlFormProps {
 
 /** A new receive URL, shown once; the previous one keeps answering for the overlap. */
 export function RotateReceiveUrlForm({ source, onRotated, onCancel }: RotateReceiveUrlFormProps) {
-  const router = useRouter();
   const [overlap, setOverlap] = useState<string | number>(() => initialOverlap(source.tokenRotationEndsAt));
-  const [error, setError] = useState<ApiError | null>(null);
-  const [pending, startTransition] = useTransition();
-  const idempotency = useIdempotencyKey();
+  const { error, setError, pending, submit: rotate } = useIdempotentSubmit(onRotated, { refresh: true });
 
   const submit = (event: FormEvent<HTMLFormElement>) => {
     event.preventDefault();
     const seconds = readOverlap(overlap);
     if (typeof seconds !== 'number') return setError(seconds);
-    startTransition(async () => {
-      const result = await callAction(() => rotateSourceTokenAction(source.id, source.etag, seconds, idempotency.key));
-      idempotency.settle(result);
-      if (!result.ok) {
-        setError(result.error);
-        if (result.error.code === 'revision_conflict') router.refresh();
-        return;
-      }
-      setError(null);
-      onRotated(result.data);
-      router.refresh();
-    });
+    rotate((key) => rotateSourceTokenAction(source.id, source.etag, seconds, key));
   };
 
   return (
@@ -55,19 +41,8 @@ export function RotateReceiveUrlForm({ source, onRotated, onCancel }: RotateRece
           runningUntil={source.tokenRotationEndsAt}
           error={error}
         />
-        {error && isFormLevel(error, ['overlap_seconds']) && (
-          <Alert color="red" title="Not rotated">
-            {error.message}
-          </Alert>
-        )}
-        <Group justify="flex-end">
-          <Button variant="default" onClick={onCancel} disabled={pending}>
-            Cancel
-          </Button>
-          <Button type="submit" color="orange" loading={pending}>
-            Rotate receive URL
-          </Button>
-        </Group>
+        <FormRefusal error={error} title="Not rotated" fields={['overlap_seconds']} />
+        <FormActions pending={pending} onCancel={onCancel} confirmLabel="Rotate receive URL" color="orange" />
       </Stack>
     </form>
   );

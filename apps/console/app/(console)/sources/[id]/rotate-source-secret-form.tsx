@@ -1,10 +1,11 @@
 'use client';
 
-import { useState, useTransition, type FormEvent } from 'react';
-import { useRouter } from 'next/navigation';
-import { Alert, Button, Group, PasswordInput, Stack, Text } from '@mantine/core';
-import { fieldMessage, isFormLevel, type ApiError } from '@/lib/api-error';
-import { callAction, useIdempotencyKey } from '@/lib/idempotency-key';
+import { useState, type FormEvent } from 'react';
+import { PasswordInput, Stack, Text } from '@mantine/core';
+import { fieldMessage } from '@/lib/api-error';
+import { useIdempotentSubmit } from '@/lib/use-idempotent-submit';
+import { FormActions } from '@/components/form-actions';
+import { FormRefusal } from '@/components/form-refusal';
 import { rotateSourceSecretAction } from '../actions';
 import type { Source, SourceReveal } from '../source.types';
 import { initialOverlap, OverlapInput, readOverlap } from './overlap-input';
@@ -19,12 +20,9 @@ interface RotateSourceSecretFormProps {
 
 /** A new secret (the provider's, or a generated one shown once); the previous one keeps verifying for the overlap. */
 export function RotateSourceSecretForm({ source, generatesSecret, onRotated, onCancel }: RotateSourceSecretFormProps) {
-  const router = useRouter();
   const [secret, setSecret] = useState('');
   const [overlap, setOverlap] = useState<string | number>(() => initialOverlap(source.secretRotationEndsAt));
-  const [error, setError] = useState<ApiError | null>(null);
-  const [pending, startTransition] = useTransition();
-  const idempotency = useIdempotencyKey();
+  const { error, setError, pending, submit: rotate } = useIdempotentSubmit(onRotated, { refresh: true });
 
   const submit = (event: FormEvent<HTMLFormElement>) => {
     event.preventDefault();
@@ -32,25 +30,14 @@ export function RotateSourceSecretForm({ source, generatesSecret, onRotated, onC
     if (typeof seconds !== 'number') return setError(seconds);
     if (!generatesSecret && secret === '')
       return setError({ code: 'invalid_field', message: "Enter the provider's new secret.", field: 'secret' });
-    startTransition(async () => {
-      const result = await callAction(() =>
-        rotateSourceSecretAction(
-          source.id,
-          source.etag,
-          { secret: secret === '' ? null : secret, overlapSeconds: seconds },
-          idempotency.key,
-        ),
-      );
-      idempotency.settle(result);
-      if (!result.ok) {
-        setError(result.error);
-        if (result.error.code === 'revision_conflict') router.refresh();
-        return;
-      }
-      setError(null);
-      onRotated(result.data);
-      router.refresh();
-    });
+    rotate((key) =>
+      rotateSourceSecretAction(
+        source.id,
+        source.etag,
+        { secret: secret === '' ? null : secret, overlapSeconds: seconds },
+        key,
+      ),
+    );
   };
 
   return (
@@ -82,19 +69,8 @@ export function RotateSourceSecretForm({ source, generatesSecret, onRotated, onC
           runningUntil={source.secretRotationEndsAt}
           error={error}
         />
-        {error && isFormLevel(error, ['secret', 'overlap_seconds']) && (
-          <Alert color="red" title="Not rotated">
-            {error.message}
-          </Alert>
-        )}
-        <Group justify="flex-end">
-          <Button variant="default" onClick={onCancel} disabled={pending}>
-            Cancel
-          </Button>
-          <Button type="submit" color="orange" loading={pending}>
-            Rotate secret
-          </Button>
-        </Group>
+        <FormRefusal error={error} title="Not rotated" fields={['secret', 'overlap_seconds']} />
+        <FormActions pending={pending} onCancel={onCancel} confirmLabel="Rotate secret" color="orange" />
       </Stack>
     </form>
   );
