@@ -7,6 +7,7 @@ import type { ActionResult, ApiError } from '@/lib/api-error';
 import { knownProblem } from '@/lib/api-problem';
 import { plural } from '@/lib/format';
 import { callAction, isOutcomeUnknown, useIdempotencyKey } from '@/lib/idempotency-key';
+import { FormActions } from '@/components/form-actions';
 import { quoteReplaysAction, replayDeliveriesAction } from './actions';
 import type { ReplayConfiguration, ReplayOutcome, ReplayQuote } from './delivery.types';
 
@@ -227,16 +228,17 @@ export function ReplayForm({ deliveryIds, onClose, onReplayed }: ReplayFormProps
           {error.message}
         </Alert>
       )}
-      <Group justify="flex-end">
-        <Button variant="default" onClick={onClose} disabled={pending}>
-          Cancel
-        </Button>
-        <Button onClick={confirm} loading={pending} disabled={!quote?.ok || replayable.length === 0}>
-          {picked && replayable.length > 0
+      <FormActions
+        pending={pending}
+        onCancel={onClose}
+        confirmLabel={
+          picked && replayable.length > 0
             ? `Replay ${plural(replayable.length, 'delivery', 'deliveries')} for ${picked.totalUsd} USD`
-            : 'Replay'}
-        </Button>
-      </Group>
+            : 'Replay'
+        }
+        onConfirm={confirm}
+        disabled={!quote?.ok || replayable.length === 0}
+      />
     </Stack>
   );
 }

@@ -2,13 +2,14 @@
 
 import { useEffect, useRef, useState, useTransition, type FormEvent } from 'react';
 import { useRouter } from 'next/navigation';
-import { Button, Divider, Group, Input, SegmentedControl, Stack, TagsInput, TextInput, Textarea } from '@mantine/core';
+import { Divider, Input, SegmentedControl, Stack, TagsInput, TextInput, Textarea } from '@mantine/core';
 import { concernsField, fieldMessage, isFormLevel, type ApiError } from '@/lib/api-error';
 import { callAction, useIdempotencyKey } from '@/lib/idempotency-key';
 import { notifyApiError, notifySuccess } from '@/lib/notify';
 import { TenantSelect, type TenantChoices } from '@/components/tenant-select';
 import { jsonProblem } from '@/components/json-editor';
 import { MetadataEditor } from '@/components/metadata-editor';
+import { FormActions } from '@/components/form-actions';
 import { createEndpointAction, updateEndpointAction } from './actions';
 import { CredentialFields } from './credential-fields';
 import { DeliveryFields } from './delivery-fields';
@@ -186,14 +187,12 @@ export function EndpointForm({ endpoint, tenantId: initialTenantId, tenants, onC
           onChange={(metadataRows) => change({ metadataRows })}
           error={fieldMessage(error, 'metadata')}
         />
-        <Group justify="flex-end">
-          <Button variant="default" onClick={onDone} disabled={pending}>
-            Cancel
-          </Button>
-          <Button type="submit" loading={pending} disabled={rulesInvalid}>
-            {endpoint ? 'Save' : 'Create endpoint'}
-          </Button>
-        </Group>
+        <FormActions
+          pending={pending}
+          onCancel={onDone}
+          confirmLabel={endpoint ? 'Save' : 'Create endpoint'}
+          disabled={rulesInvalid}
+        />
       </Stack>
     </form>
   );

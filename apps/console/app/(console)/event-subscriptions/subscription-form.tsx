@@ -1,10 +1,11 @@
 'use client';
 
 import { useState, useTransition } from 'react';
-import { Button, Group, MultiSelect, Select, Stack, TextInput, Textarea } from '@mantine/core';
+import { MultiSelect, Select, Stack, TextInput, Textarea } from '@mantine/core';
 import { fieldMessage, isFormLevel, type ApiError, type ActionResult } from '@/lib/api-error';
 import { callAction, useIdempotencyKey } from '@/lib/idempotency-key';
 import { notifyApiError } from '@/lib/notify';
+import { FormActions } from '@/components/form-actions';
 import { FORMAT_LABELS, type Subscription, type SubscriptionInput } from './subscription.types';
 
 export interface EnvironmentChoice {
@@ -102,14 +103,12 @@ export function SubscriptionForm({
           autosize
           minRows={2}
         />
-        <Group justify="flex-end">
-          <Button variant="default" onClick={onCancel} disabled={pending}>
-            Cancel
-          </Button>
-          <Button type="submit" loading={pending} disabled={url.trim() === '' || environmentIds.length === 0}>
-            {submitLabel}
-          </Button>
-        </Group>
+        <FormActions
+          pending={pending}
+          onCancel={onCancel}
+          confirmLabel={submitLabel}
+          disabled={url.trim() === '' || environmentIds.length === 0}
+        />
       </Stack>
     </form>
   );

@@ -2,12 +2,13 @@
 
 import { useState, useTransition, type FormEvent } from 'react';
 import { useRouter } from 'next/navigation';
-import { Button, Group, Stack, TextInput, Textarea } from '@mantine/core';
+import { Stack, TextInput, Textarea } from '@mantine/core';
 import { fieldMessage, isFormLevel, type ActionResult, type ApiError } from '@/lib/api-error';
 import { callAction, useIdempotencyKey } from '@/lib/idempotency-key';
 import { notifyApiError, notifySuccess } from '@/lib/notify';
 import { createEventTypeAction, updateEventTypeAction } from './actions';
 import { JsonEditor, jsonProblem } from '@/components/json-editor';
+import { FormActions } from '@/components/form-actions';
 import type { EventType } from './event-type.types';
 
 const FIELDS = ['name', 'description', 'example'] as const;
@@ -88,14 +89,12 @@ export function EventTypeForm({ eventType, onDone }: EventTypeFormProps) {
           onChange={changeExample}
           serverError={fieldMessage(error, 'example')}
         />
-        <Group justify="flex-end">
-          <Button variant="default" onClick={onDone} disabled={pending}>
-            Cancel
-          </Button>
-          <Button type="submit" loading={pending} disabled={exampleInvalid}>
-            {eventType ? 'Save' : 'Create event type'}
-          </Button>
-        </Group>
+        <FormActions
+          pending={pending}
+          onCancel={onDone}
+          confirmLabel={eventType ? 'Save' : 'Create event type'}
+          disabled={exampleInvalid}
+        />
       </Stack>
     </form>
   );

@@ -2,13 +2,14 @@
 
 import { useEffect, useState, useTransition, type ChangeEvent } from 'react';
 import { useRouter } from 'next/navigation';
-import { Alert, Button, Group, Loader, Stack, Text, TextInput } from '@mantine/core';
+import { Alert, Group, Loader, Stack, Text, TextInput } from '@mantine/core';
 import { useDebouncedValue } from '@mantine/hooks';
 import { fieldMessage, isFormLevel, type ActionResult, type ApiError } from '@/lib/api-error';
 import { knownProblem } from '@/lib/api-problem';
 import { plural } from '@/lib/format';
 import { callAction, useIdempotencyKey } from '@/lib/idempotency-key';
 import { toApiTimestamp } from '@/lib/time-window';
+import { FormActions } from '@/components/form-actions';
 import { estimateReplayAction, startReplayAction } from './actions';
 import { REPLAY_SELECTION_FIELDS, type ReplayEstimate, type ReplaySelection } from './replay.types';
 
@@ -168,16 +169,17 @@ export function StartReplayForm({ endpointId, initial, onClose }: StartReplayFor
           {knownProblem(shownError)?.explanation ?? shownError.message}
         </Alert>
       )}
-      <Group justify="flex-end">
-        <Button variant="default" onClick={onClose} disabled={pending}>
-          Cancel
-        </Button>
-        <Button onClick={confirm} loading={pending} disabled={!current?.ok || replayable === 0}>
-          {current?.ok && replayable > 0
+      <FormActions
+        pending={pending}
+        onCancel={onClose}
+        confirmLabel={
+          current?.ok && replayable > 0
             ? `Start replay: ${plural(replayable, 'delivery', 'deliveries')} for ${current.data.withinMaxCost.costUsd} USD`
-            : 'Start replay'}
-        </Button>
-      </Group>
+            : 'Start replay'
+        }
+        onConfirm={confirm}
+        disabled={!current?.ok || replayable === 0}
+      />
     </Stack>
   );
 }

@@ -2,13 +2,14 @@
 
 import { useEffect, useMemo, useRef, useState, useTransition, type FormEvent } from 'react';
 import { useRouter } from 'next/navigation';
-import { Button, Divider, Group, PasswordInput, Select, Stack, TextInput } from '@mantine/core';
+import { Divider, PasswordInput, Select, Stack, TextInput } from '@mantine/core';
 import { concernsField, fieldMessage, isFormLevel, type ApiError } from '@/lib/api-error';
 import { callAction, useIdempotencyKey } from '@/lib/idempotency-key';
 import { newRow, toRecord } from '@/lib/key-value-rows';
 import { notifyApiError, notifySuccess } from '@/lib/notify';
 import { MetadataEditor } from '@/components/metadata-editor';
 import { TenantSelect, type TenantChoices } from '@/components/tenant-select';
+import { FormActions } from '@/components/form-actions';
 import type { EventTypeChoice } from '../messages/message.types';
 import { createSourceAction } from './actions';
 import { initialMapping, MAPPING_FIELDS, MappingFields, toMapping, type MappingValues } from './mapping-fields';
@@ -217,14 +218,7 @@ export function SourceForm({
           maw={420}
         />
         <MetadataEditor rows={metadataRows} onChange={setMetadataRows} error={fieldMessage(error, 'metadata')} />
-        <Group justify="flex-end">
-          <Button variant="default" onClick={onDone} disabled={pending}>
-            Cancel
-          </Button>
-          <Button type="submit" loading={pending}>
-            Create source
-          </Button>
-        </Group>
+        <FormActions pending={pending} onCancel={onDone} confirmLabel="Create source" />
       </Stack>
     </form>
   );

@@ -2,12 +2,13 @@
 
 import { useState, useTransition, type FormEvent } from 'react';
 import { useRouter } from 'next/navigation';
-import { Button, Group, Stack, TextInput } from '@mantine/core';
+import { Stack, TextInput } from '@mantine/core';
 import { fieldMessage, isFormLevel, type ActionResult, type ApiError } from '@/lib/api-error';
 import { newRow, toRecord, toRows } from '@/lib/key-value-rows';
 import { callAction, useIdempotencyKey } from '@/lib/idempotency-key';
 import { notifyApiError, notifySuccess } from '@/lib/notify';
 import { MetadataEditor } from '@/components/metadata-editor';
+import { FormActions } from '@/components/form-actions';
 import { createTenantAction, updateTenantAction } from './actions';
 import type { Tenant } from './tenant.types';
 
@@ -78,14 +79,7 @@ export function TenantForm({ tenant, onDone }: TenantFormProps) {
           data-autofocus={tenant ? true : undefined}
         />
         <MetadataEditor rows={rows} onChange={setRows} error={fieldMessage(error, 'metadata')} />
-        <Group justify="flex-end">
-          <Button variant="default" onClick={onDone} disabled={pending}>
-            Cancel
-          </Button>
-          <Button type="submit" loading={pending}>
-            {tenant ? 'Save' : 'Create tenant'}
-          </Button>
-        </Group>
+        <FormActions pending={pending} onCancel={onDone} confirmLabel={tenant ? 'Save' : 'Create tenant'} />
       </Stack>
     </form>
   );

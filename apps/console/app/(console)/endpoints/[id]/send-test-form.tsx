@@ -5,6 +5,7 @@ import { Alert, Button, Group, Stack, Text } from '@mantine/core';
 import { fieldMessage, isFormLevel, type ApiError } from '@/lib/api-error';
 import { callAction, useIdempotencyKey } from '@/lib/idempotency-key';
 import { JsonEditor, jsonProblem } from '@/components/json-editor';
+import { FormActions } from '@/components/form-actions';
 import { sendTestMessageAction } from '../../messages/actions';
 import { DEFAULT_TEST_PAYLOAD, type Message } from '../../messages/message.types';
 import type { Endpoint } from '../endpoint.types';
@@ -71,14 +72,7 @@ export function SendTestForm({ endpoint, onClose }: { endpoint: Endpoint; onClos
             {error.message}
           </Alert>
         )}
-        <Group justify="flex-end">
-          <Button variant="default" onClick={onClose} disabled={pending}>
-            Cancel
-          </Button>
-          <Button type="submit" loading={pending} disabled={blocked}>
-            Send test message
-          </Button>
-        </Group>
+        <FormActions pending={pending} onCancel={onClose} confirmLabel="Send test message" disabled={blocked} />
       </Stack>
     </form>
   );

@@ -2,10 +2,11 @@
 
 import { useState, useTransition } from 'react';
 import { useRouter } from 'next/navigation';
-import { Button, Group, Modal, NumberInput, Stack, Text } from '@mantine/core';
+import { Button, Group, Modal, NumberInput, Stack } from '@mantine/core';
 import { useDisclosure } from '@mantine/hooks';
 import { callAction, useIdempotencyKey } from '@/lib/idempotency-key';
 import { notifyApiError, notifySuccess } from '@/lib/notify';
+import { ConfirmModal } from '@/components/confirm-modal';
 import {
   deleteSubscriptionAction,
   rotateSubscriptionSecretAction,
@@ -146,37 +147,28 @@ export function SubscriptionActions({
           }}
         />
       </Modal>
-      <Modal opened={deleting} onClose={deletion.close} title="Delete event subscription">
-        <Stack>
-          <Text>
-            Delete this subscription? Its pending deliveries are canceled; one already on the wire may still complete.
-          </Text>
-          <Group justify="flex-end">
-            <Button variant="default" onClick={deletion.close} disabled={pending}>
-              Cancel
-            </Button>
-            <Button
-              color="red"
-              loading={pending}
-              onClick={() =>
-                startTransition(async () => {
-                  const result = await deleteSubscriptionAction(subscription.id, subscription.etag);
-                  if (!result.ok) {
-                    notifyApiError(result.error);
-                    deletion.close();
-                    router.refresh();
-                    return;
-                  }
-                  notifySuccess('Subscription deleted.');
-                  router.push('/event-subscriptions');
-                })
-              }
-            >
-              Delete subscription
-            </Button>
-          </Group>
-        </Stack>
-      </Modal>
+      <ConfirmModal
+        opened={deleting}
+        onClose={deletion.close}
+        title="Delete event subscription"
+        confirmLabel="Delete subscription"
+        pending={pending}
+        onConfirm={() =>
+          startTransition(async () => {
+            const result = await deleteSubscriptionAction(subscription.id, subscription.etag);
+            if (!result.ok) {
+              notifyApiError(result.error);
+              deletion.close();
+              router.refresh();
+              return;
+            }
+            notifySuccess('Subscription deleted.');
+            router.push('/event-subscriptions');
+          })
+        }
+      >
+        Delete this subscription? Its pending deliveries are canceled; one already on the wire may still complete.
+      </ConfirmModal>
       <SecretModal
         secret={shown?.secret ?? null}
         occasion="rotated"

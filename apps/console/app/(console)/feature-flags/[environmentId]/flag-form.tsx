@@ -1,11 +1,12 @@
 'use client';
 
 import { useState, useTransition } from 'react';
-import { Button, Group, Stack, Switch, TextInput, Textarea } from '@mantine/core';
+import { Stack, Switch, TextInput, Textarea } from '@mantine/core';
 import { fieldMessage, isFormLevel, type ApiError } from '@/lib/api-error';
 import { callAction, useIdempotencyKey } from '@/lib/idempotency-key';
 import { notifyApiError } from '@/lib/notify';
 import { JsonEditor, jsonProblem } from '@/components/json-editor';
+import { FormActions } from '@/components/form-actions';
 import { putFlagAction } from '../actions';
 import { FLAG_KEY_PATTERN, type Flag } from '../flag.types';
 
@@ -76,18 +77,12 @@ export function FlagForm({ environmentId, flag, onDone }: FlagFormProps) {
           placeholder='{"rollout": 10}'
           minRows={3}
         />
-        <Group justify="flex-end">
-          <Button variant="default" onClick={() => onDone(null)} disabled={pending}>
-            Cancel
-          </Button>
-          <Button
-            type="submit"
-            loading={pending}
-            disabled={key === '' || Boolean(keyProblem) || jsonProblem(value) !== null}
-          >
-            {flag ? 'Save flag' : 'Create flag'}
-          </Button>
-        </Group>
+        <FormActions
+          pending={pending}
+          onCancel={() => onDone(null)}
+          confirmLabel={flag ? 'Save flag' : 'Create flag'}
+          disabled={key === '' || Boolean(keyProblem) || jsonProblem(value) !== null}
+        />
       </Stack>
     </form>
   );

@@ -6,6 +6,7 @@ import { Button, Code, Group, Modal, Stack, Switch, Table, Text } from '@mantine
 import { useDisclosure } from '@mantine/hooks';
 import { formatTimestamp } from '@/lib/format';
 import { notifyApiError, notifySuccess } from '@/lib/notify';
+import { ConfirmModal } from '@/components/confirm-modal';
 import { EmptyTableRow } from '@/components/empty-table-row';
 import { deleteFlagAction, putFlagAction } from '../actions';
 import type { Flag } from '../flag.types';
@@ -57,21 +58,16 @@ function DeleteFlagButton({ flag }: { flag: Flag }) {
       <Button size="compact-sm" variant="subtle" color="red" onClick={open} aria-label={`Delete ${flag.key}`}>
         Delete
       </Button>
-      <Modal opened={opened} onClose={close} title="Delete flag">
-        <Stack>
-          <Text>
-            Delete <b>{flag.key}</b>? Subscribers get a feature_flags.flag.updated event with change deleted.
-          </Text>
-          <Group justify="flex-end">
-            <Button variant="default" onClick={close} disabled={pending}>
-              Cancel
-            </Button>
-            <Button color="red" onClick={confirm} loading={pending}>
-              Delete flag
-            </Button>
-          </Group>
-        </Stack>
-      </Modal>
+      <ConfirmModal
+        opened={opened}
+        onClose={close}
+        title="Delete flag"
+        confirmLabel="Delete flag"
+        pending={pending}
+        onConfirm={confirm}
+      >
+        Delete <b>{flag.key}</b>? Subscribers get a feature_flags.flag.updated event with change deleted.
+      </ConfirmModal>
     </>
   );
 }

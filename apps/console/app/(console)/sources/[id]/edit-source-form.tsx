@@ -2,12 +2,13 @@
 
 import { useMemo, useState, useTransition, type FormEvent } from 'react';
 import { useRouter } from 'next/navigation';
-import { Button, Divider, Group, Stack, TextInput } from '@mantine/core';
+import { Divider, Stack, TextInput } from '@mantine/core';
 import { concernsField, fieldMessage, isFormLevel, type ApiError } from '@/lib/api-error';
 import { callAction } from '@/lib/idempotency-key';
 import { toRecord, toRows } from '@/lib/key-value-rows';
 import { notifyApiError, notifySuccess } from '@/lib/notify';
 import { MetadataEditor } from '@/components/metadata-editor';
+import { FormActions } from '@/components/form-actions';
 import type { EventTypeChoice } from '../../messages/message.types';
 import { updateSourceAction } from '../actions';
 import { initialMapping, MAPPING_FIELDS, MappingFields, toMapping, type MappingValues } from '../mapping-fields';
@@ -134,14 +135,7 @@ export function EditSourceForm({ source, kind, eventTypes, onDone }: EditSourceF
           maw={420}
         />
         <MetadataEditor rows={metadataRows} onChange={setMetadataRows} error={fieldMessage(error, 'metadata')} />
-        <Group justify="flex-end">
-          <Button variant="default" onClick={onDone} disabled={pending}>
-            Cancel
-          </Button>
-          <Button type="submit" loading={pending}>
-            Save
-          </Button>
-        </Group>
+        <FormActions pending={pending} onCancel={onDone} confirmLabel="Save" />
       </Stack>
     </form>
   );
