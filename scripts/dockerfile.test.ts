@@ -3,6 +3,7 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { ENTRY_POINTS } from './build.js';
 import { ROOT } from './local-runtime.js';
+import { LTS_NODE_VERSION } from './lts-node.js';
 
 /** There is no Docker engine here: these read the Dockerfile and docker-compose.yml the way `docker build` would. */
 const dockerfile = readFileSync(path.join(ROOT, 'Dockerfile'), 'utf8');
@@ -61,12 +62,14 @@ describe('Dockerfile', () => {
     expect(copied).toEqual(workspaces());
   });
 
-  it('builds and runs on a supported Node LTS (22 or 24), Debian bookworm slim', () => {
+  it('builds and runs on a supported Node LTS (22 or 24), Debian bookworm slim, the one npm test runs the suites on', () => {
     const bases = instructions(dockerfile)
       .filter((instruction) => instruction.op === 'FROM')
       .map((instruction) => instruction.args.split(/\s+/)[0]);
     expect(bases).toHaveLength(2);
     for (const base of bases) expect(base).toMatch(/^node:(22|24)-bookworm-slim$/);
+    // npm test's second pass of the suites (scripts/lts-node.ts) runs the image's major version.
+    for (const base of bases) expect(base).toBe(`node:${LTS_NODE_VERSION.split('.')[0]}-bookworm-slim`);
   });
 
   it('builds the production JavaScript and runs it with plain node, never through tsx', () => {

@@ -4,6 +4,7 @@ import {
   expect,
   type APIRequestContext,
   type Cookie,
+  type Locator,
   type Page,
   type Response,
   type TestInfo,
@@ -84,6 +85,11 @@ function withRawMembers(fields: Record<string, unknown>, raw: Record<string, str
 /** A short unique suffix so tests sharing one team never collide. */
 export function unique(): string {
   return `${Date.now().toString(36)}${randomBytes(3).toString('hex')}`;
+}
+
+/** The value cell of a label/value row in one of the console's field tables (the endpoint page's, for example). */
+export function field(page: Page, table: string, label: string): Locator {
+  return page.getByRole('table', { name: table }).locator(`tr:has(th:text-is("${label}")) td`);
 }
 
 /** Saves a named screenshot of what the user sees at this step into the test's output folder. */

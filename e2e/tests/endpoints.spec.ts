@@ -1,12 +1,7 @@
 import type { Locator, Page } from '@playwright/test';
-import { expect, open, reload, type RestApi, snap, test, unique } from '../support/fixtures';
+import { expect, field, open, reload, type RestApi, snap, test, unique } from '../support/fixtures';
 
 const TRANSFORM = '{"fields":[{"name":"total","from":"/amount","required":true}]}';
-
-/** The value cell of a label/value row in one of the endpoint page's field tables. */
-function field(page: Page, table: string, label: string): Locator {
-  return page.getByRole('table', { name: table }).locator(`tr:has(th:text-is("${label}")) td`);
-}
 
 async function newTenant(api: RestApi, prefix: string): Promise<{ id: string; externalId: string }> {
   const externalId = `${prefix}-${unique()}`;

@@ -1,14 +1,8 @@
-import type { Locator, Page } from '@playwright/test';
-import { expect, open, reload, snap, test, unique } from '../support/fixtures';
+import { expect, field, open, reload, snap, test, unique } from '../support/fixtures';
 import { startReceiver } from '../support/receiver';
 
 /** Deliveries need the worker's engine: a delivery settles within seconds, this allows for a slow machine. */
 const DELIVERY_TIMEOUT_MS = 20_000;
-
-/** The value cell of a label/value row in one of the endpoint page's field tables. */
-function field(page: Page, table: string, label: string): Locator {
-  return page.getByRole('table', { name: table }).locator(`tr:has(th:text-is("${label}")) td`);
-}
 
 test('an ordered endpoint that holds: made in the console, it pauses on a failed delivery and goes on, in order, once enabled', async ({
   signedIn: page,

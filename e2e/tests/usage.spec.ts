@@ -53,7 +53,19 @@ test('the usage page shows the month’s spend per meter, per key and per day, e
     await expect(row.getByTestId('key-remaining')).toHaveText(payer.remaining_usd ?? 'no limit');
     await snap(page, testInfo, '01-this-month');
 
-    // Per day: the month's messages and deliveries as bars, once the analytics caught up (about 20 s).
+    // Spend per day, from the billing record: bars to today, today's figure at most the total, the busiest day named.
+    const spend = page.getByTestId('usage-daily-spend');
+    await expect(spend.locator('.recharts-bar-rectangle path').first()).toBeVisible();
+    const today = new Date().toISOString().slice(0, 10);
+    const spendLabels = spend.locator('.recharts-cartesian-axis-tick-value').filter({ hasText: /^\d\d-\d\d$/ });
+    await expect(spendLabels.last()).toHaveText(today.slice(5));
+    const todayText = (await spend.getByTestId('usage-today').textContent()) ?? '';
+    const todayUsd = Number(new RegExp(`^Today \\(${today}\\): ([0-9.]+) USD$`).exec(todayText)?.[1]);
+    expect(todayUsd, todayText).toBeGreaterThan(0);
+    expect(todayUsd).toBeLessThanOrEqual(Number(report!.total_usd));
+    await expect(spend.getByTestId('usage-busiest-day')).toHaveText(/^Most in one day: 0\.\d+ USD on \d{4}-\d\d-\d\d$/);
+
+    // Activity per day: the month's messages and deliveries as bars, once the analytics caught up (about 20 s).
     const daily = page.getByTestId('usage-daily');
     await expect(async () => {
       await reload(page);
@@ -71,6 +83,8 @@ test('the usage page shows the month’s spend per meter, per key and per day, e
     await expect(page).toHaveURL(new RegExp(`/usage\\?month=${previous}$`));
     await expect(page.getByTestId('usage-total')).toHaveText('0 USD');
     await expect(page.getByTestId('usage-status')).toContainText('closed');
+    await expect(page.getByTestId('usage-busiest-day')).toHaveText('Nothing charged');
+    await expect(page.getByTestId('usage-today')).toHaveCount(0);
     await snap(page, testInfo, '02-previous-month');
 
     // Back to this month through the selector.

@@ -96,7 +96,7 @@ type Documents = {
   '\n  mutation UpdateTenant($id: ID!, $etag: String!, $input: UpdateTenantInput!) {\n    updateTenant(id: $id, etag: $etag, input: $input) {\n      ...TenantFields\n    }\n  }\n': typeof types.UpdateTenantDocument;
   '\n  mutation DeleteTenant($id: ID!, $etag: String!) {\n    deleteTenant(id: $id, etag: $etag)\n  }\n': typeof types.DeleteTenantDocument;
   '\n  fragment MeterUsageFields on MeterUsage {\n    meter\n    rateVersion\n    unit\n    units\n    totalUsd\n  }\n': typeof types.MeterUsageFieldsFragmentDoc;
-  '\n  query Usage($month: String) {\n    usage(month: $month) {\n      month\n      status\n      closedAt\n      period {\n        start\n        end\n      }\n      currency\n      rateVersion\n      totalUsd\n      meters {\n        ...MeterUsageFields\n      }\n      keys {\n        keyId\n        label\n        spendingLimitUsd\n        spentUsd\n        remainingUsd\n        meters {\n          ...MeterUsageFields\n        }\n      }\n    }\n  }\n': typeof types.UsageDocument;
+  '\n  query Usage($month: String) {\n    usage(month: $month) {\n      month\n      status\n      closedAt\n      period {\n        start\n        end\n      }\n      currency\n      rateVersion\n      totalUsd\n      days {\n        day\n        totalUsd\n      }\n      meters {\n        ...MeterUsageFields\n      }\n      keys {\n        keyId\n        label\n        spendingLimitUsd\n        spentUsd\n        remainingUsd\n        meters {\n          ...MeterUsageFields\n        }\n      }\n    }\n  }\n': typeof types.UsageDocument;
   '\n  mutation PortalCreateEndpoint($input: PortalEndpointInput!, $idempotencyKey: String) {\n    portalCreateEndpoint(input: $input, idempotencyKey: $idempotencyKey) {\n      endpoint {\n        id\n      }\n      signingSecret\n    }\n  }\n': typeof types.PortalCreateEndpointDocument;
   '\n  mutation PortalUpdateEndpoint($id: ID!, $etag: String!, $input: PortalEndpointUpdateInput!) {\n    portalUpdateEndpoint(id: $id, etag: $etag, input: $input) {\n      id\n    }\n  }\n': typeof types.PortalUpdateEndpointDocument;
   '\n  mutation PortalResumeEndpoint($id: ID!, $etag: String!) {\n    portalResumeEndpoint(id: $id, etag: $etag) {\n      id\n    }\n  }\n': typeof types.PortalResumeEndpointDocument;
@@ -277,7 +277,7 @@ const documents: Documents = {
     types.DeleteTenantDocument,
   '\n  fragment MeterUsageFields on MeterUsage {\n    meter\n    rateVersion\n    unit\n    units\n    totalUsd\n  }\n':
     types.MeterUsageFieldsFragmentDoc,
-  '\n  query Usage($month: String) {\n    usage(month: $month) {\n      month\n      status\n      closedAt\n      period {\n        start\n        end\n      }\n      currency\n      rateVersion\n      totalUsd\n      meters {\n        ...MeterUsageFields\n      }\n      keys {\n        keyId\n        label\n        spendingLimitUsd\n        spentUsd\n        remainingUsd\n        meters {\n          ...MeterUsageFields\n        }\n      }\n    }\n  }\n':
+  '\n  query Usage($month: String) {\n    usage(month: $month) {\n      month\n      status\n      closedAt\n      period {\n        start\n        end\n      }\n      currency\n      rateVersion\n      totalUsd\n      days {\n        day\n        totalUsd\n      }\n      meters {\n        ...MeterUsageFields\n      }\n      keys {\n        keyId\n        label\n        spendingLimitUsd\n        spentUsd\n        remainingUsd\n        meters {\n          ...MeterUsageFields\n        }\n      }\n    }\n  }\n':
     types.UsageDocument,
   '\n  mutation PortalCreateEndpoint($input: PortalEndpointInput!, $idempotencyKey: String) {\n    portalCreateEndpoint(input: $input, idempotencyKey: $idempotencyKey) {\n      endpoint {\n        id\n      }\n      signingSecret\n    }\n  }\n':
     types.PortalCreateEndpointDocument,
@@ -820,7 +820,7 @@ export function graphql(
  * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
  */
 export function graphql(
-  source: '\n  query Usage($month: String) {\n    usage(month: $month) {\n      month\n      status\n      closedAt\n      period {\n        start\n        end\n      }\n      currency\n      rateVersion\n      totalUsd\n      meters {\n        ...MeterUsageFields\n      }\n      keys {\n        keyId\n        label\n        spendingLimitUsd\n        spentUsd\n        remainingUsd\n        meters {\n          ...MeterUsageFields\n        }\n      }\n    }\n  }\n',
+  source: '\n  query Usage($month: String) {\n    usage(month: $month) {\n      month\n      status\n      closedAt\n      period {\n        start\n        end\n      }\n      currency\n      rateVersion\n      totalUsd\n      days {\n        day\n        totalUsd\n      }\n      meters {\n        ...MeterUsageFields\n      }\n      keys {\n        keyId\n        label\n        spendingLimitUsd\n        spentUsd\n        remainingUsd\n        meters {\n          ...MeterUsageFields\n        }\n      }\n    }\n  }\n',
 ): typeof import('./graphql').UsageDocument;
 /**
  * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.

@@ -2308,6 +2308,7 @@ export type UsageQuery = {
     rateVersion: string;
     totalUsd: string;
     period: { start: string; end: string };
+    days: Array<{ day: string; totalUsd: string }>;
     meters: Array<{ meter: string; rateVersion: string; unit: string; units: number; totalUsd: string }>;
     keys: Array<{
       keyId: string;
@@ -4931,6 +4932,10 @@ export const UsageDocument = new TypedDocumentString(`
     currency
     rateVersion
     totalUsd
+    days {
+      day
+      totalUsd
+    }
     meters {
       ...MeterUsageFields
     }

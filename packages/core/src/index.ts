@@ -30,7 +30,7 @@ export * from './idempotency/idempotency.service.js';
 export * from './billing/billing.service.js';
 export * from './billing/usage.inputs.js';
 export { closeBillingMonthsJob } from './billing/usage.jobs.js';
-export type { UsageReport, KeyUsage, MeterUsageLine } from './billing/usage.view.js';
+export type { DailySpend, UsageReport, KeyUsage, MeterUsageLine } from './billing/usage.view.js';
 export {
   UsageService,
   CLOSE_LOCK_TIMEOUT_MS,

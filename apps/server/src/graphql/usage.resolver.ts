@@ -1,8 +1,8 @@
-import { Arg, Authorized, Ctx, Query, Resolver } from 'type-graphql';
+import { Arg, Authorized, Ctx, FieldResolver, Query, Resolver, Root } from 'type-graphql';
 import { formatUsd, parseInput, UsageQuery, type MeterUsageLine, type UsageReport } from '@svc/core';
 import { callContext, type GraphqlContext } from './context.js';
 import { defined } from './mappers.js';
-import { Usage, type MeterUsage } from './usage.types.js';
+import { DailySpend, Usage, type MeterUsage } from './usage.types.js';
 
 function toMeterUsage(line: MeterUsageLine): MeterUsage {
   return {
@@ -48,5 +48,15 @@ export class UsageResolver {
   ): Promise<Usage> {
     const query = parseInput(UsageQuery, defined({ month: month ?? undefined }));
     return toUsage(await context.services.usage.getUsage(callContext(context), query));
+  }
+
+  @FieldResolver(() => [DailySpend], {
+    description:
+      "The team's charges per UTC day of the month, every day to the month's end (to today in the current month), " +
+      'adding up to totalUsd; an extension read from the ledger only when asked for',
+  })
+  async days(@Ctx() context: GraphqlContext, @Root() usage: Usage): Promise<DailySpend[]> {
+    const days = await context.services.usage.getDailySpend(callContext(context), { month: usage.month });
+    return days.map((day) => ({ day: day.day, totalUsd: formatUsd(day.totalMicros) }));
   }
 }

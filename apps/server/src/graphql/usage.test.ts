@@ -114,8 +114,71 @@ describe('GraphQL usage', () => {
     expect(retried.body.data.usage).toMatchObject({ status: 'closed', totalUsd: '0.00011' });
   });
 
+  it('gives the charges per UTC day, every day of a closed month and to today in the open one, adding up to the total', async () => {
+    // The clock stands at 2027-01-01 00:00:01 (the test above); December was charged on its first day only.
+    const DAYS = `query($month: String) { usage(month: $month) { status totalUsd days { day totalUsd } } }`;
+    const december = (await gql(DAYS, { month: '2026-12' })).body.data.usage;
+    expect(december.status).toBe('closed');
+    expect(december.days).toHaveLength(31);
+    expect(december.days[0]).toEqual({ day: '2026-12-01', totalUsd: december.totalUsd });
+    expect(december.days.slice(1).every((day: { totalUsd: string }) => day.totalUsd === '0')).toBe(true);
+    expect(december.days.at(-1).day).toBe('2026-12-31');
+
+    // Charges late on one day and early on the next fall on their own UTC days.
+    h.clock.set('2027-01-02T23:59:59.000Z');
+    await publish(h.team.key);
+    h.clock.set('2027-01-03T00:00:00.000Z');
+    await publish(h.team.key);
+    await publish(limitedKey);
+    const january = (await gql(DAYS)).body.data.usage;
+    expect(january.status).toBe('open');
+    expect(january.days).toEqual([
+      { day: '2027-01-01', totalUsd: '0' },
+      { day: '2027-01-02', totalUsd: '0.00011' },
+      { day: '2027-01-03', totalUsd: '0.00022' },
+    ]);
+    expect(january.totalUsd).toBe('0.00033');
+
+    const refused = await gql(DAYS, { month: '2027-02' });
+    expect(refused.body.errors[0].extensions).toMatchObject({ code: 'invalid_field', field: 'month' });
+  });
+
   it('needs a key', async () => {
     const anonymous = await gql(USAGE, {}, { key: null });
     expect(anonymous.status).toBe(401);
+  });
+});
+
+describe('GraphQL usage per day on the real clock', () => {
+  let real: Harness;
+  beforeAll(async () => {
+    real = await startHarness({ realClock: true });
+  });
+  afterAll(async () => {
+    await real?.close();
+  });
+
+  it("ends the current month's days with today (UTC), which holds what was just charged", async () => {
+    const tenant = await post(real, '/tenants', { external_id: 'daily', name: 'Daily' });
+    await post(real, '/event_types', { name: 'daily.event' });
+    await post(real, '/endpoints', { tenant_id: tenant.json.id, url: 'https://receiver.example.com/daily' });
+    const published = await post(real, '/messages', {
+      tenant_id: tenant.json.id,
+      event_type: 'daily.event',
+      payload: { n: 1 },
+    });
+    expect(published.status, published.text).toBe(202);
+    const today = new Date().toISOString().slice(0, 10);
+    const usage = (await graphqlClient(real)('{ usage { totalUsd days { day totalUsd } } }')).body.data.usage;
+    expect(Number(usage.totalUsd)).toBeGreaterThan(0);
+    // A test that runs across midnight UTC may see the charge on yesterday: then today is the last day, and 0.
+    expect(usage.days.at(-1).day >= today).toBe(true);
+    expect(usage.days[0].day).toBe(`${today.slice(0, 7)}-01`);
+    expect(usage.days).toHaveLength(Number(usage.days.at(-1).day.slice(8)));
+    const micros = usage.days.reduce(
+      (sum: bigint, day: { totalUsd: string }) => sum + BigInt(Math.round(Number(day.totalUsd) * 1e6)),
+      0n,
+    );
+    expect(micros).toBe(BigInt(Math.round(Number(usage.totalUsd) * 1e6)));
   });
 });

@@ -34,6 +34,12 @@ export class BillingPeriod {
   @Field(() => Date, { description: 'Spending limits reset at this time' }) end!: Date;
 }
 
+@ObjectType({ description: "What the team's keys were charged on one UTC day" })
+export class DailySpend {
+  @Field(() => String, { description: 'YYYY-MM-DD (UTC)' }) day!: string;
+  @Field(() => String) totalUsd!: string;
+}
+
 @ObjectType({ description: "The team's usage by meter and by paying key in one billing month (GET /meta/usage)" })
 export class Usage {
   @Field(() => String, { description: 'YYYY-MM (UTC)' }) month!: string;

@@ -40,3 +40,10 @@ export interface UsageReport {
   meters: MeterUsageLine[];
   keys: KeyUsage[];
 }
+
+/** One UTC day of a billing month: what the team's keys were charged that day, in micro-USD. */
+export interface DailySpend {
+  /** YYYY-MM-DD (UTC) */
+  day: string;
+  totalMicros: bigint;
+}

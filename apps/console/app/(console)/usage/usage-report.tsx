@@ -7,25 +7,59 @@ import { formatTimestamp } from '@/lib/format';
 import { EmptyTableRow } from '@/components/empty-table-row';
 import type { AnalyticsRow } from '../dashboard/analytics.types';
 import { DrawingCharts } from '../dashboard/lazy-dashboard-charts';
-import { METER_LABELS, spentShare, type KeyUsage, type MeterUsage, type Usage } from './usage.types';
+import { busiestDay, METER_LABELS, spentShare, type KeyUsage, type MeterUsage, type Usage } from './usage.types';
 
 /** The charts library loads after the page shows, as on the dashboard. */
 const LazyDailyActivityChart = dynamic(
   () => import('./daily-activity-chart').then((module) => module.DailyActivityChart),
   { ssr: false, loading: DrawingCharts },
 );
+const LazyDailySpendChart = dynamic(() => import('./daily-spend-chart').then((module) => module.DailySpendChart), {
+  ssr: false,
+  loading: DrawingCharts,
+});
+
+/** The month's spend per UTC day from the billing record, and the day that cost the most (or today's, while open). */
+function SpendPerDay({ usage }: { usage: Usage }) {
+  const today = usage.status === 'open' ? usage.days.at(-1) : undefined;
+  const busiest = busiestDay(usage.days);
+  return (
+    <Paper withBorder p="lg" data-testid="usage-daily-spend">
+      <Stack gap="xs">
+        <Title order={2} size="h3">
+          Spend per day
+        </Title>
+        <Text size="sm" c="dimmed">
+          What the team&apos;s keys were charged each UTC day of the month
+          {usage.status === 'open' ? ', to today' : ''}, from the billing record: the days add up to the total above.
+        </Text>
+        <LazyDailySpendChart days={usage.days} />
+        <Group gap="xl">
+          {today ? (
+            <Text size="sm" data-testid="usage-today">
+              Today ({today.day}): {today.totalUsd} {usage.currency}
+            </Text>
+          ) : null}
+          <Text size="sm" data-testid="usage-busiest-day">
+            {busiest ? `Most in one day: ${busiest.totalUsd} ${usage.currency} on ${busiest.day}` : 'Nothing charged'}
+          </Text>
+        </Group>
+      </Stack>
+    </Paper>
+  );
+}
 
 function DailyActivity({ daily }: { daily: ActionResult<AnalyticsRow[]> }) {
   return (
     <Paper withBorder p="lg" data-testid="usage-daily">
       <Stack gap="xs">
         <Title order={2} size="h3">
-          Per day
+          Activity per day
         </Title>
         <Text size="sm" c="dimmed">
           Messages accepted and deliveries created each UTC day of the month: what the ingest and delivery meters charge
           for, at least one unit each (more for bodies over 64 KiB and 16 KiB). Counted by the analytics, which trail by
-          about a minute; the totals above are the billing record.
+          about a minute; the spend above is the billing record.
         </Text>
         {daily.ok ? (
           <LazyDailyActivityChart rows={daily.data} />
@@ -198,6 +232,7 @@ export function UsageReport({ usage, daily }: { usage: Usage; daily: ActionResul
           </Text>
         </Paper>
       </SimpleGrid>
+      <SpendPerDay usage={usage} />
       <DailyActivity daily={daily} />
       <Paper withBorder p="lg">
         <Stack gap="xs">

@@ -26,6 +26,10 @@ const UsageQuery = graphql(`
       currency
       rateVersion
       totalUsd
+      days {
+        day
+        totalUsd
+      }
       meters {
         ...MeterUsageFields
       }

@@ -6,6 +6,17 @@ export type MeterUsage = MeterUsageFieldsFragment;
 /** One paying key's billing month. */
 export type KeyUsage = UsageQuery['usage']['keys'][number];
 
+/** What the team was charged on one UTC day of the month. */
+export type DailySpend = UsageQuery['usage']['days'][number];
+
+/** The day of the month that was charged the most, or null when nothing was. */
+export function busiestDay(days: readonly DailySpend[]): DailySpend | null {
+  return days.reduce<DailySpend | null>(
+    (best, day) => (Number(day.totalUsd) > Number(best?.totalUsd ?? 0) ? day : best),
+    null,
+  );
+}
+
 /** The team's usage in one billing month (UTC). */
 export type Usage = UsageQuery['usage'];
 
