@@ -5,6 +5,8 @@ import { createServer, type AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import type { FullConfig } from '@playwright/test';
+import { admin } from './support/admin';
 import { STACK_FILE_ENV, type StackInfo } from './support/stack';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
@@ -59,7 +61,7 @@ async function waitUntilReady(info: StackInfo, exited: () => number | string | n
 }
 
 /** Starts the whole stack the way a user does (`scripts/start.ts`) on free ports with a fresh data directory. */
-export default async function globalSetup(): Promise<void> {
+export default async function globalSetup(config: FullConfig): Promise<void> {
   const tempDir = mkdtempSync(path.join(tmpdir(), 'svc-e2e-'));
   // As root, embedded Postgres runs as its own user, which must reach the data directory inside.
   chmodSync(tempDir, 0o755);
@@ -90,6 +92,9 @@ export default async function globalSetup(): Promise<void> {
     consoleUrl: `http://127.0.0.1:${consolePort}`,
     apiUrl: `http://127.0.0.1:${apiPort}`,
     key,
+    keys: [key],
+    teamName: 'local',
+    teamNames: ['local'],
     pid: child.pid,
     tempDir,
     logFile,
@@ -111,7 +116,17 @@ export default async function globalSetup(): Promise<void> {
     rmSync(tempDir, { recursive: true, force: true });
     throw error;
   }
+  // Each parallel worker has a team of its own (the first the local team), so lists, settings, usage and limits
+  // stay predictable within a worker while the workers run side by side.
+  for (let worker = 2; worker <= config.workers; worker += 1) {
+    const name = `e2e worker ${worker}`;
+    const { team_id: teamId } = (await admin(info, 'team', 'create', '--name', name)) as { team_id: string };
+    info.keys.push(((await admin(info, 'key', 'create', '--team', teamId)) as { secret: string }).secret);
+    info.teamNames.push(name);
+  }
+  writeFileSync(stackFile, JSON.stringify(info, null, 2), { mode: 0o600 });
   console.log(
-    `Stack ready in ${((Date.now() - started) / 1000).toFixed(1)} s: console ${info.consoleUrl}, API ${info.apiUrl}`,
+    `Stack ready in ${((Date.now() - started) / 1000).toFixed(1)} s: console ${info.consoleUrl}, API ${info.apiUrl}; ` +
+      `${info.keys.length} teams, one per worker`,
   );
 }

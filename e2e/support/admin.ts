@@ -7,9 +7,12 @@ import type { StackInfo } from './stack';
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const run = promisify(execFile);
 
-/** The operator's admin CLI (scripts/admin.ts) against the test stack's database, as an operator runs it. */
+/**
+ * The operator's admin CLI against the test stack's database, as an operator runs it (`npm run admin`: the built
+ * CLI through scripts/admin-launcher.js, which builds it once when the sources are newer).
+ */
 export async function admin(stack: StackInfo, ...args: string[]): Promise<unknown> {
-  const { stdout } = await run(path.join(ROOT, 'node_modules/.bin/tsx'), ['scripts/admin.ts', ...args], {
+  const { stdout } = await run(process.execPath, ['scripts/admin-launcher.js', ...args], {
     cwd: ROOT,
     env: { ...process.env, SVC_DATA_DIR: path.join(stack.tempDir, 'data'), LOG_LEVEL: 'warn' },
     timeout: 60_000,

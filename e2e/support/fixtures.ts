@@ -144,8 +144,15 @@ interface WorkerFixtures {
 
 export const test = base.extend<TestFixtures, WorkerFixtures>({
   // Playwright reads fixture dependencies from the destructuring pattern; this one has none.
-  // eslint-disable-next-line no-empty-pattern
-  stack: [async ({}, use) => use(readStackInfo()), { scope: 'worker' }],
+  stack: [
+    // eslint-disable-next-line no-empty-pattern
+    async ({}, use, workerInfo) => {
+      const info = readStackInfo();
+      const worker = workerInfo.parallelIndex % info.keys.length;
+      await use({ ...info, key: info.keys[worker]!, teamName: info.teamNames[worker]! });
+    },
+    { scope: 'worker' },
+  ],
   // Signing in took 1.1 to 2.5 s of a 3.5 to 4.5 s test; one session per worker serves every test that does not
   // sign out.
   workerSession: [

@@ -6,8 +6,14 @@ export interface StackInfo {
   consoleUrl: string;
   /** The REST and GraphQL API, e.g. http://127.0.0.1:41235 */
   apiUrl: string;
-  /** The local team's secret key, made up for this run. */
+  /** The worker's team's secret key (in the stack file: the local team's, made up for this run). */
   key: string;
+  /** A secret key per parallel worker, each of its own team: the local team's first. */
+  keys: string[];
+  /** The worker's team's name (in the stack file: the local team's). */
+  teamName: string;
+  /** The name of each worker's team, beside `keys`. */
+  teamNames: string[];
   /** The process group of `scripts/start.ts`. */
   pid: number;
   tempDir: string;

@@ -35,7 +35,8 @@ test('a wrong key shows an error next to the key field; the right key opens the 
   await expect(page).toHaveURL(/\/dashboard$/);
   await expect(page.getByRole('heading', { name: 'Dashboard' })).toBeVisible();
   await expect(page.getByTestId('dashboard-scope')).toHaveText(/^Showing the whole team, /);
-  await expect(page.getByTestId('team-name')).toHaveText('local');
+  // The worker's team: the local team of `npm start`, or one global setup made for a second worker.
+  await expect(page.getByTestId('team-name')).toHaveText(stack.teamName);
   await snap(page, testInfo, '2-signed-in');
 });
 
