@@ -209,6 +209,81 @@ test.describe("the receivers' portal", () => {
     }
   });
 
+  test("pages long lists newest first: messages 50 a page, an endpoint's deliveries 20 a page", async ({
+    page,
+    api,
+    playwright,
+    stack,
+  }) => {
+    test.setTimeout(120_000);
+    const receiver = await startReceiver();
+    const operator = await playwright.request.newContext({
+      baseURL: stack.apiUrl,
+      extraHTTPHeaders: { Authorization: `Bearer ${stack.key}`, 'Content-Type': 'application/json' },
+    });
+    try {
+      const run = unique();
+      const tenant = await api.createTenant(`paged-${run}`, 'Paged GmbH');
+      const eventType = `paged.tick${run.replace(/[^a-z0-9]/g, '')}`;
+      await api.createEventType(eventType, 'One of many');
+      const endpoint = await api.createEndpoint({ tenant_id: tenant.id, url: receiver.url, name: 'Busy' });
+      // 51 messages, one after another: the newest is last.
+      const published: string[] = [];
+      for (let n = 0; n < 51; n += 1)
+        published.push((await api.publishMessage({ tenant_id: tenant.id, event_type: eventType }, `{"n":${n}}`)).id);
+      const session = await rest(operator, 'POST', `/tenants/${tenant.id}/portal_sessions`, {
+        capabilities: 'read_only',
+      });
+      await page.goto(String(session.json['url']));
+      await expect(page.getByTestId('portal-tenant')).toHaveText('Paged GmbH');
+
+      // Messages: the newest 50, then the oldest alone; First page goes back.
+      await page.getByRole('link', { name: 'Messages' }).click();
+      const messageIds = page.getByTestId('portal-messages').locator('tbody a');
+      await expect(messageIds).toHaveCount(50);
+      await expect(messageIds.first()).toHaveText(published[50]!);
+      await expect(messageIds.last()).toHaveText(published[1]!);
+      await expect(page.getByText('50 on this page')).toBeVisible();
+      await expect(page.getByRole('button', { name: 'First page' })).toBeDisabled();
+      await page.getByRole('link', { name: 'Next page' }).click();
+      await expect(messageIds).toHaveCount(1);
+      await expect(messageIds.first()).toHaveText(published[0]!);
+      await expect(page.getByRole('button', { name: 'Next page' })).toBeDisabled();
+      await page.getByRole('link', { name: 'First page' }).click();
+      await expect(messageIds.first()).toHaveText(published[50]!);
+
+      // The endpoint's deliveries: 20, 20 and 11, newest first.
+      await page.goto(new URL(`/portal/endpoints/${endpoint.id}`, String(session.json['url'])).toString());
+      const deliveries = page.getByTestId('portal-delivery');
+      const counts: number[] = [];
+      const seen = new Set<string>();
+      for (;;) {
+        await expect(deliveries.first()).toBeVisible();
+        const ids = await deliveries.evaluateAll((cards) => cards.map((card) => card.getAttribute('data-delivery-id')));
+        counts.push(ids.length);
+        for (const id of ids) seen.add(String(id));
+        const next = page.getByRole('link', { name: 'Next page' });
+        if ((await next.count()) === 0) break;
+        await next.click();
+        await expect(page).toHaveURL(/after=/);
+        await expect(deliveries.first()).not.toHaveAttribute('data-delivery-id', ids[0]!);
+      }
+      expect(counts).toEqual([20, 20, 11]);
+      expect(seen.size).toBe(51);
+
+      // A cursor that is not one of this list's: the refusal is shown, with a way back.
+      await page.goto(
+        new URL(`/portal/endpoints/${endpoint.id}?after=not-a-cursor`, String(session.json['url'])).toString(),
+      );
+      await expect(page.getByText('Could not load this list')).toBeVisible();
+      await page.getByRole('link', { name: 'Start over' }).click();
+      await expect(deliveries).toHaveCount(20);
+    } finally {
+      await operator.dispose();
+      await receiver.close();
+    }
+  });
+
   test('says so when the session expires', async ({ page, api, playwright, stack }) => {
     test.setTimeout(120_000);
     const operator = await playwright.request.newContext({

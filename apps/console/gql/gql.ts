@@ -109,10 +109,10 @@ type Documents = {
   '\n  fragment PortalEndpointFields on Endpoint {\n    id\n    url\n    name\n    description\n    events\n    filter\n    headers\n    status\n    disabledReason\n    signatureScheme\n    publicKey\n    etag\n    health {\n      circuit\n      consecutiveFailures\n      lastSuccessAt\n      lastFailureAt\n      nextProbeAt\n    }\n  }\n': typeof types.PortalEndpointFieldsFragmentDoc;
   '\n  fragment PortalDeliveryFields on Delivery {\n    id\n    messageId\n    endpointId\n    eventType\n    kind\n    status\n    attemptCount\n    lastStatusCode\n    createdAt\n    replayOf\n    attempts {\n      nodes {\n        id\n        number\n        trigger\n        startedAt\n        statusCode\n        errorKind\n        durationMs\n        responseBody\n      }\n    }\n  }\n': typeof types.PortalDeliveryFieldsFragmentDoc;
   '\n  query PortalContext {\n    portalContext {\n      tenantName\n      session {\n        id\n        capabilities\n        eventTypes\n        expiresAt\n        spendingCapUsd\n        spentUsd\n        branding {\n          displayName\n          accentColor\n          logoUrl\n        }\n      }\n    }\n  }\n': typeof types.PortalContextDocument;
-  '\n  query PortalEndpoints {\n    portalEndpoints(first: 200) {\n      nodes {\n        ...PortalEndpointFields\n      }\n    }\n  }\n': typeof types.PortalEndpointsDocument;
-  '\n  query PortalEndpoint($id: ID!) {\n    portalEndpoint(id: $id) {\n      ...PortalEndpointFields\n    }\n    portalDeliveries(endpointId: $id, first: 20) {\n      nodes {\n        ...PortalDeliveryFields\n      }\n    }\n  }\n': typeof types.PortalEndpointDocument;
+  '\n  query PortalEndpoints($after: String) {\n    portalEndpoints(first: 50, after: $after) {\n      nodes {\n        ...PortalEndpointFields\n      }\n      nextCursor\n    }\n  }\n': typeof types.PortalEndpointsDocument;
+  '\n  query PortalEndpoint($id: ID!, $after: String) {\n    portalEndpoint(id: $id) {\n      ...PortalEndpointFields\n    }\n    portalDeliveries(endpointId: $id, first: 20, after: $after) {\n      nodes {\n        ...PortalDeliveryFields\n      }\n      nextCursor\n    }\n  }\n': typeof types.PortalEndpointDocument;
   '\n  query PortalEventTypes {\n    portalEventTypes {\n      name\n      description\n      example\n    }\n  }\n': typeof types.PortalEventTypesDocument;
-  '\n  query PortalMessages {\n    portalMessages(first: 100) {\n      nodes {\n        id\n        eventType\n        status\n        createdAt\n      }\n    }\n  }\n': typeof types.PortalMessagesDocument;
+  '\n  query PortalMessages($after: String) {\n    portalMessages(first: 50, after: $after) {\n      nodes {\n        id\n        eventType\n        status\n        createdAt\n      }\n      nextCursor\n    }\n  }\n': typeof types.PortalMessagesDocument;
   '\n  query PortalMessage($id: ID!) {\n    portalMessage(id: $id) {\n      id\n      eventType\n      status\n      createdAt\n      deliveries(first: 50) {\n        nodes {\n          ...PortalDeliveryFields\n        }\n      }\n    }\n  }\n': typeof types.PortalMessageDocument;
   '\n  mutation CreateConsoleSession($secretKey: String!) {\n    createConsoleSession(secretKey: $secretKey) {\n      token\n      expiresAt\n    }\n  }\n': typeof types.CreateConsoleSessionDocument;
   '\n  query PortalFrame {\n    portalContext {\n      frameOrigins\n    }\n  }\n': typeof types.PortalFrameDocument;
@@ -303,13 +303,13 @@ const documents: Documents = {
     types.PortalDeliveryFieldsFragmentDoc,
   '\n  query PortalContext {\n    portalContext {\n      tenantName\n      session {\n        id\n        capabilities\n        eventTypes\n        expiresAt\n        spendingCapUsd\n        spentUsd\n        branding {\n          displayName\n          accentColor\n          logoUrl\n        }\n      }\n    }\n  }\n':
     types.PortalContextDocument,
-  '\n  query PortalEndpoints {\n    portalEndpoints(first: 200) {\n      nodes {\n        ...PortalEndpointFields\n      }\n    }\n  }\n':
+  '\n  query PortalEndpoints($after: String) {\n    portalEndpoints(first: 50, after: $after) {\n      nodes {\n        ...PortalEndpointFields\n      }\n      nextCursor\n    }\n  }\n':
     types.PortalEndpointsDocument,
-  '\n  query PortalEndpoint($id: ID!) {\n    portalEndpoint(id: $id) {\n      ...PortalEndpointFields\n    }\n    portalDeliveries(endpointId: $id, first: 20) {\n      nodes {\n        ...PortalDeliveryFields\n      }\n    }\n  }\n':
+  '\n  query PortalEndpoint($id: ID!, $after: String) {\n    portalEndpoint(id: $id) {\n      ...PortalEndpointFields\n    }\n    portalDeliveries(endpointId: $id, first: 20, after: $after) {\n      nodes {\n        ...PortalDeliveryFields\n      }\n      nextCursor\n    }\n  }\n':
     types.PortalEndpointDocument,
   '\n  query PortalEventTypes {\n    portalEventTypes {\n      name\n      description\n      example\n    }\n  }\n':
     types.PortalEventTypesDocument,
-  '\n  query PortalMessages {\n    portalMessages(first: 100) {\n      nodes {\n        id\n        eventType\n        status\n        createdAt\n      }\n    }\n  }\n':
+  '\n  query PortalMessages($after: String) {\n    portalMessages(first: 50, after: $after) {\n      nodes {\n        id\n        eventType\n        status\n        createdAt\n      }\n      nextCursor\n    }\n  }\n':
     types.PortalMessagesDocument,
   '\n  query PortalMessage($id: ID!) {\n    portalMessage(id: $id) {\n      id\n      eventType\n      status\n      createdAt\n      deliveries(first: 50) {\n        nodes {\n          ...PortalDeliveryFields\n        }\n      }\n    }\n  }\n':
     types.PortalMessageDocument,
@@ -898,13 +898,13 @@ export function graphql(
  * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
  */
 export function graphql(
-  source: '\n  query PortalEndpoints {\n    portalEndpoints(first: 200) {\n      nodes {\n        ...PortalEndpointFields\n      }\n    }\n  }\n',
+  source: '\n  query PortalEndpoints($after: String) {\n    portalEndpoints(first: 50, after: $after) {\n      nodes {\n        ...PortalEndpointFields\n      }\n      nextCursor\n    }\n  }\n',
 ): typeof import('./graphql').PortalEndpointsDocument;
 /**
  * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
  */
 export function graphql(
-  source: '\n  query PortalEndpoint($id: ID!) {\n    portalEndpoint(id: $id) {\n      ...PortalEndpointFields\n    }\n    portalDeliveries(endpointId: $id, first: 20) {\n      nodes {\n        ...PortalDeliveryFields\n      }\n    }\n  }\n',
+  source: '\n  query PortalEndpoint($id: ID!, $after: String) {\n    portalEndpoint(id: $id) {\n      ...PortalEndpointFields\n    }\n    portalDeliveries(endpointId: $id, first: 20, after: $after) {\n      nodes {\n        ...PortalDeliveryFields\n      }\n      nextCursor\n    }\n  }\n',
 ): typeof import('./graphql').PortalEndpointDocument;
 /**
  * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
@@ -916,7 +916,7 @@ export function graphql(
  * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
  */
 export function graphql(
-  source: '\n  query PortalMessages {\n    portalMessages(first: 100) {\n      nodes {\n        id\n        eventType\n        status\n        createdAt\n      }\n    }\n  }\n',
+  source: '\n  query PortalMessages($after: String) {\n    portalMessages(first: 50, after: $after) {\n      nodes {\n        id\n        eventType\n        status\n        createdAt\n      }\n      nextCursor\n    }\n  }\n',
 ): typeof import('./graphql').PortalMessagesDocument;
 /**
  * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.

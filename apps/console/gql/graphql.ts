@@ -2450,10 +2450,13 @@ export type PortalContextQuery = {
   };
 };
 
-export type PortalEndpointsQueryVariables = Exact<{ [key: string]: never }>;
+export type PortalEndpointsQueryVariables = Exact<{
+  after?: string | null | undefined;
+}>;
 
 export type PortalEndpointsQuery = {
   portalEndpoints: {
+    nextCursor: string | null;
     nodes: Array<{
       id: string;
       url: string;
@@ -2480,6 +2483,7 @@ export type PortalEndpointsQuery = {
 
 export type PortalEndpointQueryVariables = Exact<{
   id: string | number;
+  after?: string | null | undefined;
 }>;
 
 export type PortalEndpointQuery = {
@@ -2505,6 +2509,7 @@ export type PortalEndpointQuery = {
     };
   };
   portalDeliveries: {
+    nextCursor: string | null;
     nodes: Array<{
       id: string;
       messageId: string;
@@ -2538,10 +2543,15 @@ export type PortalEventTypesQuery = {
   portalEventTypes: Array<{ name: string; description: string; example: string | null }>;
 };
 
-export type PortalMessagesQueryVariables = Exact<{ [key: string]: never }>;
+export type PortalMessagesQueryVariables = Exact<{
+  after?: string | null | undefined;
+}>;
 
 export type PortalMessagesQuery = {
-  portalMessages: { nodes: Array<{ id: string; eventType: string; status: string; createdAt: string }> };
+  portalMessages: {
+    nextCursor: string | null;
+    nodes: Array<{ id: string; eventType: string; status: string; createdAt: string }>;
+  };
 };
 
 export type PortalMessageQueryVariables = Exact<{
@@ -5057,11 +5067,12 @@ export const PortalContextDocument = new TypedDocumentString(`
 }
     `) as unknown as TypedDocumentString<PortalContextQuery, PortalContextQueryVariables>;
 export const PortalEndpointsDocument = new TypedDocumentString(`
-    query PortalEndpoints {
-  portalEndpoints(first: 200) {
+    query PortalEndpoints($after: String) {
+  portalEndpoints(first: 50, after: $after) {
     nodes {
       ...PortalEndpointFields
     }
+    nextCursor
   }
 }
     fragment PortalEndpointFields on Endpoint {
@@ -5086,14 +5097,15 @@ export const PortalEndpointsDocument = new TypedDocumentString(`
   }
 }`) as unknown as TypedDocumentString<PortalEndpointsQuery, PortalEndpointsQueryVariables>;
 export const PortalEndpointDocument = new TypedDocumentString(`
-    query PortalEndpoint($id: ID!) {
+    query PortalEndpoint($id: ID!, $after: String) {
   portalEndpoint(id: $id) {
     ...PortalEndpointFields
   }
-  portalDeliveries(endpointId: $id, first: 20) {
+  portalDeliveries(endpointId: $id, first: 20, after: $after) {
     nodes {
       ...PortalDeliveryFields
     }
+    nextCursor
   }
 }
     fragment PortalEndpointFields on Endpoint {
@@ -5151,14 +5163,15 @@ export const PortalEventTypesDocument = new TypedDocumentString(`
 }
     `) as unknown as TypedDocumentString<PortalEventTypesQuery, PortalEventTypesQueryVariables>;
 export const PortalMessagesDocument = new TypedDocumentString(`
-    query PortalMessages {
-  portalMessages(first: 100) {
+    query PortalMessages($after: String) {
+  portalMessages(first: 50, after: $after) {
     nodes {
       id
       eventType
       status
       createdAt
     }
+    nextCursor
   }
 }
     `) as unknown as TypedDocumentString<PortalMessagesQuery, PortalMessagesQueryVariables>;

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { DAY, HOUR, MINUTE, SECOND } from '@svc/core';
+import { DAY, HOUR, MINUTE, RetentionService, SECOND, systemClock } from '@svc/core';
 import { post } from '../../../server/src/testing/harness.js';
 import { rawPost } from '../../../server/src/testing/raw-post.js';
 import { startDeliveryStack, type DeliveryStack } from './delivery.testing.js';
@@ -272,5 +272,86 @@ describe('source event IDs', () => {
     await stack.advance(DAY + MINUTE);
     expect((await stack.h.services.retention.sweep()).sourceEventIdsPurged).toBe(2);
     expect(await keys()).toEqual([]);
+  });
+});
+
+describe('sessions', () => {
+  const sessionIds = async (): Promise<string[]> =>
+    (
+      await stack.h.services.db.query(
+        `SELECT id FROM console_sessions WHERE team_id = $1
+         UNION ALL SELECT id FROM portal_sessions WHERE team_id = $1 ORDER BY id`,
+        [stack.h.team.teamId],
+      )
+    ).map((row: { id: string }) => row.id);
+
+  /** Rows as the services write them, ended at the given times (only expires_at matters to the sweep). */
+  async function insertSessions(prefix: string, expiries: Date[]): Promise<string[]> {
+    const [key] = await stack.h.services.db.query('SELECT id FROM api_keys WHERE team_id = $1 LIMIT 1', [
+      stack.h.team.teamId,
+    ]);
+    const ids = expiries.map((_, index) => `cs_${prefix}${index}`);
+    for (const [index, expiresAt] of expiries.entries())
+      await stack.h.services.db.query(
+        `INSERT INTO console_sessions (id, team_id, key_id, token_sha256, created_at, expires_at, last_seen_at)
+         VALUES ($1, $2, $3, $4, $5, $5, $5)`,
+        [ids[index], stack.h.team.teamId, key.id, Buffer.from(ids[index]!), expiresAt],
+      );
+    return ids;
+  }
+
+  it('deletes console and portal sessions 30 days after they expired, revoked or not; newer ones stay', async () => {
+    const { tenantId } = await stack.setup('/sessions');
+    const portal = async (expiresInSeconds: number) => {
+      const r = await post(stack.h, `/tenants/${tenantId}/portal_sessions`, { expires_in_seconds: expiresInSeconds });
+      expect(r.status, r.text).toBe(201);
+      return r.json.id as string;
+    };
+    const listedPortalSessions = async () => {
+      const r = await stack.h.request('GET', `/tenants/${tenantId}/portal_sessions`);
+      expect(r.status, r.text).toBe(200);
+      return (r.json.data as { id: string }[]).map((session) => session.id);
+    };
+
+    // A console session (12 hours) and a portal session of 7 days, made now; the portal one revoked at once.
+    const before = await sessionIds();
+    await stack.h.services.consoleSessions.createSession(stack.h.team.key);
+    const [consoleSession] = (await sessionIds()).filter((id) => !before.includes(id));
+    const longPortal = await portal(7 * 24 * 3600);
+    const revoked = await post(stack.h, `/tenants/${tenantId}/portal_sessions/${longPortal}/revoke`, {});
+    expect(revoked.status, revoked.text).toBe(200);
+    expect(await sessionIds()).toEqual(expect.arrayContaining([consoleSession, longPortal]));
+
+    // 30 days and 13 hours on: the console session expired 30 days and an hour ago and goes; the portal session
+    // (revoked, but expiring 7 days after it was made) stays until 30 days after that expiry, listed.
+    await stack.advance(30 * DAY + 13 * HOUR);
+    const newer = await portal(3600);
+    const first = await stack.h.services.retention.sweep();
+    expect(first.sessionsDeleted).toBeGreaterThanOrEqual(1);
+    expect(await sessionIds()).toEqual([longPortal, newer].sort());
+    expect(await listedPortalSessions()).toEqual(expect.arrayContaining([longPortal, newer]));
+
+    await stack.advance(7 * DAY);
+    expect((await stack.h.services.retention.sweep()).sessionsDeleted).toBe(1);
+    expect(await sessionIds()).toEqual([newer]);
+    expect(await listedPortalSessions()).toEqual([newer]);
+  });
+
+  it('in small batches: a batch never deletes more than its size', async () => {
+    const old = new Date(stack.h.clock.now().getTime() - 31 * DAY);
+    await insertSessions('batch', [old, old, old]);
+    expect(await stack.h.services.retention.deleteEndedSessions(2)).toBe(2);
+    expect(await stack.h.services.retention.deleteEndedSessions(2)).toBe(1);
+    expect(await stack.h.services.retention.deleteEndedSessions(2)).toBe(0);
+  });
+
+  it('on the real clock: a session that expired 31 days ago goes, one that expired 29 days ago stays', async () => {
+    const now = Date.now();
+    const [gone, kept] = await insertSessions('real', [new Date(now - 31 * DAY), new Date(now - 29 * DAY)]);
+    const retention = new RetentionService(stack.h.services.db, systemClock);
+    expect(await retention.deleteEndedSessions(200)).toBeGreaterThanOrEqual(1);
+    const left = await sessionIds();
+    expect(left).not.toContain(gone);
+    expect(left).toContain(kept);
   });
 });

@@ -4,6 +4,12 @@ import { eraseContent } from '../deliveries/delivery-records.js';
 
 /** Messages, their deliveries and attempts are kept this long after acceptance. */
 export const RECORD_RETENTION_DAYS = 30;
+/**
+ * Console and portal sessions are kept this long after they expire, for the session lists (`session list`, a
+ * tenant's portal sessions); a revoked session goes at the same time, at most 7 days (a portal session's longest
+ * life) later than 30 days after its revocation.
+ */
+export const SESSION_RETENTION_DAYS = 30;
 
 export interface SweepOptions {
   /** Rows per transaction: each batch is its own short transaction. */
@@ -18,6 +24,8 @@ export interface SweepReport {
   responseBodiesErased: number;
   messagesDeleted: number;
   sourceEventIdsPurged: number;
+  /** Console and portal sessions that expired more than SESSION_RETENTION_DAYS ago. */
+  sessionsDeleted: number;
   /** False when the time budget ran out with work left. */
   finished: boolean;
 }
@@ -32,7 +40,8 @@ const NO_PENDING = `NOT EXISTS (SELECT 1 FROM deliveries d
  * 2. redactions completed once no snapshot can still see the erased bytes and a VACUUM has removed them;
  * 3. response bodies past response_retention_days;
  * 4. messages, with their deliveries and attempts, 30 days after acceptance;
- * 5. source event IDs past their keep (35 days for provider IDs, 24 hours for body hashes).
+ * 5. source event IDs past their keep (35 days for provider IDs, 24 hours for body hashes);
+ * 6. console and portal sessions 30 days after they expired.
  */
 export class RetentionService {
   constructor(
@@ -49,6 +58,7 @@ export class RetentionService {
       responseBodiesErased: 0,
       messagesDeleted: 0,
       sourceEventIdsPurged: 0,
+      sessionsDeleted: 0,
       finished: false,
     };
     const drain = async (step: () => Promise<number>, add: (n: number) => void): Promise<boolean> => {
@@ -75,6 +85,10 @@ export class RetentionService {
       (await drain(
         () => this.purgeSourceEventIds(batch),
         (n) => (report.sourceEventIdsPurged += n),
+      )) &&
+      (await drain(
+        () => this.deleteEndedSessions(batch),
+        (n) => (report.sessionsDeleted += n),
       ));
     report.redactionsCompleted = await this.completeRedactions();
     return report;
@@ -190,6 +204,25 @@ export class RetentionService {
       [this.clock.now(), batchSize],
     );
     return count;
+  }
+
+  /**
+   * One batch of console sessions, then portal sessions, that expired more than SESSION_RETENTION_DAYS ago (through
+   * their expires_at indexes). Nothing refers to a session row: a portal session's changes are operational events
+   * that carry its ID as text.
+   */
+  async deleteEndedSessions(batchSize: number): Promise<number> {
+    const cutoff = new Date(this.clock.now().getTime() - SESSION_RETENTION_DAYS * DAY);
+    let deleted = 0;
+    for (const table of ['console_sessions', 'portal_sessions'] as const) {
+      const [, count]: [unknown, number] = await this.db.query(
+        `DELETE FROM ${table} WHERE id IN (SELECT id FROM ${table} WHERE expires_at <= $1 LIMIT $2)`,
+        [cutoff, batchSize - deleted],
+      );
+      deleted += count;
+      if (deleted >= batchSize) break;
+    }
+    return deleted;
   }
 
   /**

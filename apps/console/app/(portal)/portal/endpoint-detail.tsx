@@ -6,6 +6,9 @@ import { Button, Card, Group, SimpleGrid, Stack, Text, Title } from '@mantine/co
 import { notifyApiError, notifySuccess } from '@/lib/notify';
 import { formatTimestamp } from '@/lib/format';
 import type { ActionResult } from '@/lib/api-error';
+import { LoadError } from '@/components/load-error';
+import { Pager } from '@/components/pager';
+import { listHref } from '@/lib/list-href';
 import { callAction, useIdempotencyKey } from '@/lib/idempotency-key';
 import {
   resumePortalEndpoint,
@@ -17,7 +20,7 @@ import {
 import { CircuitBadge, StatusBadge } from './badges';
 import { DeliveriesList } from './deliveries-list';
 import { EndpointForm } from './endpoint-form';
-import type { PortalDelivery, PortalEndpoint } from './portal.types';
+import type { PortalDelivery, PortalEndpoint, PortalPage } from './portal.types';
 import { SecretOnce } from './secret-once';
 import { VerifyPanel } from './verify-panel';
 
@@ -26,13 +29,16 @@ const REFRESH_MS = 2_000;
 
 interface EndpointDetailProps {
   endpoint: PortalEndpoint;
-  deliveries: PortalDelivery[];
+  /** One page of the endpoint's deliveries, newest first, or why it could not be read (a stale cursor). */
+  deliveries: ActionResult<PortalPage<PortalDelivery>>;
+  /** The cursor this page of deliveries was read from; null on the first page. */
+  after: string | null;
   eventTypes: string[];
   manage: boolean;
 }
 
 /** One endpoint: its health and circuit, its actions, its settings, how to verify and its recent deliveries. */
-export function EndpointDetail({ endpoint, deliveries, eventTypes, manage }: EndpointDetailProps) {
+export function EndpointDetail({ endpoint, deliveries, after, eventTypes, manage }: EndpointDetailProps) {
   const router = useRouter();
   const [secret, setSecret] = useState<string | null>(null);
   const [editing, setEditing] = useState(false);
@@ -52,6 +58,7 @@ export function EndpointDetail({ endpoint, deliveries, eventTypes, manage }: End
     return result.data;
   };
   const { health } = endpoint;
+  const page = `/portal/endpoints/${endpoint.id}`;
   const resumable = endpoint.status === 'disabled' || (endpoint.status === 'enabled' && health.circuit !== 'closed');
   return (
     <Stack>
@@ -157,7 +164,18 @@ export function EndpointDetail({ endpoint, deliveries, eventTypes, manage }: End
         <VerifyPanel endpoint={endpoint} />
       </Card>
       <Title order={3}>Recent deliveries</Title>
-      <DeliveriesList deliveries={deliveries} manage={manage} onChanged={() => router.refresh()} />
+      {deliveries.ok ? (
+        <div>
+          <DeliveriesList deliveries={deliveries.data.nodes} manage={manage} onChanged={() => router.refresh()} />
+          <Pager
+            shown={deliveries.data.nodes.length}
+            firstHref={after ? page : null}
+            nextHref={deliveries.data.nextCursor ? listHref(page, { after: deliveries.data.nextCursor }) : null}
+          />
+        </div>
+      ) : (
+        <LoadError error={deliveries.error} resetHref={page} />
+      )}
     </Stack>
   );
 }

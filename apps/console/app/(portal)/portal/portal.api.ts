@@ -1,7 +1,15 @@
 import 'server-only';
 import { graphql } from '@/gql';
-import { portalRequest } from '@/lib/portal.server';
-import type { PortalContext, PortalDelivery, PortalEndpoint, PortalEventType, PortalMessage } from './portal.types';
+import type { ActionResult } from '@/lib/api-error';
+import { portalAction, portalRequest } from '@/lib/portal.server';
+import type {
+  PortalContext,
+  PortalDelivery,
+  PortalEndpoint,
+  PortalEventType,
+  PortalMessage,
+  PortalPage,
+} from './portal.types';
 
 graphql(`
   fragment PortalEndpointFields on Endpoint {
@@ -76,24 +84,26 @@ const PortalContextQuery = graphql(`
 `);
 
 const PortalEndpointsQuery = graphql(`
-  query PortalEndpoints {
-    portalEndpoints(first: 200) {
+  query PortalEndpoints($after: String) {
+    portalEndpoints(first: 50, after: $after) {
       nodes {
         ...PortalEndpointFields
       }
+      nextCursor
     }
   }
 `);
 
 const PortalEndpointQuery = graphql(`
-  query PortalEndpoint($id: ID!) {
+  query PortalEndpoint($id: ID!, $after: String) {
     portalEndpoint(id: $id) {
       ...PortalEndpointFields
     }
-    portalDeliveries(endpointId: $id, first: 20) {
+    portalDeliveries(endpointId: $id, first: 20, after: $after) {
       nodes {
         ...PortalDeliveryFields
       }
+      nextCursor
     }
   }
 `);
@@ -109,14 +119,15 @@ const PortalEventTypesQuery = graphql(`
 `);
 
 const PortalMessagesQuery = graphql(`
-  query PortalMessages {
-    portalMessages(first: 100) {
+  query PortalMessages($after: String) {
+    portalMessages(first: 50, after: $after) {
       nodes {
         id
         eventType
         status
         createdAt
       }
+      nextCursor
     }
   }
 `);
@@ -141,23 +152,33 @@ export async function loadPortalContext(): Promise<PortalContext> {
   return (await portalRequest(PortalContextQuery)).portalContext;
 }
 
-export async function loadPortalEndpoints(): Promise<PortalEndpoint[]> {
-  return (await portalRequest(PortalEndpointsQuery)).portalEndpoints.nodes;
+/** One page of the tenant's endpoints (50), from `after` (a cursor of this list) or the first. */
+export async function loadPortalEndpoints(after: string | null): Promise<ActionResult<PortalPage<PortalEndpoint>>> {
+  return portalAction(async () => (await portalRequest(PortalEndpointsQuery, { after })).portalEndpoints);
 }
 
+/**
+ * An endpoint and one page of its deliveries (20, newest first) from `after`, or the first. A cursor the API
+ * refuses leaves the endpoint shown with the refusal where its deliveries go.
+ */
 export async function loadPortalEndpoint(
   id: string,
-): Promise<{ endpoint: PortalEndpoint; deliveries: PortalDelivery[] }> {
-  const data = await portalRequest(PortalEndpointQuery, { id });
-  return { endpoint: data.portalEndpoint, deliveries: data.portalDeliveries.nodes };
+  after: string | null,
+): Promise<{ endpoint: PortalEndpoint; deliveries: ActionResult<PortalPage<PortalDelivery>> }> {
+  const answer = await portalAction(() => portalRequest(PortalEndpointQuery, { id, after }));
+  if (answer.ok)
+    return { endpoint: answer.data.portalEndpoint, deliveries: { ok: true, data: answer.data.portalDeliveries } };
+  const first = await portalRequest(PortalEndpointQuery, { id, after: null });
+  return { endpoint: first.portalEndpoint, deliveries: answer };
 }
 
 export async function loadPortalEventTypes(): Promise<PortalEventType[]> {
   return (await portalRequest(PortalEventTypesQuery)).portalEventTypes;
 }
 
-export async function loadPortalMessages(): Promise<PortalMessage[]> {
-  return (await portalRequest(PortalMessagesQuery)).portalMessages.nodes;
+/** One page of the tenant's messages of the last 30 days (50, newest first), from `after` or the first. */
+export async function loadPortalMessages(after: string | null): Promise<ActionResult<PortalPage<PortalMessage>>> {
+  return portalAction(async () => (await portalRequest(PortalMessagesQuery, { after })).portalMessages);
 }
 
 export async function loadPortalMessage(id: string): Promise<PortalMessage> {

@@ -16,3 +16,9 @@ export type PortalEventType = PortalEventTypesQuery['portalEventTypes'][number];
 export type PortalMessage = Omit<PortalMessageQuery['portalMessage'], 'deliveries'> & {
   deliveries?: PortalMessageQuery['portalMessage']['deliveries'];
 };
+
+/** One page of a portal list: its rows, and the cursor of the next page (null on the last). */
+export interface PortalPage<T> {
+  nodes: T[];
+  nextCursor: string | null;
+}

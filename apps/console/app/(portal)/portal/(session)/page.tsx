@@ -1,13 +1,23 @@
 import { Badge, Stack, Text, Title } from '@mantine/core';
+import { LoadError } from '@/components/load-error';
+import { Pager } from '@/components/pager';
+import { listHref, searchParam } from '@/lib/list-href';
 import { loadPortalContext, loadPortalEndpoints, loadPortalEventTypes } from '../portal.api';
 import { NewEndpoint } from '../new-endpoint';
 import { EndpointsTable } from '../endpoints-table';
 
-/** The tenant's endpoints, with their state and circuit at a glance, and a form to add one. */
-export default async function PortalEndpointsPage() {
+const PATH = '/portal';
+
+/** The tenant's endpoints, 50 a page, with their state and circuit at a glance, and a form to add one. */
+export default async function PortalEndpointsPage({
+  searchParams,
+}: {
+  searchParams: Promise<Record<string, string | string[] | undefined>>;
+}) {
+  const after = searchParam((await searchParams)['after']) || null;
   const [context, endpoints, eventTypes] = await Promise.all([
     loadPortalContext(),
-    loadPortalEndpoints(),
+    loadPortalEndpoints(after),
     loadPortalEventTypes(),
   ]);
   const manage = context.session.capabilities === 'manage_endpoints';
@@ -17,7 +27,18 @@ export default async function PortalEndpointsPage() {
       <Text size="sm" c="dimmed">
         Where {context.session.branding.displayName ?? 'the service'} sends your webhooks.
       </Text>
-      <EndpointsTable endpoints={endpoints} />
+      {endpoints.ok ? (
+        <div>
+          <EndpointsTable endpoints={endpoints.data.nodes} />
+          <Pager
+            shown={endpoints.data.nodes.length}
+            firstHref={after ? PATH : null}
+            nextHref={endpoints.data.nextCursor ? listHref(PATH, { after: endpoints.data.nextCursor }) : null}
+          />
+        </div>
+      ) : (
+        <LoadError error={endpoints.error} resetHref={PATH} />
+      )}
       {manage ? <NewEndpoint eventTypes={eventTypes.map((eventType) => eventType.name)} /> : <Badge>Read only</Badge>}
     </Stack>
   );

@@ -1,17 +1,26 @@
+import { searchParam } from '@/lib/list-href';
 import { loadPortalContext, loadPortalEndpoint, loadPortalEventTypes } from '../../../portal.api';
 import { EndpointDetail } from '../../../endpoint-detail';
 
-export default async function PortalEndpointPage({ params }: { params: Promise<{ id: string }> }) {
+export default async function PortalEndpointPage({
+  params,
+  searchParams,
+}: {
+  params: Promise<{ id: string }>;
+  searchParams: Promise<Record<string, string | string[] | undefined>>;
+}) {
   const { id } = await params;
+  const after = searchParam((await searchParams)['after']) || null;
   const [context, { endpoint, deliveries }, eventTypes] = await Promise.all([
     loadPortalContext(),
-    loadPortalEndpoint(id),
+    loadPortalEndpoint(id, after),
     loadPortalEventTypes(),
   ]);
   return (
     <EndpointDetail
       endpoint={endpoint}
       deliveries={deliveries}
+      after={after}
       eventTypes={eventTypes.map((eventType) => eventType.name)}
       manage={context.session.capabilities === 'manage_endpoints'}
     />
