@@ -1,7 +1,8 @@
 /**
- * `npm test`: the type check, the linter, the formatter check, unit and integration tests on real Postgres,
- * the console build and the Playwright e2e tests in Debian's Chromium. Ends with one line `N passed, N failed`
- * counting every test and every check, and exits non-zero on any failure.
+ * `npm test`: the type check, the linter, the formatter check, unit and integration tests on real Postgres (under
+ * this machine's Node, then the unit and integration suites again under the image's LTS), the console build and the
+ * Playwright e2e tests in Debian's Chromium. Ends with one line `N passed, N failed` counting every test and every
+ * check, and exits non-zero on any failure.
  */
 import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, rmSync } from 'node:fs';
@@ -98,8 +99,8 @@ function ensureChromium(): boolean {
 }
 
 /**
- * The vitest suites under a Node binary: every file under this machine's Node, or those `files` name under another
- * (the LTS the image runs).
+ * The vitest suites under one Node binary, which must report `version` (runtime.test.ts checks it in every fork):
+ * every file under this machine's Node, or the files `args` keep under another (the LTS the image runs).
  */
 async function vitest(name: string, node: string, version: string, args: string[] = []): Promise<StepResult> {
   const report = path.join(TMP, `${name.replace(/\W+/g, '-')}.json`);
