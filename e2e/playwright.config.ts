@@ -31,7 +31,8 @@ export default defineConfig({
     browserName: 'chromium',
     headless: true,
     launchOptions: { executablePath: '/usr/bin/chromium', args: CHROMIUM_ARGS },
-    screenshot: 'on',
+    // Every test's last screen with E2E_SNAPSHOTS=1 (beside the steps snap() saves); else only a failed test's.
+    screenshot: process.env['E2E_SNAPSHOTS'] === '1' ? 'on' : 'only-on-failure',
     // Recording a trace cost about 1.5 s of a 4.5 s test on 2 cores, and CI keeps no artifacts: E2E_TRACE=1 records
     // one for each test and keeps those that failed (npx playwright show-trace <zip>).
     trace: process.env.E2E_TRACE === '1' ? 'retain-on-failure' : 'off',

@@ -92,8 +92,13 @@ export function field(page: Page, table: string, label: string): Locator {
   return page.getByRole('table', { name: table }).locator(`tr:has(th:text-is("${label}")) td`);
 }
 
-/** Saves a named screenshot of what the user sees at this step into the test's output folder. */
+/**
+ * With E2E_SNAPSHOTS=1, saves a named full-page screenshot of what the user sees at this step into the test's output
+ * folder, for a person to look through. Off by default: CI keeps no artifacts, and the run's 106 full-page
+ * screenshots cost CPU the 2-core test run does not have to spare. A failed test's screenshot is always taken.
+ */
 export async function snap(page: Page, testInfo: TestInfo, name: string): Promise<void> {
+  if (process.env['E2E_SNAPSHOTS'] !== '1') return;
   await page.screenshot({ path: testInfo.outputPath(`${name}.png`), fullPage: true });
 }
 
