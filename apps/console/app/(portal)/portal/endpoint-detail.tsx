@@ -6,9 +6,6 @@ import { Button, Card, Group, SimpleGrid, Stack, Text, Title } from '@mantine/co
 import { notifyApiError, notifySuccess } from '@/lib/notify';
 import { formatTimestamp } from '@/lib/format';
 import type { ActionResult } from '@/lib/api-error';
-import { LoadError } from '@/components/load-error';
-import { Pager } from '@/components/pager';
-import { listHref } from '@/lib/list-href';
 import { callAction, useIdempotencyKey } from '@/lib/idempotency-key';
 import {
   resumePortalEndpoint,
@@ -20,6 +17,7 @@ import {
 import { CircuitBadge, StatusBadge } from './badges';
 import { DeliveriesList } from './deliveries-list';
 import { EndpointForm } from './endpoint-form';
+import { PagedList } from './paged-list';
 import type { PortalDelivery, PortalEndpoint, PortalPage } from './portal.types';
 import { SecretOnce } from './secret-once';
 import { VerifyPanel } from './verify-panel';
@@ -164,18 +162,9 @@ export function EndpointDetail({ endpoint, deliveries, after, eventTypes, manage
         <VerifyPanel endpoint={endpoint} />
       </Card>
       <Title order={3}>Recent deliveries</Title>
-      {deliveries.ok ? (
-        <div>
-          <DeliveriesList deliveries={deliveries.data.nodes} manage={manage} onChanged={() => router.refresh()} />
-          <Pager
-            shown={deliveries.data.nodes.length}
-            firstHref={after ? page : null}
-            nextHref={deliveries.data.nextCursor ? listHref(page, { after: deliveries.data.nextCursor }) : null}
-          />
-        </div>
-      ) : (
-        <LoadError error={deliveries.error} resetHref={page} />
-      )}
+      <PagedList page={deliveries} path={page} after={after}>
+        {(nodes) => <DeliveriesList deliveries={nodes} manage={manage} onChanged={() => router.refresh()} />}
+      </PagedList>
     </Stack>
   );
 }

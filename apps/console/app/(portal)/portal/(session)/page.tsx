@@ -1,10 +1,9 @@
 import { Badge, Stack, Text, Title } from '@mantine/core';
-import { LoadError } from '@/components/load-error';
-import { Pager } from '@/components/pager';
-import { listHref, searchParam } from '@/lib/list-href';
+import { searchParam } from '@/lib/list-href';
 import { loadPortalContext, loadPortalEndpoints, loadPortalEventTypes } from '../portal.api';
 import { NewEndpoint } from '../new-endpoint';
 import { EndpointsTable } from '../endpoints-table';
+import { PagedList } from '../paged-list';
 
 const PATH = '/portal';
 
@@ -27,18 +26,9 @@ export default async function PortalEndpointsPage({
       <Text size="sm" c="dimmed">
         Where {context.session.branding.displayName ?? 'the service'} sends your webhooks.
       </Text>
-      {endpoints.ok ? (
-        <div>
-          <EndpointsTable endpoints={endpoints.data.nodes} />
-          <Pager
-            shown={endpoints.data.nodes.length}
-            firstHref={after ? PATH : null}
-            nextHref={endpoints.data.nextCursor ? listHref(PATH, { after: endpoints.data.nextCursor }) : null}
-          />
-        </div>
-      ) : (
-        <LoadError error={endpoints.error} resetHref={PATH} />
-      )}
+      <PagedList page={endpoints} path={PATH} after={after}>
+        {(nodes) => <EndpointsTable endpoints={nodes} />}
+      </PagedList>
       {manage ? <NewEndpoint eventTypes={eventTypes.map((eventType) => eventType.name)} /> : <Badge>Read only</Badge>}
     </Stack>
   );

@@ -1,8 +1,7 @@
 import { Stack, Title } from '@mantine/core';
-import { LoadError } from '@/components/load-error';
-import { Pager } from '@/components/pager';
-import { listHref, searchParam } from '@/lib/list-href';
+import { searchParam } from '@/lib/list-href';
 import { MessagesTable } from '../../messages-table';
+import { PagedList } from '../../paged-list';
 import { loadPortalMessages } from '../../portal.api';
 
 const PATH = '/portal/messages';
@@ -21,18 +20,9 @@ export default async function PortalMessagesPage({
   return (
     <Stack>
       <Title order={2}>Messages</Title>
-      {messages.ok ? (
-        <div>
-          <MessagesTable messages={messages.data.nodes} />
-          <Pager
-            shown={messages.data.nodes.length}
-            firstHref={after ? PATH : null}
-            nextHref={messages.data.nextCursor ? listHref(PATH, { after: messages.data.nextCursor }) : null}
-          />
-        </div>
-      ) : (
-        <LoadError error={messages.error} resetHref={PATH} />
-      )}
+      <PagedList page={messages} path={PATH} after={after}>
+        {(nodes) => <MessagesTable messages={nodes} />}
+      </PagedList>
     </Stack>
   );
 }
