@@ -75,7 +75,7 @@ let served: { server: Set<string>; worker: Set<string> };
 
 beforeAll(async () => {
   h = await startHarness();
-  worker = startServiceProcess('worker', {
+  worker = await startServiceProcess('worker', {
     DATABASE_URL: h.databaseUrl,
     SVC_ENCRYPTION_KEY: randomBytes(32).toString('base64'),
     SVC_PUBLIC_BASE_URL: 'http://svc.test',

@@ -96,7 +96,7 @@ export async function startDeployment(options: DeploymentOptions): Promise<Deplo
     };
     const port = await findFreePort();
     const launchServer = async () => {
-      const started = startServiceProcess('server', { ...env, PORT: String(port), HOST: '127.0.0.1' });
+      const started = await startServiceProcess('server', { ...env, PORT: String(port), HOST: '127.0.0.1' });
       processes.push(started);
       await started.waitFor('server listening', 45_000);
       return started;
@@ -146,7 +146,7 @@ export async function startDeployment(options: DeploymentOptions): Promise<Deplo
         return server;
       },
       async startWorker(name = 'worker', extraEnv = {}) {
-        const worker = startServiceProcess('worker', { ...env, ...extraEnv }, name);
+        const worker = await startServiceProcess('worker', { ...env, ...extraEnv }, name);
         processes.push(worker);
         await worker.waitFor('worker started', 45_000);
         return worker;
