@@ -105,10 +105,16 @@ function meterLines(lines: readonly MeterUsageLine[], rateVersion: string): Mete
 export class UsageService {
   constructor(private readonly deps: { db: DataSource; clock: Clock }) {}
 
-  async getUsage(ctx: CallContext, query: UsageQuery): Promise<UsageReport> {
+  /** The billing month (YYYY-MM-01) a query asks for, the current one when absent; a later one is refused. */
+  private reportMonth(query: UsageQuery): { month: string; current: string } {
     const current = billingMonth(this.deps.clock.now());
     const month = query.month ? `${query.month}-01` : current;
     if (month > current) throw invalidField('month', 'month must not be after the current billing month');
+    return { month, current };
+  }
+
+  async getUsage(ctx: CallContext, query: UsageQuery): Promise<UsageReport> {
+    const { month, current } = this.reportMonth(query);
     const teamId = ctx.actor.teamId;
     if (month === current) return this.openMonthReport(teamId, month);
     const statement = await this.closeMonth(teamId, month);
@@ -122,9 +128,7 @@ export class UsageService {
    * add up to the report's total, since both count the same charges.
    */
   async getDailySpend(ctx: CallContext, query: UsageQuery): Promise<DailySpend[]> {
-    const now = this.deps.clock.now();
-    const month = query.month ? `${query.month}-01` : billingMonth(now);
-    if (month > billingMonth(now)) throw invalidField('month', 'month must not be after the current billing month');
+    const { month } = this.reportMonth(query);
     const rows: { day: string; micros: string }[] = await this.deps.db.query(
       `SELECT to_char(c.created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD') AS day, sum(c.amount_micros)::text AS micros
          FROM api_keys k JOIN charges c ON c.key_id = k.id AND c.billing_month = $2
@@ -134,7 +138,7 @@ export class UsageService {
     );
     const charged = new Map(rows.map((row) => [row.day, BigInt(row.micros)]));
     const { start, end } = monthPeriod(month);
-    const last = Math.min(end.getTime(), now.getTime() + 1);
+    const last = Math.min(end.getTime(), this.deps.clock.now().getTime() + 1);
     const days: DailySpend[] = [];
     for (let time = start.getTime(); time < last; time += 86_400_000) {
       const day = new Date(time).toISOString().slice(0, 10);

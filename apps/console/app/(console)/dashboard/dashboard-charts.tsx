@@ -85,6 +85,11 @@ function timeAxis(data: readonly ChartPoint[]) {
   return { ticks: axisTicks(data.map((point) => point.label)), interval: 0 as const, padding: { left: 0, right: 28 } };
 }
 
+/** The day axis of the usage page's per-day charts (labels MM-DD): at most 10 labels, the newest day's always shown. */
+export function dayAxis(days: readonly string[]) {
+  return { ticks: axisTicks(days, 10), interval: 0 as const };
+}
+
 /** Deliveries that finished per bucket, stacked by outcome. */
 export function OutcomesChart({ data }: { data: ChartPoint[] }) {
   return (

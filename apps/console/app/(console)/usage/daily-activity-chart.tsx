@@ -2,7 +2,7 @@
 
 import { BarChart } from '@mantine/charts';
 import type { AnalyticsRow } from '../dashboard/analytics.types';
-import { axisTicks, CHART_HEIGHT } from '../dashboard/dashboard-charts';
+import { CHART_HEIGHT, dayAxis } from '../dashboard/dashboard-charts';
 
 /** Messages accepted and deliveries created per UTC day, side by side. */
 export function DailyActivityChart({ rows }: { rows: AnalyticsRow[] }) {
@@ -21,13 +21,7 @@ export function DailyActivityChart({ rows }: { rows: AnalyticsRow[] }) {
         { name: 'deliveries', label: 'Deliveries created', color: 'teal.6' },
       ]}
       withLegend
-      xAxisProps={{
-        ticks: axisTicks(
-          data.map((point) => point.day),
-          10,
-        ),
-        interval: 0,
-      }}
+      xAxisProps={dayAxis(data.map((point) => point.day))}
       yAxisProps={{ allowDecimals: false }}
     />
   );

@@ -1,7 +1,7 @@
 'use client';
 
 import { BarChart } from '@mantine/charts';
-import { axisTicks, CHART_HEIGHT } from '../dashboard/dashboard-charts';
+import { CHART_HEIGHT, dayAxis } from '../dashboard/dashboard-charts';
 import type { DailySpend } from './usage.types';
 
 /** What the team's keys were charged each UTC day of the month, in USD, from the billing record. */
@@ -14,13 +14,7 @@ export function DailySpendChart({ days }: { days: readonly DailySpend[] }) {
       dataKey="day"
       series={[{ name: 'usd', label: 'Spend (USD)', color: 'grape.6' }]}
       valueFormatter={(value) => `${value} USD`}
-      xAxisProps={{
-        ticks: axisTicks(
-          data.map((point) => point.day),
-          10,
-        ),
-        interval: 0,
-      }}
+      xAxisProps={dayAxis(data.map((point) => point.day))}
     />
   );
 }
