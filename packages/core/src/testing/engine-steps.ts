@@ -28,7 +28,7 @@ export class EngineSteps {
     const claimed = await this.services.dispatch.claim(
       STEP_WORKER_ID,
       rows.map((r) => ({ endpointId: r.endpoint_id, want: r.n, mine: 0 })),
-      deliveryIds,
+      { onlyDeliveryIds: deliveryIds },
     );
     for (const lane of claimed.lanes) this.health.set(lane.endpointId, lane.health);
     const wanted = new Set(deliveryIds);
