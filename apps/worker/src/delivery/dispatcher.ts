@@ -66,11 +66,11 @@ const MAX_LANE_BACKOFF_MS = 30_000;
 const MAX_SLEEP_MS = 1000;
 
 /**
- * The slots of service_concurrency that slow lanes may never take (docs/delivery.md, "Fairness"): a sixth, at least
- * one, so two slow receivers cannot hold every slot while others wait.
+ * The slots of service_concurrency that slow lanes may never take (docs/delivery.md, "Fairness"): a third, at least
+ * one, so slow receivers cannot hold every slot while others wait. A lane of unknown speed leaves one free.
  */
 export function reservedSlots(serviceConcurrency: number): number {
-  return serviceConcurrency <= 1 ? 0 : Math.max(1, Math.floor(serviceConcurrency / 6));
+  return serviceConcurrency <= 1 ? 0 : Math.max(1, Math.floor(serviceConcurrency / 3));
 }
 
 /**
@@ -228,6 +228,7 @@ export class Dispatcher {
     }
     const now = this.now();
     const realNow = Date.now();
+    const reserve = reservedSlots(this.options.limits.serviceConcurrency);
     const candidates: SlotCandidate[] = [];
     const teamRunning = new Map<string, number>();
     // Real milliseconds to sleep: until the earliest lane is due (service clock) or has a rate token (real time).
@@ -257,22 +258,21 @@ export class Dispatcher {
         sleepMs = Math.min(sleepMs, lane.tokenWaitMs());
         continue;
       }
-      const slow = this.isSlow(lane, realNow);
-      // A lane of unknown speed with nothing in flight starts one attempt, which may take the reserve; once it has
-      // answered, it is known fast or slow.
-      const unknown = !slow && this.speeds.meanMs(lane.id) === undefined;
+      const speed = this.speedOf(lane, realNow);
       candidates.push({
         endpointId: lane.id,
         teamKey: lane.teamKey,
-        want: Math.min(unknown ? 1 : free, free, Math.floor(lane.tokens)),
+        // A lane of unknown speed starts one attempt; once it has answered, it is known fast or slow.
+        want: Math.min(speed === 'unknown' ? 1 : free, free, Math.floor(lane.tokens)),
         inFlight: lane.inFlight,
         lastServedAt: lane.lastServedAt,
-        slow,
+        headroom: speed === 'fast' ? 0 : speed === 'unknown' ? Math.min(1, reserve) : reserve,
+        slow: speed === 'slow',
       });
     }
     const teams = new Set([...teamRunning.keys(), ...candidates.map((c) => c.teamKey)]).size;
-    const { free, slowFree, sharedOut } = this.slotBudget(teams, this.rateTokens(realNow));
-    const plan = planSlots({ candidates, teamRunning, free, slowFree, maxLanes: MAX_CLAIM_ENDPOINTS });
+    const { free, slowCap, sharedOut } = this.slotBudget(teams, this.rateTokens(realNow));
+    const plan = planSlots({ candidates, teamRunning, free, slowCap, maxLanes: MAX_CLAIM_ENDPOINTS });
     const requests: LaneRequest[] = plan.requests.map((r) => ({ ...r, mine: this.lanes.get(r.endpointId)!.inFlight }));
     if (plan.starved) {
       // Slots held here free themselves with a settle (which ticks again); slots other workers hold do not.
@@ -305,22 +305,21 @@ export class Dispatcher {
 
   /**
    * The slots this worker may plan with: service_concurrency less what other workers hold (as the last claim read
-   * it) and what runs here; while other workers' teams wait for slots, no more than this worker's share by teams.
-   * `sharedOut`: other workers hold or wait for slots, so their settles (which do not wake this worker) matter.
+   * it) and what runs here. Slow lanes get less: never the reserve (their headroom), and while other workers' teams
+   * wait for slots, no more than this worker's share by teams (`slowCap`; slow attempts hold slots for seconds, fast
+   * ones give them back at once, so capping those would only leave slots idle). `sharedOut`: other workers hold or
+   * wait for slots, so their settles (which do not wake this worker) matter.
    */
-  private slotBudget(teams: number, rateTokens: number): { free: number; slowFree: number; sharedOut: boolean } {
+  private slotBudget(teams: number, rateTokens: number): { free: number; slowCap: number; sharedOut: boolean } {
     const limit = this.options.limits.serviceConcurrency;
     const { othersInUse, othersStarvedTeams } = this.capacity;
-    let free = limit - othersInUse - this.running;
-    let slowFree = free - reservedSlots(limit);
-    if (othersStarvedTeams > 0 && teams > 0) {
-      const share = Math.max(1, Math.floor((limit * teams) / (teams + othersStarvedTeams)));
-      free = Math.min(free, share - this.running);
-      slowFree = Math.min(slowFree, share - this.running);
-    }
+    const free = limit - othersInUse - this.running;
+    let slowCap = Infinity;
+    if (othersStarvedTeams > 0 && teams > 0)
+      slowCap = Math.max(1, Math.floor((limit * teams) / (teams + othersStarvedTeams))) - this.running;
     return {
       free: Math.max(0, Math.min(free, rateTokens)),
-      slowFree: Math.max(0, Math.min(slowFree, rateTokens)),
+      slowCap,
       sharedOut: othersInUse > 0 || othersStarvedTeams > 0,
     };
   }
@@ -337,12 +336,15 @@ export class Dispatcher {
     return this.running === 0 || realNow - this.lastReportAt >= REPORT_GAP_MS;
   }
 
-  /** A lane that may not take the reserve: an attempt running over a second, or answers slower than that lately. */
-  private isSlow(lane: Lane, realNow: number): boolean {
-    if (lane.holdsSlowAttempt(realNow)) return true;
+  /**
+   * How a lane's attempts hold slots: slow (an attempt running over a second, or answers slower than that lately),
+   * fast, or unknown (it has not answered here yet).
+   */
+  private speedOf(lane: Lane, realNow: number): 'slow' | 'fast' | 'unknown' {
+    if (lane.holdsSlowAttempt(realNow)) return 'slow';
     const mean = this.speeds.meanMs(lane.id);
-    // Not known yet: its first attempt may take the reserve (one: see tick), more only once it has answered fast.
-    return mean === undefined ? lane.inFlight > 0 : mean > SLOW_ATTEMPT_MS;
+    if (mean === undefined) return lane.inFlight > 0 ? 'slow' : 'unknown';
+    return mean > SLOW_ATTEMPT_MS ? 'slow' : 'fast';
   }
 
   private async claim(requests: LaneRequest[], report: { teams: number; starved: boolean }): Promise<void> {
@@ -351,7 +353,6 @@ export class Dispatcher {
     const span = startClaimSpan(workerId, requests.length);
     const slots = {
       limit: this.options.limits.serviceConcurrency,
-      reserve: reservedSlots(this.options.limits.serviceConcurrency),
       running: this.running,
       ...report,
     };

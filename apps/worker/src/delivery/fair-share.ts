@@ -1,8 +1,9 @@
 /**
  * Who gets the free delivery slots (docs/delivery.md, "Fairness"): across teams first, then across a team's
  * endpoints. Each slot goes to the team holding the fewest slots (its running attempts plus what this plan gave it),
- * then, within the team, to the endpoint holding the fewest; ties go to the lane served longest ago. A slow lane
- * takes a slot only while the reserve stays free, so slow receivers never hold the last slots.
+ * then, within the team, to the endpoint holding the fewest; ties go to the lane served longest ago. A lane takes a
+ * slot only while its headroom stays free after it (the reserve for a slow lane), so slow receivers never hold the
+ * last slots.
  */
 
 /** A lane that could start attempts now, with what its own limits allow. */
@@ -13,7 +14,9 @@ export interface SlotCandidate {
   want: number;
   inFlight: number;
   lastServedAt: number;
-  /** May not take the reserve (an attempt older than a second in flight, slow answers lately). */
+  /** The slots that must stay free after each one it takes (the reserve for a slow lane; see dispatcher.ts). */
+  headroom: number;
+  /** Counts against `slowCap` (an attempt older than a second in flight, slow answers lately). */
   slow: boolean;
 }
 
@@ -21,10 +24,10 @@ export interface SlotPlanInput {
   candidates: readonly SlotCandidate[];
   /** This worker's attempts in flight per team. */
   teamRunning: ReadonlyMap<string, number>;
-  /** Slots any lane may take. */
+  /** Slots free in the deployment (as this worker knows it) that this worker may use. */
   free: number;
-  /** Slots a slow lane may take (free less the reserve still unused). */
-  slowFree: number;
+  /** The most slots slow lanes may take in this plan (this worker's share while other workers' teams wait). */
+  slowCap: number;
   /** Most lanes in one claim. */
   maxLanes: number;
 }
@@ -32,7 +35,7 @@ export interface SlotPlanInput {
 export interface PlannedRequest {
   endpointId: string;
   want: number;
-  slow: boolean;
+  headroom: number;
 }
 
 export interface SlotPlan {
@@ -51,7 +54,7 @@ interface TeamTurn {
 
 export function planSlots(input: SlotPlanInput): SlotPlan {
   let free = input.free;
-  let slowFree = input.slowFree;
+  let slowCap = input.slowCap;
   const given = new Map<SlotCandidate, number>();
   const requests: PlannedRequest[] = [];
   const teams = groupTeams(input);
@@ -67,17 +70,17 @@ export function planSlots(input: SlotPlanInput): SlotPlan {
     for (let t = 0; t < active.length && free > 0; t++) {
       const team = active[t]!;
       if (team.level + team.given > level) continue;
-      const lane = nextLane(team, given, slowFree, requests.length < input.maxLanes);
+      const lane = nextLane(team, given, free, slowCap, requests.length < input.maxLanes);
       if (!lane) {
         active.splice(t--, 1);
         continue;
       }
       const before = given.get(lane) ?? 0;
-      if (before === 0) requests.push({ endpointId: lane.endpointId, want: 0, slow: lane.slow });
+      if (before === 0) requests.push({ endpointId: lane.endpointId, want: 0, headroom: lane.headroom });
       given.set(lane, before + 1);
       team.given += 1;
       free -= 1;
-      slowFree -= 1;
+      if (lane.slow) slowCap -= 1;
     }
     level += 1;
   }
@@ -108,13 +111,15 @@ function groupTeams(input: SlotPlanInput): TeamTurn[] {
 function nextLane(
   team: TeamTurn,
   given: ReadonlyMap<SlotCandidate, number>,
-  slowFree: number,
+  free: number,
+  slowCap: number,
   mayAddLane: boolean,
 ): SlotCandidate | null {
   for (let i = 0; i < team.lanes.length; i++) {
     const lane = team.lanes[(team.next + i) % team.lanes.length]!;
     const already = given.get(lane) ?? 0;
-    if (already >= lane.want || (lane.slow && slowFree <= 0) || (already === 0 && !mayAddLane)) continue;
+    if (already >= lane.want || free <= lane.headroom || (lane.slow && slowCap <= 0)) continue;
+    if (already === 0 && !mayAddLane) continue;
     team.next = (team.next + i + 1) % team.lanes.length;
     return lane;
   }

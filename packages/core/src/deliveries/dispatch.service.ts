@@ -43,18 +43,20 @@ export interface LaneRequest {
   endpointId: string;
   want: number;
   mine: number;
-  /** A slow lane (an attempt older than a second in flight, or slow answers lately) may not take the reserve. */
-  slow?: boolean;
+  /**
+   * The deployment's slots this lane must leave free (docs/delivery.md, "Fairness"): the reserve for a slow lane,
+   * one for a lane of unknown speed, none for a lane known to answer fast.
+   */
+  headroom?: number;
 }
 
 /**
  * The deployment-wide slots as the engine claims them (docs/delivery.md, "Fairness"): `limit` attempts in flight
- * across every worker (service_concurrency), of which `reserve` are only for lanes that are not slow. `running` is
- * what this worker has in flight as it asks; `teams` and `starved` tell other workers whether its work waits.
+ * across every worker (service_concurrency). `running` is what this worker has in flight as it asks; `teams` and
+ * `starved` tell other workers whether its work waits.
  */
 export interface SlotClaim {
   limit: number;
-  reserve: number;
   running: number;
   teams: number;
   starved: boolean;
@@ -183,10 +185,10 @@ WITH owned AS (
   -- (a plain UPDATE) never waits for it.
   SELECT partition FROM dispatch_partitions WHERE owner = $4 AND lease_until > now() FOR KEY SHARE
 ), want AS (
-  SELECT w.* FROM unnest($1::text[], $2::int[], $3::int[], $12::bool[]) WITH ORDINALITY AS w(endpoint_id, n, mine, slow, ord)
+  SELECT w.* FROM unnest($1::text[], $2::int[], $3::int[], $11::int[]) WITH ORDINALITY AS w(endpoint_id, n, mine, headroom, ord)
    WHERE svc_dispatch_partition(w.endpoint_id, $7) IN (SELECT partition FROM owned)
 ), lane AS (
-  SELECT w.endpoint_id, w.n, w.mine, w.slow, w.ord, e.team_id, e.version, e.status, e.deleted_at IS NOT NULL AS deleted, e.max_concurrency,
+  SELECT w.endpoint_id, w.n, w.mine, w.headroom, w.ord, e.team_id, e.version, e.status, e.deleted_at IS NOT NULL AS deleted, e.max_concurrency,
          e.ordering = 'ordered' AS ordered,
          e.rate_per_second, e.timeout_seconds, e.url, e.url_revision, e.retry_delays_seconds, e.headers_sealed,
          e.authorization_sealed, h.circuit, h.consecutive_failures, h.last_success_at, h.last_failure_at,
@@ -213,15 +215,15 @@ WITH owned AS (
   SELECT coalesce(sum(r.in_use) FILTER (WHERE r.worker_id <> $4), 0)::int AS others_in_use,
          coalesce(sum(r.teams) FILTER (WHERE r.worker_id <> $4 AND r.starved), 0)::int AS others_starved_teams
     FROM slot_rows r JOIN dispatch_workers dw ON dw.id = r.worker_id
-   WHERE dw.heartbeat_at > now() - make_interval(secs => $13::float8)
+   WHERE dw.heartbeat_at > now() - make_interval(secs => $12::float8)
 ), budgeted AS (
   -- The deployment's slots, in the order the owner asked (its fair order): a lane gets what is left after the lanes
-  -- before it; a slow lane only while the reserve stays free. Finishing a deleted or disabled endpoint's rows sends
+  -- before it, less its headroom (the slots it must leave free: the reserve for a slow lane). Finishing a deleted or disabled endpoint's rows sends
   -- nothing and takes no slot.
   SELECT q.*, q.deleted OR q.status = 'disabled' AS slotless,
          CASE WHEN q.deleted OR q.status = 'disabled' THEN q.take
               ELSE greatest(0, least(q.take,
-                     (CASE WHEN q.slow THEN $9::int - $10::int ELSE $9::int END) - c.others_in_use - $11::int
+                     $9::int - q.headroom - c.others_in_use - $10::int
                      - coalesce(sum(q.take) FILTER (WHERE NOT (q.deleted OR q.status = 'disabled'))
                          OVER (ORDER BY q.ord ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING), 0)))
          END AS granted
@@ -266,11 +268,11 @@ WITH owned AS (
   -- never low: its next claim or idle report writes it again). The subquery on capacity runs first, so every slot
   -- row is locked in ID order before this one is written.
   UPDATE dispatch_slots s
-     SET in_use = $11::int + (SELECT count(*) FROM picked p JOIN budgeted b ON b.endpoint_id = p.endpoint_id
+     SET in_use = $10::int + (SELECT count(*) FROM picked p JOIN budgeted b ON b.endpoint_id = p.endpoint_id
                                WHERE NOT b.slotless)::int
                   + 0 * (SELECT others_in_use FROM capacity),
-         teams = $14, starved = $15
-   WHERE s.worker_id = $4 AND $16::bool
+         teams = $13, starved = $14
+   WHERE s.worker_id = $4 AND $15::bool
 ), probe AS (
   UPDATE endpoint_health h SET circuit = 'half_open', next_probe_at = l.due_at
     FROM leased l JOIN quota ON quota.endpoint_id = l.endpoint_id
@@ -354,9 +356,8 @@ export class DispatchService {
       DISPATCH_PARTITIONS,
       onlyDeliveryIds,
       slots?.limit ?? UNLIMITED_SLOTS,
-      slots?.reserve ?? 0,
       slots?.running ?? 0,
-      requests.map((r) => r.slow ?? false),
+      requests.map((r) => r.headroom ?? 0),
       this.deps.deadAfterSeconds ?? DEFAULT_OWNERSHIP.deadAfterSeconds,
       slots?.teams ?? 0,
       slots?.starved ?? false,
