@@ -29,11 +29,11 @@ describe('the heartbeat', () => {
       await runner.rollbackTransaction();
       await runner.release();
     }
-    const [{ owned }]: { owned: number }[] = await services.db.query(
+    const [row]: { owned: number }[] = await services.db.query(
       `SELECT count(*)::int AS owned FROM dispatch_partitions WHERE owner = $1 AND lease_until > now()`,
       [worker],
     );
-    expect(owned).toBe(DISPATCH_PARTITIONS);
+    expect(row!.owned).toBe(DISPATCH_PARTITIONS);
     await services.ownership.leave(worker);
   });
 
