@@ -34,6 +34,8 @@ import type { PublishResult } from './bench-delivery-load.js';
 const SECONDS = Number(process.env['BENCH_FAIRNESS_SECONDS'] ?? 20);
 const SLOW_QUEUED = 200;
 const PROBE_RATE = 5;
+/** Dead letters of the hot team's endpoint, replayed in bulk while it publishes. */
+const DEAD_LETTERS = 1000;
 
 export interface FairnessCase {
   p50_ms: number;
@@ -177,7 +179,7 @@ async function besideSlow(
 }
 
 /** Team Y's publish requests at 5/s: their p99 (the load process measures each request). */
-function publishP99(h: Harness, team: BenchTeam): Promise<PublishResult> {
+function publishP99(h: Harness, team: BenchTeam, seconds = SECONDS): Promise<PublishResult> {
   return runLoad<PublishResult>({
     kind: 'publish',
     origin: h.origin,
@@ -185,7 +187,7 @@ function publishP99(h: Harness, team: BenchTeam): Promise<PublishResult> {
     perTeam: 2,
     rate: PROBE_RATE,
     startAt: Date.now() + 500,
-    durationMs: SECONDS * 1000,
+    durationMs: seconds * 1000,
   });
 }
 
@@ -195,18 +197,16 @@ async function hotTeam(h: Harness) {
     createTeams(h.core, h.origin, h.receivers, 'fair-y', 1, 1),
   ]);
   if (!hot || !quiet) throw new Error('no teams');
+  await publishP99(h, quiet, 5); // warm
   const alone = await publishP99(h, quiet);
-  // Dead letters for the hot team's bulk replay: an endpoint answering 400 fails each delivery at once.
-  const rejecting = await addEndpoint(
-    h.origin,
-    hot.authorization,
-    hot.tenantId,
-    h.receivers.url('reject', 'fair-hot-r'),
-  );
-  for (let i = 0; i < 300; i += 10)
-    await Promise.all(Array.from({ length: 10 }, () => publish(h, hot, hot.tenantId, { dead: true })));
+  // Dead letters for the hot team's bulk replay: an endpoint (of a second tenant) answering 400 fails each delivery
+  // at once; once they are there it points at a fast receiver and the replay sends them again.
+  const deadTenant = await addTenant(h, hot, 'fair-hot-dead');
+  const rejecting = await addEndpoint(h.origin, hot.authorization, deadTenant, h.receivers.url('reject', 'fair-hot-r'));
+  for (let i = 0; i < DEAD_LETTERS; i += 10)
+    await Promise.all(Array.from({ length: 10 }, () => publish(h, hot, deadTenant, { dead: true })));
   const deadline = Date.now() + 30_000;
-  while ((h.receivers.counts.get('fair-hot-r') ?? 0) < 300 && Date.now() < deadline) await sleep(100);
+  while ((h.receivers.counts.get('fair-hot-r') ?? 0) < DEAD_LETTERS && Date.now() < deadline) await sleep(100);
   await sleep(1000);
   const patched = await fetch(`${h.origin}/v1/endpoints/${rejecting.id}`, {
     method: 'PATCH',

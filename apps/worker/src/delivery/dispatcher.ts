@@ -54,8 +54,12 @@ const MAX_CLAIM_ENDPOINTS = 500;
 const SHORT_CLAIM_RECHECK_MS = 250;
 /** Claims (and settlement batches) start at most this often: under load, batches grow instead of their number. */
 const MIN_BATCH_GAP_MS = 2;
-/** Work waiting for slots other workers hold: the slot counts are read again this often (their settles wake no one here). */
+/**
+ * Work waiting for slots other workers hold: the slot counts are read again this often (their settles wake no one
+ * here); sooner while a lane known fast waits, which a slot freed anywhere may serve at once.
+ */
 const STARVED_RECHECK_MS = 25;
+const FAST_STARVED_RECHECK_MS = 5;
 /** A worker's slot count drifting down (attempts settling, nothing to claim) is written at most this often. */
 const REPORT_GAP_MS = 50;
 /** After a connection error, claims wait this long (the lanes keep their state). */
@@ -284,7 +288,14 @@ export class Dispatcher {
     const recheck = plan.starved && sharedOut && realNow >= this.starvedRecheckAt;
     if (requests.length > 0 || recheck || this.reportDue(plan.starved, teams, realNow)) {
       this.lastReportAt = realNow;
-      if (recheck) this.starvedRecheckAt = realNow + STARVED_RECHECK_MS;
+      if (recheck) {
+        // A waiting fast lane asks anyway: the claim reads the newest counts and grants what is free by then.
+        const planned = new Set(requests.map((r) => r.endpointId));
+        const fastWaiting = candidates.filter((c) => c.headroom === 0 && !planned.has(c.endpointId));
+        for (const c of fastWaiting)
+          requests.push({ endpointId: c.endpointId, want: 1, headroom: 0, mine: c.inFlight });
+        this.starvedRecheckAt = realNow + (fastWaiting.length > 0 ? FAST_STARVED_RECHECK_MS : STARVED_RECHECK_MS);
+      }
       for (const request of requests) {
         const lane = this.lanes.get(request.endpointId)!;
         lane.claiming = true;
@@ -501,8 +512,16 @@ export class Dispatcher {
     });
   }
 
-  /** What memory learns from a settled batch: the circuits as written, and the lanes' next due times. */
+  /**
+   * What memory learns from a settled batch: the circuits as written, and the lanes' next due times. Endpoints the
+   * batch disabled get their backlogs canceled in bounded batches beside the engine, not in its settlement slots.
+   */
   private applySettlement(outcomes: AttemptOutcome[], result: SettlementResult): SettledOutcome[] {
+    if (result.disabled.length > 0)
+      void this.options.services.ownership.cancelDisabledBacklogs(result.disabled).catch((error: unknown) => {
+        // The reconciliation sweep cancels what is left.
+        if (!this.stopping) this.options.logger.error({ err: error }, 'canceling a disabled endpoint’s backlog failed');
+      });
     for (const [id, health] of result.health) {
       const lane = this.lanes.get(id);
       if (lane) {

@@ -4,6 +4,7 @@ import type { Clock } from '../common/clock.js';
 import { retryOnConflict } from '../common/transaction.js';
 import { DELIVERY_WAKE_CHANNEL, wakePayload } from './delivery.jobs.js';
 import {
+  cancelWaitingDeliveries,
   FINISHED_ROW_COLUMNS,
   finishedFromRows,
   recordFinished,
@@ -163,6 +164,43 @@ export class DispatchOwnershipService {
         return rows.length;
       }),
     );
+  }
+
+  /**
+   * Cancels the waiting deliveries of endpoints the service disabled (410, an unsafe destination), in transactions of
+   * `batch` rows each, so a backlog of 100,000 never rides in one transaction, a settlement or the engine's memory.
+   * Without `endpointIds`: of every disabled endpoint that still has waiting rows (the reconciliation sweep, for a
+   * process that stopped half-way). Returns how many were canceled.
+   */
+  async cancelDisabledBacklogs(endpointIds?: readonly string[], batch = 1000): Promise<number> {
+    const ids =
+      endpointIds ??
+      (
+        (await this.deps.db.query(
+          `SELECT e.id FROM endpoints e
+            WHERE e.status = 'disabled' AND e.deleted_at IS NULL
+              AND EXISTS (SELECT 1 FROM delivery_queue q WHERE q.endpoint_id = e.id AND q.lease_owner IS NULL)
+            LIMIT 100`,
+        )) as { id: string }[]
+      ).map((r) => r.id);
+    let canceled = 0;
+    if (ids.length === 0) return 0;
+    for (;;) {
+      const n = await retryOnConflict(() =>
+        this.deps.db.transaction(async (tx) => {
+          // Only while the endpoint is still disabled: resumed meanwhile, its waiting deliveries go on.
+          const [row]: { still: string[] | null }[] = await tx.query(
+            `SELECT array_agg(id) AS still FROM endpoints WHERE id = ANY($1::text[]) AND status = 'disabled'`,
+            [ids],
+          );
+          const still = row?.still ?? [];
+          if (still.length === 0) return 0;
+          return cancelWaitingDeliveries(tx, { endpointIds: still }, 'endpoint_disabled', this.deps.clock.now(), batch);
+        }),
+      );
+      canceled += n;
+      if (n < batch) return canceled;
+    }
   }
 
   /**
