@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { EngineSteps, type AttemptResult } from '@svc/core';
+import { CLOSED_CIRCUIT, EngineSteps, type AttemptResult } from '@svc/core';
 import { post, startHarness, type Harness } from '../testing/harness.js';
 
 /**
@@ -49,14 +49,7 @@ describe('410 with a backlog', () => {
     const settled = await h.services.settlement.settle(
       'wkr_steps',
       [{ attempt: claimed!, result: gone, durationMs: 5, responseBody: null, jitter: 0 }],
-      () => ({
-        circuit: 'closed',
-        consecutiveFailures: 0,
-        lastSuccessAt: null,
-        lastFailureAt: null,
-        nextProbeAt: null,
-        probeWaitSeconds: 60,
-      }),
+      () => CLOSED_CIRCUIT,
     );
     expect(settled.disabled).toEqual([endpointId]);
     const endpoint = await h.request('GET', `/endpoints/${endpointId}`);
