@@ -16,7 +16,7 @@ import {
   type SlotCapacity,
   type WakeTarget,
 } from '@svc/core';
-import { Coalescer } from './coalescer.js';
+import { KeyedBatcher } from './keyed-batcher.js';
 import {
   endClaimSpan,
   endJobSpan,
@@ -108,10 +108,10 @@ export class Dispatcher {
   private lastClaimAt = 0;
   private lastReportAt = 0;
   private idleWaiters: (() => void)[] = [];
-  private readonly settles: Coalescer<PendingSettle, SettledOutcome>;
+  private readonly settles: KeyedBatcher<PendingSettle, SettledOutcome>;
 
   constructor(private readonly options: DispatcherOptions) {
-    this.settles = new Coalescer((pending) => this.settleBatch(pending), {
+    this.settles = new KeyedBatcher((pending) => this.settleBatch(pending), {
       maxConcurrent: 2,
       maxBatch: 500,
       minGapMs: MIN_BATCH_GAP_MS,
