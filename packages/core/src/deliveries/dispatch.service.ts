@@ -2,10 +2,12 @@ import type { DataSource } from 'typeorm';
 import { hotStatement, type HotSql } from '@svc/db';
 import { SECOND, type Clock } from '../common/clock.js';
 import { newId } from '../common/ids.js';
+import { SealedWithAnotherKey } from '../common/sealing.js';
 import type { EndpointCredentialsService } from '../endpoints/endpoint-credentials.service.js';
 import type { AttemptTrigger, EndpointHealthState } from './delivery-policy.js';
 import { DISPATCH_PARTITIONS } from './dispatch-partitions.js';
 import { dropStaleRows, finishDeliveries, type EngineEventSink, type FinishedDelivery } from './delivery-records.js';
+import { mismatchedDelivery, type MismatchedDelivery, type SealingKeyMismatches } from './sealing-key-mismatch.js';
 
 /** Everything one attempt needs, read and opened when the attempt starts (current URL and credentials). */
 export interface ClaimedAttempt {
@@ -72,6 +74,8 @@ export interface DispatchServiceDeps {
   clock: Clock;
   credentials: EndpointCredentialsService;
   events: EngineEventSink;
+  /** Deliveries whose secrets are sealed with another key go back unsent (sealing-key-mismatch.ts). */
+  keyMismatches: SealingKeyMismatches;
 }
 
 /** How long an attempt holds its row beyond the endpoint's timeout before the row is due again. */
@@ -283,6 +287,7 @@ export class DispatchService {
     const attempts: ClaimedAttempt[] = [];
     const finished: FinishedDelivery[] = [];
     const stale: { id: string; fence: number }[] = [];
+    const mismatched: MismatchedDelivery[] = [];
     for (const row of rows) {
       if (!lanes.has(row.endpoint_id)) lanes.set(row.endpoint_id, toLane(row));
       if (row.leased_id !== null && row.id === null) stale.push({ id: row.leased_id, fence: row.leased_attempt! });
@@ -292,9 +297,15 @@ export class DispatchService {
         try {
           attempts.push(this.toAttempt(row, now));
           continue;
-        } catch {
-          // A sealed value that cannot be opened (a changed SVC_ENCRYPTION_KEY): no later claim can do better, so
-          // the delivery fails now with a reason support can act on instead of being claimed again and again.
+        } catch (error) {
+          // Sealed with another key: this process has the wrong SVC_ENCRYPTION_KEY, the delivery is fine; it goes
+          // back unsent for a worker with the right key.
+          if (error instanceof SealedWithAnotherKey) {
+            mismatched.push(mismatchedDelivery(row, error));
+            continue;
+          }
+          // A sealed value of this key that does not open (damaged): no later claim can do better, so the delivery
+          // fails now with a reason support can act on instead of being claimed again and again.
           reason = { status: 'failed', reason: 'credentials_unreadable' };
         }
       }
@@ -313,6 +324,7 @@ export class DispatchService {
     }
     if (finished.length > 0) await finishDeliveries(this.deps.db, workerId, finished, now, this.deps.events);
     if (stale.length > 0) await dropStaleRows(this.deps.db, workerId, stale);
+    if (mismatched.length > 0) await this.deps.keyMismatches.release(workerId, mismatched);
     return { attempts, lanes: [...lanes.values()], finished };
   }
 
