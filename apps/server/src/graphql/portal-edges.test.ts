@@ -21,13 +21,18 @@ afterAll(async () => {
 let tenants = 0;
 
 /** A tenant and an opened portal session for it (the console's exchange of the one-time link). */
-async function portalSession(body: Record<string, unknown> = {}): Promise<{ tenantId: string; token: string }> {
+async function portalSession(
+  body: Record<string, unknown> = {},
+  key = h.team.key,
+): Promise<{ tenantId: string; token: string }> {
   tenants += 1;
-  const tenant = await post(h, '/tenants', { external_id: `edge-${tenants}`, name: `Edge ${tenants}` });
-  const created = await post(h, `/tenants/${tenant.json.id}/portal_sessions`, {
-    capabilities: 'manage_endpoints',
-    ...body,
-  });
+  const tenant = await post(h, '/tenants', { external_id: `edge-${tenants}`, name: `Edge ${tenants}` }, { key });
+  const created = await post(
+    h,
+    `/tenants/${tenant.json.id}/portal_sessions`,
+    { capabilities: 'manage_endpoints', ...body },
+    { key },
+  );
   expect(created.status, created.text).toBe(201);
   const opened = await gql(
     `mutation($t: String!) { openPortalSession(linkToken: $t) { token } }`,
@@ -80,5 +85,31 @@ describe('idempotency keys are scoped by who made the request', () => {
     // The retry of each session replays its own answer, its own secret shown again.
     const retried = await gql(CREATE_ENDPOINT, args, { key: a.token });
     expect(retried.body.data.portalCreateEndpoint).toEqual(created[0]);
+  });
+});
+
+describe("portal sessions spend their own rate buckets, never their operator's", () => {
+  it("four busy sessions do not empty the team's configuration-write bucket; each is held to its own", async () => {
+    // A team of its own: the harness clock stands still, so buckets do not refill during the test.
+    const team = await h.newTeam('busy-portals');
+    const sessions = [];
+    for (let i = 0; i < 4; i += 1) sessions.push(await portalSession({}, team.key));
+    // 8 of the team's 40 configuration-write tokens are spent (a tenant and a session each).
+    const write = `mutation { portalDeleteEndpoint(id: "wde_0000000000000000000000000", etag: "x") }`;
+    const codes = async (token: string, n: number) => {
+      const seen: string[] = [];
+      for (let i = 0; i < n; i += 1)
+        seen.push((await gql(write, {}, { key: token })).body.errors?.[0]?.extensions?.code ?? 'ok');
+      return seen;
+    };
+    // Ten configuration writes each: 40 tokens, more than the team has left.
+    for (const session of sessions) expect(new Set(await codes(session.token, 10))).toEqual(new Set(['not_found']));
+    const operator = await post(h, '/tenants', { external_id: 'busy-operator', name: 'Operator' }, { key: team.key });
+    expect(operator.status, operator.text).toBe(201);
+    // One session bursts on: its own bucket (the team's rate, burst 40) runs dry at its 41st write, the others' not.
+    expect(await codes(sessions[0]!.token, 31)).toEqual([...Array(30).fill('not_found'), 'rate_limited']);
+    expect(await codes(sessions[1]!.token, 1)).toEqual(['not_found']);
+    const after = await post(h, '/tenants', { external_id: 'busy-operator-2', name: 'Operator' }, { key: team.key });
+    expect(after.status, after.text).toBe(201);
   });
 });
