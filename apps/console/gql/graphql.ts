@@ -57,7 +57,7 @@ export type CreatePortalSessionInput = {
   eventTypes?: Array<string> | null | undefined;
   /** 60 to 604,800 (7 days); default 3,600 */
   expiresInSeconds?: number | null | undefined;
-  /** Decimal USD; default 0 (no paid replays) */
+  /** Decimal USD; default 0 (no paid test events or replays) */
   spendingCapUsd?: string | null | undefined;
 };
 

@@ -113,3 +113,58 @@ describe("portal sessions spend their own rate buckets, never their operator's",
     expect(after.status, after.text).toBe(201);
   });
 });
+
+describe("test events from the portal are held to the session's spending cap", () => {
+  const createEndpoint = async (token: string) =>
+    (await gql(CREATE_ENDPOINT, { url: 'https://tests.example.com/hook' }, { key: token })).body.data
+      .portalCreateEndpoint.endpoint.id as string;
+  const sendTest = async (token: string, endpointId: string) =>
+    (
+      await gql(
+        `mutation($id: ID!) { portalSendTestEvent(endpointId: $id) { id } }`,
+        { id: endpointId },
+        { key: token },
+      )
+    ).body;
+  const spent = async (token: string) =>
+    (await gql(`{ portalContext { session { spentUsd } } }`, {}, { key: token })).body.data.portalContext.session
+      .spentUsd as string;
+  const messages = async (token: string) =>
+    (await gql(`{ portalMessages { nodes { id } } }`, {}, { key: token })).body.data.portalMessages.nodes.length;
+
+  it('each test takes its price (ingestion and one delivery) from the cap; one past it is refused and not sent', async () => {
+    // 100 micro-USD: one test costs 60 (an ingestion unit, 10, and a delivery unit, 50).
+    const { token } = await portalSession({ spending_cap_usd: '0.0001' });
+    const endpointId = await createEndpoint(token);
+    expect((await sendTest(token, endpointId)).errors).toBeUndefined();
+    expect(await spent(token)).toBe('0.00006');
+    const refused = await sendTest(token, endpointId);
+    expect(refused.errors[0].extensions.code).toBe('spending_limit');
+    expect(refused.errors[0].message).toBe(
+      'this test event costs 0.00006 USD and the portal session has 0.00004 USD left of its cap',
+    );
+    expect({ spent: await spent(token), messages: await messages(token) }).toEqual({ spent: '0.00006', messages: 1 });
+  });
+
+  it('a session with the default cap ("0") sends none; a refused admission gives its price back', async () => {
+    const unpaid = await portalSession();
+    const endpointId = await createEndpoint(unpaid.token);
+    expect((await sendTest(unpaid.token, endpointId)).errors[0].extensions.code).toBe('spending_limit');
+    expect(await messages(unpaid.token)).toBe(0);
+
+    const paid = await portalSession({ spending_cap_usd: '1' });
+    const paused = await createEndpoint(paid.token);
+    const etag = (
+      await gql(`query($id: ID!) { portalEndpoint(id: $id) { etag } }`, { id: paused }, { key: paid.token })
+    ).body.data.portalEndpoint.etag as string;
+    const pause = await gql(
+      `mutation($id: ID!, $etag: String!) {
+        portalUpdateEndpoint(id: $id, etag: $etag, input: { status: "paused" }) { status } }`,
+      { id: paused, etag },
+      { key: paid.token },
+    );
+    expect(pause.body.data.portalUpdateEndpoint.status).toBe('paused');
+    expect((await sendTest(paid.token, paused)).errors[0].extensions.code).toBe('invalid_state');
+    expect(await spent(paid.token)).toBe('0');
+  });
+});

@@ -37,8 +37,9 @@ export class PortalSession {
   @Field(() => PortalCapabilities) capabilities!: string;
   @Field(() => [String], { nullable: true, description: 'null: every active event type' }) eventTypes!: string[] | null;
   @Field(() => PortalBranding) branding!: PortalBranding;
-  @Field(() => String, { description: 'USD that replays from the session may cost in all' }) spendingCapUsd!: string;
-  @Field(() => String) spentUsd!: string;
+  @Field(() => String, { description: 'USD that test events and replays from the session may cost in all' })
+  spendingCapUsd!: string;
+  @Field(() => String, { description: 'What its test events and replays have cost so far' }) spentUsd!: string;
   @Field(() => PortalSessionStatus) status!: string;
   @Field(() => Date) createdAt!: Date;
   @Field(() => Date) expiresAt!: Date;
@@ -77,7 +78,7 @@ export class CreatePortalSessionInput {
   @Field(() => PortalCapabilities, { nullable: true, description: 'read_only by default' }) capabilities?: string;
   @Field(() => [String], { nullable: true }) eventTypes?: string[] | null;
   @Field(() => PortalBrandingInput, { nullable: true }) branding?: PortalBrandingInput;
-  @Field(() => String, { nullable: true, description: 'Decimal USD; default 0 (no paid replays)' })
+  @Field(() => String, { nullable: true, description: 'Decimal USD; default 0 (no paid test events or replays)' })
   spendingCapUsd?: string;
 }
 

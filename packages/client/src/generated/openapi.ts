@@ -1674,9 +1674,9 @@ export interface components {
         /** @description An https URL */
         logo_url: string | null;
       };
-      /** @description What replays from this session may cost in all (USD, a decimal string) */
+      /** @description What test events and replays from this session may cost in all (USD, a decimal string) */
       spending_cap_usd: string;
-      /** @description What its replays have cost so far */
+      /** @description What its test events and replays have cost so far */
       spent_usd: string;
       /**
        * @description ended: its tenant was deleted or the key that created it revoked
@@ -1949,9 +1949,9 @@ export interface components {
         /** @description An https URL */
         logo_url: string | null;
       };
-      /** @description What replays from this session may cost in all (USD, a decimal string) */
+      /** @description What test events and replays from this session may cost in all (USD, a decimal string) */
       spending_cap_usd: string;
-      /** @description What its replays have cost so far */
+      /** @description What its test events and replays have cost so far */
       spent_usd: string;
       /**
        * @description ended: its tenant was deleted or the key that created it revoked

@@ -1,7 +1,7 @@
 import type { DataSource, EntityManager } from 'typeorm';
 import type { Clock } from '../common/clock.js';
 import type { CallContext, PortalScope } from '../common/context.js';
-import { notFound, ServiceError } from '../common/errors.js';
+import { isServiceError, notFound, ServiceError } from '../common/errors.js';
 import type { Page } from '../common/paging.js';
 import { inTransaction } from '../common/transaction.js';
 import { formatUsd, parseUsd } from '../catalog/catalog.js';
@@ -14,7 +14,7 @@ import type { PortalEventType } from '../events/operational-event.types.js';
 import type { EventTypeService } from '../event-types/event-type.service.js';
 import type { EventTypeView } from '../event-types/event-type.view.js';
 import type { EndpointService } from '../endpoints/endpoint.service.js';
-import { sendEndpointTest } from '../endpoints/endpoint-test.js';
+import { endpointTestPriceMicros, sendEndpointTest } from '../endpoints/endpoint-test.js';
 import { RawJson } from '../common/raw-json.js';
 import { CreateEndpointInput, type UpdateEndpointInput } from '../endpoints/endpoint.inputs.js';
 import { parseInput } from '../common/validation.js';
@@ -185,11 +185,25 @@ export class PortalService {
     });
   }
 
-  /** A test message to one of the tenant's endpoints (svc.test), billed like the operator's own tests. */
+  /**
+   * A test message to one of the tenant's endpoints (svc.test), billed like the operator's own tests and held to the
+   * session's spending cap like a replay: its price is taken from the cap before it is admitted (one conditional
+   * UPDATE, so concurrent tests cannot overshoot) and given back when admission refuses it.
+   */
   async sendTest(ctx: CallContext, endpointId: string): Promise<MessageView> {
-    requireManage(portalScope(ctx));
+    const scope = portalScope(ctx);
+    requireManage(scope);
     await this.getEndpoint(ctx, endpointId);
-    const message = await sendEndpointTest(this.deps, ctx, endpointId, { payload: new RawJson(PORTAL_TEST_PAYLOAD) });
+    const price = endpointTestPriceMicros(Buffer.byteLength(PORTAL_TEST_PAYLOAD));
+    await this.spend(scope, price, 'test event');
+    let message: MessageView;
+    try {
+      message = await sendEndpointTest(this.deps, ctx, endpointId, { payload: new RawJson(PORTAL_TEST_PAYLOAD) });
+    } catch (error) {
+      // A refusal admitted nothing; any other failure may have committed, so the spend stays (never past the cap).
+      if (isServiceError(error)) await this.spend(scope, -price, 'refund');
+      throw error;
+    }
     // Admission runs in its own batched transaction; the record follows its commit.
     await inTransaction(this.deps.db, ctx, (tx) =>
       this.record(tx, ctx, 'webhooks.portal.endpoint.tested', endpointId, { message_id: message.id }),
@@ -276,6 +290,30 @@ export class PortalService {
       });
       return replayed;
     });
+  }
+
+  /**
+   * Moves the session's spend by `micros` when it stays within its cap (a refund always does), in one statement:
+   * 402 spending_limit otherwise, with what is left.
+   */
+  private async spend(scope: PortalScope, micros: bigint, what: string): Promise<void> {
+    const [rows] = (await this.deps.db.query(
+      `UPDATE portal_sessions SET spent_micros = greatest(0, spent_micros + $2::bigint)
+        WHERE id = $1 AND ($2::bigint <= 0 OR spent_micros + $2::bigint <= spending_cap_micros)
+        RETURNING id`,
+      [scope.sessionId, micros.toString()],
+    )) as [{ id: string }[], number];
+    if (rows.length > 0) return;
+    const [session] = (await this.deps.db.query(
+      `SELECT spending_cap_micros::text AS cap, spent_micros::text AS spent FROM portal_sessions WHERE id = $1`,
+      [scope.sessionId],
+    )) as { cap: string; spent: string }[];
+    throw new ServiceError(
+      'spending_limit',
+      `this ${what} costs ${formatUsd(micros)} USD and the portal session has ${formatUsd(
+        BigInt(session?.cap ?? '0') - BigInt(session?.spent ?? '0'),
+      )} USD left of its cap`,
+    );
   }
 
   /** Patterns a restricted session may use: exact names of its event types (a wildcard could reach others). */
