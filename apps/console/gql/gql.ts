@@ -111,7 +111,8 @@ type Documents = {
   '\n  query PortalContext {\n    portalContext {\n      tenantName\n      session {\n        id\n        capabilities\n        eventTypes\n        expiresAt\n        spendingCapUsd\n        spentUsd\n        branding {\n          displayName\n          accentColor\n          logoUrl\n        }\n      }\n    }\n  }\n': typeof types.PortalContextDocument;
   '\n  query PortalEndpoints($after: String) {\n    portalEndpoints(first: 50, after: $after) {\n      nodes {\n        ...PortalEndpointFields\n      }\n      nextCursor\n    }\n  }\n': typeof types.PortalEndpointsDocument;
   '\n  query PortalEndpoint($id: ID!, $after: String) {\n    portalEndpoint(id: $id) {\n      ...PortalEndpointFields\n    }\n    portalDeliveries(endpointId: $id, first: 20, after: $after) {\n      nodes {\n        ...PortalDeliveryFields\n      }\n      nextCursor\n    }\n  }\n': typeof types.PortalEndpointDocument;
-  '\n  query PortalEventTypes {\n    portalEventTypes {\n      name\n      description\n      example\n    }\n  }\n': typeof types.PortalEventTypesDocument;
+  '\n  query PortalEventTypes($after: String) {\n    portalEventTypes(first: 20, after: $after) {\n      nodes {\n        name\n        description\n        example\n      }\n      nextCursor\n    }\n  }\n': typeof types.PortalEventTypesDocument;
+  '\n  query PortalEventTypeNames {\n    portalEventTypeNames\n  }\n': typeof types.PortalEventTypeNamesDocument;
   '\n  query PortalMessages($after: String) {\n    portalMessages(first: 50, after: $after) {\n      nodes {\n        id\n        eventType\n        status\n        createdAt\n      }\n      nextCursor\n    }\n  }\n': typeof types.PortalMessagesDocument;
   '\n  query PortalMessage($id: ID!) {\n    portalMessage(id: $id) {\n      id\n      eventType\n      status\n      createdAt\n      deliveries(first: 50) {\n        nodes {\n          ...PortalDeliveryFields\n        }\n      }\n    }\n  }\n': typeof types.PortalMessageDocument;
   '\n  mutation CreateConsoleSession($secretKey: String!) {\n    createConsoleSession(secretKey: $secretKey) {\n      token\n      expiresAt\n    }\n  }\n': typeof types.CreateConsoleSessionDocument;
@@ -307,8 +308,9 @@ const documents: Documents = {
     types.PortalEndpointsDocument,
   '\n  query PortalEndpoint($id: ID!, $after: String) {\n    portalEndpoint(id: $id) {\n      ...PortalEndpointFields\n    }\n    portalDeliveries(endpointId: $id, first: 20, after: $after) {\n      nodes {\n        ...PortalDeliveryFields\n      }\n      nextCursor\n    }\n  }\n':
     types.PortalEndpointDocument,
-  '\n  query PortalEventTypes {\n    portalEventTypes {\n      name\n      description\n      example\n    }\n  }\n':
+  '\n  query PortalEventTypes($after: String) {\n    portalEventTypes(first: 20, after: $after) {\n      nodes {\n        name\n        description\n        example\n      }\n      nextCursor\n    }\n  }\n':
     types.PortalEventTypesDocument,
+  '\n  query PortalEventTypeNames {\n    portalEventTypeNames\n  }\n': types.PortalEventTypeNamesDocument,
   '\n  query PortalMessages($after: String) {\n    portalMessages(first: 50, after: $after) {\n      nodes {\n        id\n        eventType\n        status\n        createdAt\n      }\n      nextCursor\n    }\n  }\n':
     types.PortalMessagesDocument,
   '\n  query PortalMessage($id: ID!) {\n    portalMessage(id: $id) {\n      id\n      eventType\n      status\n      createdAt\n      deliveries(first: 50) {\n        nodes {\n          ...PortalDeliveryFields\n        }\n      }\n    }\n  }\n':
@@ -910,8 +912,14 @@ export function graphql(
  * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
  */
 export function graphql(
-  source: '\n  query PortalEventTypes {\n    portalEventTypes {\n      name\n      description\n      example\n    }\n  }\n',
+  source: '\n  query PortalEventTypes($after: String) {\n    portalEventTypes(first: 20, after: $after) {\n      nodes {\n        name\n        description\n        example\n      }\n      nextCursor\n    }\n  }\n',
 ): typeof import('./graphql').PortalEventTypesDocument;
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(
+  source: '\n  query PortalEventTypeNames {\n    portalEventTypeNames\n  }\n',
+): typeof import('./graphql').PortalEventTypeNamesDocument;
 /**
  * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
  */

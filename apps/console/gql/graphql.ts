@@ -2537,11 +2537,20 @@ export type PortalEndpointQuery = {
   };
 };
 
-export type PortalEventTypesQueryVariables = Exact<{ [key: string]: never }>;
+export type PortalEventTypesQueryVariables = Exact<{
+  after?: string | null | undefined;
+}>;
 
 export type PortalEventTypesQuery = {
-  portalEventTypes: Array<{ name: string; description: string; example: string | null }>;
+  portalEventTypes: {
+    nextCursor: string | null;
+    nodes: Array<{ name: string; description: string; example: string | null }>;
+  };
 };
+
+export type PortalEventTypeNamesQueryVariables = Exact<{ [key: string]: never }>;
+
+export type PortalEventTypeNamesQuery = { portalEventTypeNames: Array<string> };
 
 export type PortalMessagesQueryVariables = Exact<{
   after?: string | null | undefined;
@@ -5154,14 +5163,22 @@ fragment PortalDeliveryFields on Delivery {
   }
 }`) as unknown as TypedDocumentString<PortalEndpointQuery, PortalEndpointQueryVariables>;
 export const PortalEventTypesDocument = new TypedDocumentString(`
-    query PortalEventTypes {
-  portalEventTypes {
-    name
-    description
-    example
+    query PortalEventTypes($after: String) {
+  portalEventTypes(first: 20, after: $after) {
+    nodes {
+      name
+      description
+      example
+    }
+    nextCursor
   }
 }
     `) as unknown as TypedDocumentString<PortalEventTypesQuery, PortalEventTypesQueryVariables>;
+export const PortalEventTypeNamesDocument = new TypedDocumentString(`
+    query PortalEventTypeNames {
+  portalEventTypeNames
+}
+    `) as unknown as TypedDocumentString<PortalEventTypeNamesQuery, PortalEventTypeNamesQueryVariables>;
 export const PortalMessagesDocument = new TypedDocumentString(`
     query PortalMessages($after: String) {
   portalMessages(first: 50, after: $after) {

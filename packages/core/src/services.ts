@@ -176,7 +176,7 @@ export function createServices(options: CoreOptions): Services {
       events,
       consoleUrl: options.consoleUrl ?? null,
     }),
-    portal: new PortalService({ db, clock, endpoints, messages, deliveries, eventTypes, events }),
+    portal: new PortalService({ db, clock, endpoints, messages, deliveries, events }),
     replays: new ReplayService({ db, clock, limits, jobs: options.jobs, billing, events }),
     retention: new RetentionService(db, clock),
     sources,

@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { CreateEventTypeInput, parseInput, RawJson } from '@svc/core';
 import { post, startHarness, type Harness } from '../testing/harness.js';
 import { graphqlClient } from './test-client.js';
 
@@ -166,5 +167,45 @@ describe("test events from the portal are held to the session's spending cap", (
     expect(pause.body.data.portalUpdateEndpoint.status).toBe('paused');
     expect((await sendTest(paid.token, paused)).errors[0].extensions.code).toBe('invalid_state');
     expect(await spent(paid.token)).toBe('0');
+  });
+});
+
+describe("the portal's event catalog is read a page at a time", () => {
+  it('pages the examples by name and offers every name on its own, without the examples', async () => {
+    // A team with 60 event types whose examples are near their 16 KiB limit (one archived, one another's).
+    const team = await h.newTeam('big-catalog');
+    const ctx = { actor: { teamId: team.teamId, keyId: team.keyId } };
+    const example = new RawJson(`{"blob":"${'x'.repeat(16_000)}"}`);
+    const names = Array.from({ length: 60 }, (_, i) => `catalog.t${String(i).padStart(2, '0')}`);
+    for (const name of [...names, 'catalog.archived'])
+      await h.services.eventTypes.createEventType(ctx, parseInput(CreateEventTypeInput, { name, example }));
+    const archived = await h.services.eventTypes.listEventTypes(ctx, { name: 'catalog.archived' });
+    await h.services.eventTypes.archiveEventType(ctx, archived.data[0]!.id, archived.data[0]!.etag);
+    const { token } = await portalSession({}, team.key);
+
+    const page = `query($after: String) {
+      portalEventTypes(first: 25, after: $after) { nodes { name example } nextCursor } }`;
+    const seen: string[] = [];
+    const sizes: number[] = [];
+    let after: string | null = null;
+    do {
+      const answer = await gql(page, { after }, { key: token });
+      sizes.push(JSON.stringify(answer.body).length);
+      const { nodes, nextCursor } = answer.body.data.portalEventTypes as {
+        nodes: { name: string; example: string }[];
+        nextCursor: string | null;
+      };
+      expect(nodes.every((node) => node.example === example.text)).toBe(true);
+      seen.push(...nodes.map((node) => node.name));
+      after = nextCursor;
+    } while (after !== null);
+    expect(seen).toEqual(names);
+    // A page carries its 25 examples, not the catalog's 60 (about 400 KB of them against 960 KB).
+    expect(Math.max(...sizes)).toBeLessThan(26 * 16_100);
+    const onlyNames = await gql(`{ portalEventTypeNames }`, {}, { key: token });
+    expect(onlyNames.body.data.portalEventTypeNames).toEqual(names);
+    // A cursor of another list is refused, as on every list.
+    const foreign = await gql(page, { after: 'eyJzIjoieCIsImEiOiJ5In0' }, { key: token });
+    expect(foreign.body.errors[0].extensions.code).toBe('invalid_cursor');
   });
 });
