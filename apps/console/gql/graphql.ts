@@ -465,6 +465,7 @@ export type EndpointFieldsFragment = {
   etag: string;
   createdAt: string;
   updatedAt: string;
+  publicKeys: Array<{ publicKey: string; expiresAt: string | null }>;
   health: {
     circuit: string;
     consecutiveFailures: number;
@@ -528,6 +529,7 @@ export type EndpointsQuery = {
       etag: string;
       createdAt: string;
       updatedAt: string;
+      publicKeys: Array<{ publicKey: string; expiresAt: string | null }>;
       health: {
         circuit: string;
         consecutiveFailures: number;
@@ -575,6 +577,7 @@ export type EndpointQuery = {
     etag: string;
     createdAt: string;
     updatedAt: string;
+    publicKeys: Array<{ publicKey: string; expiresAt: string | null }>;
     health: {
       circuit: string;
       consecutiveFailures: number;
@@ -624,6 +627,7 @@ export type CreateEndpointMutation = {
       etag: string;
       createdAt: string;
       updatedAt: string;
+      publicKeys: Array<{ publicKey: string; expiresAt: string | null }>;
       health: {
         circuit: string;
         consecutiveFailures: number;
@@ -673,6 +677,7 @@ export type UpdateEndpointMutation = {
     etag: string;
     createdAt: string;
     updatedAt: string;
+    publicKeys: Array<{ publicKey: string; expiresAt: string | null }>;
     health: {
       circuit: string;
       consecutiveFailures: number;
@@ -732,6 +737,7 @@ export type RotateEndpointSecretMutation = {
       etag: string;
       createdAt: string;
       updatedAt: string;
+      publicKeys: Array<{ publicKey: string; expiresAt: string | null }>;
       health: {
         circuit: string;
         consecutiveFailures: number;
@@ -781,6 +787,7 @@ export type ResumeEndpointMutation = {
     etag: string;
     createdAt: string;
     updatedAt: string;
+    publicKeys: Array<{ publicKey: string; expiresAt: string | null }>;
     health: {
       circuit: string;
       consecutiveFailures: number;
@@ -2399,6 +2406,7 @@ export type PortalEndpointFieldsFragment = {
   signatureScheme: SignatureScheme;
   publicKey: string | null;
   etag: string;
+  publicKeys: Array<{ publicKey: string; expiresAt: string | null }>;
   health: {
     circuit: string;
     consecutiveFailures: number;
@@ -2470,6 +2478,7 @@ export type PortalEndpointsQuery = {
       signatureScheme: SignatureScheme;
       publicKey: string | null;
       etag: string;
+      publicKeys: Array<{ publicKey: string; expiresAt: string | null }>;
       health: {
         circuit: string;
         consecutiveFailures: number;
@@ -2500,6 +2509,7 @@ export type PortalEndpointQuery = {
     signatureScheme: SignatureScheme;
     publicKey: string | null;
     etag: string;
+    publicKeys: Array<{ publicKey: string; expiresAt: string | null }>;
     health: {
       circuit: string;
       consecutiveFailures: number;
@@ -2657,6 +2667,10 @@ export const EndpointFieldsFragmentDoc = new TypedDocumentString(
   oldSecretExpiresAt
   signatureScheme
   publicKey
+  publicKeys {
+    publicKey
+    expiresAt
+  }
   health {
     circuit
     consecutiveFailures
@@ -3073,6 +3087,10 @@ export const PortalEndpointFieldsFragmentDoc = new TypedDocumentString(
   disabledReason
   signatureScheme
   publicKey
+  publicKeys {
+    publicKey
+    expiresAt
+  }
   etag
   health {
     circuit
@@ -3319,6 +3337,10 @@ export const EndpointsDocument = new TypedDocumentString(`
   oldSecretExpiresAt
   signatureScheme
   publicKey
+  publicKeys {
+    publicKey
+    expiresAt
+  }
   health {
     circuit
     consecutiveFailures
@@ -3364,6 +3386,10 @@ export const EndpointDocument = new TypedDocumentString(`
   oldSecretExpiresAt
   signatureScheme
   publicKey
+  publicKeys {
+    publicKey
+    expiresAt
+  }
   health {
     circuit
     consecutiveFailures
@@ -3412,6 +3438,10 @@ export const CreateEndpointDocument = new TypedDocumentString(`
   oldSecretExpiresAt
   signatureScheme
   publicKey
+  publicKeys {
+    publicKey
+    expiresAt
+  }
   health {
     circuit
     consecutiveFailures
@@ -3457,6 +3487,10 @@ export const UpdateEndpointDocument = new TypedDocumentString(`
   oldSecretExpiresAt
   signatureScheme
   publicKey
+  publicKeys {
+    publicKey
+    expiresAt
+  }
   health {
     circuit
     consecutiveFailures
@@ -3516,6 +3550,10 @@ export const RotateEndpointSecretDocument = new TypedDocumentString(`
   oldSecretExpiresAt
   signatureScheme
   publicKey
+  publicKeys {
+    publicKey
+    expiresAt
+  }
   health {
     circuit
     consecutiveFailures
@@ -3561,6 +3599,10 @@ export const ResumeEndpointDocument = new TypedDocumentString(`
   oldSecretExpiresAt
   signatureScheme
   publicKey
+  publicKeys {
+    publicKey
+    expiresAt
+  }
   health {
     circuit
     consecutiveFailures
@@ -5096,6 +5138,10 @@ export const PortalEndpointsDocument = new TypedDocumentString(`
   disabledReason
   signatureScheme
   publicKey
+  publicKeys {
+    publicKey
+    expiresAt
+  }
   etag
   health {
     circuit
@@ -5129,6 +5175,10 @@ export const PortalEndpointDocument = new TypedDocumentString(`
   disabledReason
   signatureScheme
   publicKey
+  publicKeys {
+    publicKey
+    expiresAt
+  }
   etag
   health {
     circuit

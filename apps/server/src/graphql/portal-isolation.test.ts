@@ -262,6 +262,7 @@ describe("the receivers' portal's isolation", () => {
         'Endpoint',
         'EndpointConnection',
         'EndpointHealth',
+        'EndpointPublicKey',
         'EndpointSecretReveal',
         'EventType',
         'EventTypeConnection',

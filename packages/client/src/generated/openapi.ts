@@ -1324,6 +1324,12 @@ export interface components {
       signature_scheme?: 'hmac' | 'ed25519';
       /** @description Extension: an ed25519 endpoint's current public key (whpk_...), readable at any time; absent for hmac */
       public_key?: string;
+      /** @description Extension: every ed25519 public key that signs now, the current one first, then the previous one until its rotation overlap ends; absent when no ed25519 key signs */
+      public_keys?: {
+        public_key: string;
+        /** @description When this key stops signing; null for the current key */
+        expires_at: string | null;
+      }[];
       /**
        * @description Extension: ordered sends deliveries one at a time in admission order, each with Svc-Sequence; present only when ordering or ordering_on_failure is not the default (none, continue)
        * @enum {string}
@@ -1446,6 +1452,12 @@ export interface components {
       signature_scheme?: 'hmac' | 'ed25519';
       /** @description Extension: an ed25519 endpoint's current public key (whpk_...), readable at any time; absent for hmac */
       public_key?: string;
+      /** @description Extension: every ed25519 public key that signs now, the current one first, then the previous one until its rotation overlap ends; absent when no ed25519 key signs */
+      public_keys?: {
+        public_key: string;
+        /** @description When this key stops signing; null for the current key */
+        expires_at: string | null;
+      }[];
       /**
        * @description Extension: ordered sends deliveries one at a time in admission order, each with Svc-Sequence; present only when ordering or ordering_on_failure is not the default (none, continue)
        * @enum {string}
@@ -5158,6 +5170,12 @@ export interface operations {
            *           "old_secret_expires_at": "2026-11-02T10:00:00.000Z",
            *           "signature_scheme": "hmac",
            *           "public_key": "whpk_01jd8x9m2k3n4p5q6r7s8t9v0w",
+           *           "public_keys": [
+           *             {
+           *               "public_key": "whpk_01jd8x9m2k3n4p5q6r7s8t9v0w",
+           *               "expires_at": "2026-11-02T10:00:00.000Z"
+           *             }
+           *           ],
            *           "ordering": "none",
            *           "ordering_on_failure": "continue",
            *           "health": {
@@ -5343,6 +5361,12 @@ export interface operations {
            *       "old_secret_expires_at": "2026-11-02T10:00:00.000Z",
            *       "signature_scheme": "hmac",
            *       "public_key": "whpk_01jd8x9m2k3n4p5q6r7s8t9v0w",
+           *       "public_keys": [
+           *         {
+           *           "public_key": "whpk_01jd8x9m2k3n4p5q6r7s8t9v0w",
+           *           "expires_at": "2026-11-02T10:00:00.000Z"
+           *         }
+           *       ],
            *       "ordering": "none",
            *       "ordering_on_failure": "continue",
            *       "health": {
@@ -5535,6 +5559,12 @@ export interface operations {
            *       "old_secret_expires_at": "2026-11-02T10:00:00.000Z",
            *       "signature_scheme": "hmac",
            *       "public_key": "whpk_01jd8x9m2k3n4p5q6r7s8t9v0w",
+           *       "public_keys": [
+           *         {
+           *           "public_key": "whpk_01jd8x9m2k3n4p5q6r7s8t9v0w",
+           *           "expires_at": "2026-11-02T10:00:00.000Z"
+           *         }
+           *       ],
            *       "ordering": "none",
            *       "ordering_on_failure": "continue",
            *       "health": {
@@ -5876,6 +5906,12 @@ export interface operations {
            *       "old_secret_expires_at": "2026-11-02T10:00:00.000Z",
            *       "signature_scheme": "hmac",
            *       "public_key": "whpk_01jd8x9m2k3n4p5q6r7s8t9v0w",
+           *       "public_keys": [
+           *         {
+           *           "public_key": "whpk_01jd8x9m2k3n4p5q6r7s8t9v0w",
+           *           "expires_at": "2026-11-02T10:00:00.000Z"
+           *         }
+           *       ],
            *       "ordering": "none",
            *       "ordering_on_failure": "continue",
            *       "health": {
@@ -6109,6 +6145,12 @@ export interface operations {
            *       "old_secret_expires_at": "2026-11-02T10:00:00.000Z",
            *       "signature_scheme": "hmac",
            *       "public_key": "whpk_01jd8x9m2k3n4p5q6r7s8t9v0w",
+           *       "public_keys": [
+           *         {
+           *           "public_key": "whpk_01jd8x9m2k3n4p5q6r7s8t9v0w",
+           *           "expires_at": "2026-11-02T10:00:00.000Z"
+           *         }
+           *       ],
            *       "ordering": "none",
            *       "ordering_on_failure": "continue",
            *       "health": {
@@ -6343,6 +6385,12 @@ export interface operations {
            *       "old_secret_expires_at": "2026-11-02T10:00:00.000Z",
            *       "signature_scheme": "hmac",
            *       "public_key": "whpk_01jd8x9m2k3n4p5q6r7s8t9v0w",
+           *       "public_keys": [
+           *         {
+           *           "public_key": "whpk_01jd8x9m2k3n4p5q6r7s8t9v0w",
+           *           "expires_at": "2026-11-02T10:00:00.000Z"
+           *         }
+           *       ],
            *       "ordering": "none",
            *       "ordering_on_failure": "continue",
            *       "health": {

@@ -24,6 +24,10 @@ graphql(`
     disabledReason
     signatureScheme
     publicKey
+    publicKeys {
+      publicKey
+      expiresAt
+    }
     etag
     health {
       circuit
