@@ -106,6 +106,7 @@ type Documents = {
   '\n  mutation PortalRetryDelivery($id: ID!) {\n    portalRetryDelivery(id: $id) {\n      id\n    }\n  }\n': typeof types.PortalRetryDeliveryDocument;
   '\n  mutation PortalReplayDelivery($id: ID!, $idempotencyKey: String) {\n    portalReplayDelivery(id: $id, idempotencyKey: $idempotencyKey) {\n      id\n    }\n  }\n': typeof types.PortalReplayDeliveryDocument;
   '\n  mutation OpenPortalSession($linkToken: String!) {\n    openPortalSession(linkToken: $linkToken) {\n      token\n      expiresAt\n    }\n  }\n': typeof types.OpenPortalSessionDocument;
+  '\n  query PortalLink($linkToken: String!) {\n    portalLink(linkToken: $linkToken) {\n      displayName\n    }\n  }\n': typeof types.PortalLinkDocument;
   '\n  fragment PortalEndpointFields on Endpoint {\n    id\n    url\n    name\n    description\n    events\n    filter\n    headers\n    status\n    disabledReason\n    signatureScheme\n    publicKey\n    publicKeys {\n      publicKey\n      expiresAt\n    }\n    etag\n    health {\n      circuit\n      consecutiveFailures\n      lastSuccessAt\n      lastFailureAt\n      nextProbeAt\n    }\n  }\n': typeof types.PortalEndpointFieldsFragmentDoc;
   '\n  fragment PortalDeliveryFields on Delivery {\n    id\n    messageId\n    endpointId\n    eventType\n    kind\n    status\n    attemptCount\n    lastStatusCode\n    createdAt\n    replayOf\n    attempts {\n      nodes {\n        id\n        number\n        trigger\n        startedAt\n        statusCode\n        errorKind\n        durationMs\n        responseBody\n      }\n    }\n  }\n': typeof types.PortalDeliveryFieldsFragmentDoc;
   '\n  query PortalContext {\n    portalContext {\n      tenantName\n      session {\n        id\n        capabilities\n        eventTypes\n        expiresAt\n        spendingCapUsd\n        spentUsd\n        branding {\n          displayName\n          accentColor\n          logoUrl\n        }\n      }\n    }\n  }\n': typeof types.PortalContextDocument;
@@ -117,6 +118,7 @@ type Documents = {
   '\n  query PortalMessage($id: ID!) {\n    portalMessage(id: $id) {\n      id\n      eventType\n      status\n      createdAt\n      deliveries(first: 50) {\n        nodes {\n          ...PortalDeliveryFields\n        }\n      }\n    }\n  }\n': typeof types.PortalMessageDocument;
   '\n  mutation CreateConsoleSession($secretKey: String!) {\n    createConsoleSession(secretKey: $secretKey) {\n      token\n      expiresAt\n    }\n  }\n': typeof types.CreateConsoleSessionDocument;
   '\n  query PortalFrame {\n    portalContext {\n      frameOrigins\n    }\n  }\n': typeof types.PortalFrameDocument;
+  '\n  query PortalLinkFrame($linkToken: String!) {\n    portalLink(linkToken: $linkToken) {\n      frameOrigins\n    }\n  }\n': typeof types.PortalLinkFrameDocument;
 };
 const documents: Documents = {
   '\n  query Analytics(\n    $createdAfter: DateTimeISO!\n    $createdBefore: DateTimeISO!\n    $bucket: AnalyticsBucket\n    $tenantId: ID\n    $endpointId: ID\n    $sourceId: ID\n  ) {\n    analytics(\n      createdAfter: $createdAfter\n      createdBefore: $createdBefore\n      bucket: $bucket\n      tenantId: $tenantId\n      endpointId: $endpointId\n      sourceId: $sourceId\n    ) {\n      bucket\n      createdAfter\n      createdBefore\n      queueDepth\n      oldestDueAgeSeconds\n      rows {\n        start\n        admittedMessages\n        ingestBytes\n        deliveries\n        attempts\n        succeeded\n        failed\n        expired\n        canceled\n        duplicates\n        rejectedAuth\n        throttled\n        queueDepth\n        oldestDueAgeSeconds\n      }\n    }\n  }\n':
@@ -298,6 +300,8 @@ const documents: Documents = {
     types.PortalReplayDeliveryDocument,
   '\n  mutation OpenPortalSession($linkToken: String!) {\n    openPortalSession(linkToken: $linkToken) {\n      token\n      expiresAt\n    }\n  }\n':
     types.OpenPortalSessionDocument,
+  '\n  query PortalLink($linkToken: String!) {\n    portalLink(linkToken: $linkToken) {\n      displayName\n    }\n  }\n':
+    types.PortalLinkDocument,
   '\n  fragment PortalEndpointFields on Endpoint {\n    id\n    url\n    name\n    description\n    events\n    filter\n    headers\n    status\n    disabledReason\n    signatureScheme\n    publicKey\n    publicKeys {\n      publicKey\n      expiresAt\n    }\n    etag\n    health {\n      circuit\n      consecutiveFailures\n      lastSuccessAt\n      lastFailureAt\n      nextProbeAt\n    }\n  }\n':
     types.PortalEndpointFieldsFragmentDoc,
   '\n  fragment PortalDeliveryFields on Delivery {\n    id\n    messageId\n    endpointId\n    eventType\n    kind\n    status\n    attemptCount\n    lastStatusCode\n    createdAt\n    replayOf\n    attempts {\n      nodes {\n        id\n        number\n        trigger\n        startedAt\n        statusCode\n        errorKind\n        durationMs\n        responseBody\n      }\n    }\n  }\n':
@@ -318,6 +322,8 @@ const documents: Documents = {
   '\n  mutation CreateConsoleSession($secretKey: String!) {\n    createConsoleSession(secretKey: $secretKey) {\n      token\n      expiresAt\n    }\n  }\n':
     types.CreateConsoleSessionDocument,
   '\n  query PortalFrame {\n    portalContext {\n      frameOrigins\n    }\n  }\n': types.PortalFrameDocument,
+  '\n  query PortalLinkFrame($linkToken: String!) {\n    portalLink(linkToken: $linkToken) {\n      frameOrigins\n    }\n  }\n':
+    types.PortalLinkFrameDocument,
 };
 
 /**
@@ -882,6 +888,12 @@ export function graphql(
  * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
  */
 export function graphql(
+  source: '\n  query PortalLink($linkToken: String!) {\n    portalLink(linkToken: $linkToken) {\n      displayName\n    }\n  }\n',
+): typeof import('./graphql').PortalLinkDocument;
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(
   source: '\n  fragment PortalEndpointFields on Endpoint {\n    id\n    url\n    name\n    description\n    events\n    filter\n    headers\n    status\n    disabledReason\n    signatureScheme\n    publicKey\n    publicKeys {\n      publicKey\n      expiresAt\n    }\n    etag\n    health {\n      circuit\n      consecutiveFailures\n      lastSuccessAt\n      lastFailureAt\n      nextProbeAt\n    }\n  }\n',
 ): typeof import('./graphql').PortalEndpointFieldsFragmentDoc;
 /**
@@ -944,6 +956,12 @@ export function graphql(
 export function graphql(
   source: '\n  query PortalFrame {\n    portalContext {\n      frameOrigins\n    }\n  }\n',
 ): typeof import('./graphql').PortalFrameDocument;
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(
+  source: '\n  query PortalLinkFrame($linkToken: String!) {\n    portalLink(linkToken: $linkToken) {\n      frameOrigins\n    }\n  }\n',
+): typeof import('./graphql').PortalLinkFrameDocument;
 
 export function graphql(source: string) {
   return (documents as any)[source] ?? {};

@@ -2393,6 +2393,12 @@ export type OpenPortalSessionMutationVariables = Exact<{
 
 export type OpenPortalSessionMutation = { openPortalSession: { token: string; expiresAt: string } };
 
+export type PortalLinkQueryVariables = Exact<{
+  linkToken: string;
+}>;
+
+export type PortalLinkQuery = { portalLink: { displayName: string | null } };
+
 export type PortalEndpointFieldsFragment = {
   id: string;
   url: string;
@@ -2621,6 +2627,12 @@ export type CreateConsoleSessionMutation = { createConsoleSession: { token: stri
 export type PortalFrameQueryVariables = Exact<{ [key: string]: never }>;
 
 export type PortalFrameQuery = { portalContext: { frameOrigins: Array<string> } };
+
+export type PortalLinkFrameQueryVariables = Exact<{
+  linkToken: string;
+}>;
+
+export type PortalLinkFrameQuery = { portalLink: { frameOrigins: Array<string> } };
 
 export class TypedDocumentString<TResult, TVariables>
   extends String
@@ -5097,6 +5109,13 @@ export const OpenPortalSessionDocument = new TypedDocumentString(`
   }
 }
     `) as unknown as TypedDocumentString<OpenPortalSessionMutation, OpenPortalSessionMutationVariables>;
+export const PortalLinkDocument = new TypedDocumentString(`
+    query PortalLink($linkToken: String!) {
+  portalLink(linkToken: $linkToken) {
+    displayName
+  }
+}
+    `) as unknown as TypedDocumentString<PortalLinkQuery, PortalLinkQueryVariables>;
 export const PortalContextDocument = new TypedDocumentString(`
     query PortalContext {
   portalContext {
@@ -5295,3 +5314,10 @@ export const PortalFrameDocument = new TypedDocumentString(`
   }
 }
     `) as unknown as TypedDocumentString<PortalFrameQuery, PortalFrameQueryVariables>;
+export const PortalLinkFrameDocument = new TypedDocumentString(`
+    query PortalLinkFrame($linkToken: String!) {
+  portalLink(linkToken: $linkToken) {
+    frameOrigins
+  }
+}
+    `) as unknown as TypedDocumentString<PortalLinkFrameQuery, PortalLinkFrameQueryVariables>;

@@ -82,6 +82,14 @@ export class CreatePortalSessionInput {
   spendingCapUsd?: string;
 }
 
+@ObjectType({ description: 'A one-time portal link before it is opened: what its page shows' })
+export class PortalLinkPreview {
+  @Field(() => String, { nullable: true, description: "The operator's display name (branding)" })
+  displayName!: string | null;
+  @Field(() => [String], { description: 'The origins that may frame the portal (team setting portal_frame_origins)' })
+  frameOrigins!: string[];
+}
+
 @ObjectType({ description: 'An opened portal link: the session token the portal keeps in its cookie' })
 export class OpenedPortalSession {
   @Field(() => String) token!: string;
