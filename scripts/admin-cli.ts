@@ -212,6 +212,8 @@ async function runCommand(args: readonly string[], io: AdminIo): Promise<number>
     databaseUrl,
     clock: systemClock,
     sealingKey: config.sealingKey ?? localSealingKey(dataDir(io.env)),
+    // Nor does it check the key or record the database's first check value (docs/upgrading.md).
+    checkSealingKey: false,
     poolSize: 2,
   });
   const { teams, consoleSessions } = core.services;

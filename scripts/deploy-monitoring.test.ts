@@ -1,9 +1,9 @@
-import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { parser } from '@prometheus-io/lezer-promql';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parse as parseYaml } from 'yaml';
+import { testSealingKeyBase64 } from '@svc/core';
 import { startHarness, type Harness } from '../apps/server/src/testing/harness.js';
 import { killStartedProcesses, startServiceProcess, type ServiceProcess } from '../apps/worker/src/fault/processes.js';
 import { ROOT } from './local-runtime.js';
@@ -77,7 +77,8 @@ beforeAll(async () => {
   h = await startHarness();
   worker = await startServiceProcess('worker', {
     DATABASE_URL: h.databaseUrl,
-    SVC_ENCRYPTION_KEY: randomBytes(32).toString('base64'),
+    // The harness's key: a worker checks it against the database at start.
+    SVC_ENCRYPTION_KEY: testSealingKeyBase64(),
     SVC_PUBLIC_BASE_URL: 'http://svc.test',
     METRICS_PORT: '0',
     METRICS_HOST: '127.0.0.1',

@@ -1,7 +1,7 @@
 import { NextResponse, type NextRequest } from 'next/server';
 import { API_GRAPHQL_URL } from './lib/api-url';
-import { PORTAL_COOKIE } from './lib/portal-cookie';
-import { frameAncestors, portalFrameOrigins } from './lib/portal-frame';
+import { PORTAL_COOKIE, PORTAL_OPEN_PATH } from './lib/portal-cookie';
+import { frameAncestors, portalFrameOrigins, portalLinkFrameOrigins } from './lib/portal-frame';
 import { SESSION_COOKIE } from './lib/session-cookie';
 
 /** Pages anyone may open; every other page needs a session cookie. */
@@ -44,9 +44,15 @@ export async function proxy(request: NextRequest) {
   const nonce = btoa(crypto.randomUUID());
   const { pathname } = request.nextUrl;
   const portal = isPortalPath(pathname);
-  // A portal page may be framed by exactly the origins its operator allows; every other page by none.
+  // A portal page may be framed by exactly the origins its operator allows; every other page by none. A link's own
+  // page (before there is a session) asks with the link's token, which reading does not use.
+  const linkToken = pathname === PORTAL_OPEN_PATH ? request.nextUrl.searchParams.get('token') : null;
   const portalToken = portal ? request.cookies.get(PORTAL_COOKIE)?.value : undefined;
-  const ancestors = portalToken ? frameAncestors(await portalFrameOrigins(API_GRAPHQL_URL, portalToken)) : `'none'`;
+  const ancestors = linkToken
+    ? frameAncestors(await portalLinkFrameOrigins(API_GRAPHQL_URL, linkToken))
+    : portalToken
+      ? frameAncestors(await portalFrameOrigins(API_GRAPHQL_URL, portalToken))
+      : `'none'`;
   const policy = contentSecurityPolicy(nonce, portal ? { ancestors } : null);
   let response: NextResponse;
   if (!portal && !PUBLIC_PATHS.has(pathname) && !request.cookies.get(SESSION_COOKIE)?.value) {

@@ -2,7 +2,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import type { APIRequestContext, Page } from '@playwright/test';
+import type { APIRequestContext, FrameLocator, Page } from '@playwright/test';
 import { expect, open, test, unique } from '../support/fixtures';
 import { startReceiver } from '../support/receiver';
 
@@ -34,6 +34,12 @@ async function startFramingPage(): Promise<{ origin: string; frame(src: string):
     },
     close: () => new Promise((resolve) => server.close(() => resolve())),
   };
+}
+
+/** Opens a one-time portal link as a tenant does: its page, then the button (only the button uses the link). */
+async function openLink(page: Page, link: string, frame?: FrameLocator): Promise<void> {
+  if (!frame) await page.goto(link);
+  await (frame ?? page).getByRole('button', { name: 'Open the portal' }).click();
 }
 
 async function rest(api: APIRequestContext, method: string, path: string, body?: unknown, headers = {}) {
@@ -77,7 +83,7 @@ test.describe("the receivers' portal", () => {
 
       // The tenant opens it: branded, its own tenant, nothing of the operator's console.
       const portal = await context.newPage();
-      await portal.goto(link);
+      await openLink(portal, link);
       await expect(portal).toHaveURL(/\/portal$/);
       await expect(portal.getByTestId('portal-title')).toHaveText('Globex Payments');
       await expect(portal.getByTestId('portal-tenant')).toHaveText(`Acme ${run}`);
@@ -186,6 +192,8 @@ test.describe("the receivers' portal", () => {
 
       await page.goto(allowed.frame(link));
       const frame = page.frameLocator('#portal');
+      // The link's page is framed by the allowed origin too (its policy is read with the link), and opens there.
+      await openLink(page, link, frame);
       await expect(frame.getByTestId('portal-title')).toHaveText('Embedded portal');
       await docsShot(page, 'framed');
 
@@ -234,7 +242,7 @@ test.describe("the receivers' portal", () => {
       const session = await rest(operator, 'POST', `/tenants/${tenant.id}/portal_sessions`, {
         capabilities: 'read_only',
       });
-      await page.goto(String(session.json['url']));
+      await openLink(page, String(session.json['url']));
       await expect(page.getByTestId('portal-tenant')).toHaveText('Paged GmbH');
 
       // Messages: the newest 50, then the oldest alone; First page goes back.
@@ -296,7 +304,7 @@ test.describe("the receivers' portal", () => {
         expires_in_seconds: 60,
         capabilities: 'read_only',
       });
-      await page.goto(String(session.json['url']));
+      await openLink(page, String(session.json['url']));
       await expect(page.getByTestId('portal-tenant')).toHaveText('Expiring Ltd');
       // The page says so at the session's end, without a click.
       await expect(page.getByTestId('portal-ended')).toBeVisible({ timeout: 75_000 });
@@ -305,6 +313,68 @@ test.describe("the receivers' portal", () => {
       await page.goto(new URL('/portal', String(session.json['url'])).toString());
       await expect(page.getByTestId('portal-ended')).toBeVisible();
     } finally {
+      await operator.dispose();
+    }
+  });
+
+  test("the link opens only from its page's button: reading it uses nothing, another site's form is refused", async ({
+    page,
+    api,
+    playwright,
+    stack,
+  }) => {
+    const operator = await playwright.request.newContext({
+      baseURL: stack.apiUrl,
+      extraHTTPHeaders: { Authorization: `Bearer ${stack.key}`, 'Content-Type': 'application/json' },
+    });
+    const scanner = await playwright.request.newContext();
+    try {
+      const tenant = await api.createTenant(`scanned-${unique()}`, 'Scanned Ltd');
+      const session = await rest(operator, 'POST', `/tenants/${tenant.id}/portal_sessions`, {
+        branding: { display_name: 'Scanned Payments' },
+      });
+      const link = String(session.json['url']);
+      const openedAt = async () =>
+        (
+          (await rest(operator, 'GET', `/tenants/${tenant.id}/portal_sessions`)).json['data'] as {
+            opened_at: unknown;
+          }[]
+        )[0]!.opened_at;
+
+      // A mail or chat link scanner fetches the link (no script, no cookie), more than once: it reads the page only.
+      for (let i = 0; i < 2; i += 1) {
+        const read = await scanner.get(link, { maxRedirects: 0 });
+        expect(read.status()).toBe(200);
+        expect(await read.text()).toContain('Open the portal');
+        expect(read.headers()['set-cookie']).toBeUndefined();
+      }
+      expect(await openedAt()).toBeNull();
+
+      // Another site's form posting the token (to plant its own session in a visitor's browser) is refused.
+      const confirm = new URL('/portal/open/confirm', link).toString();
+      const token = new URL(link).searchParams.get('token')!;
+      for (const headers of [
+        { origin: 'https://attacker.example', 'sec-fetch-site': 'cross-site' } as Record<string, string>,
+        { origin: 'https://attacker.example' },
+      ]) {
+        const forged = await scanner.post(confirm, { form: { token }, headers, maxRedirects: 0 });
+        expect(forged.status()).toBe(403);
+        expect(forged.headers()['set-cookie']).toBeUndefined();
+      }
+      expect(await openedAt()).toBeNull();
+
+      // The tenant's browser: the page names the operator; its button opens the portal.
+      await page.goto(link);
+      await expect(page.getByText('Scanned Payments invites you to manage your webhooks')).toBeVisible();
+      await page.getByRole('button', { name: 'Open the portal' }).click();
+      await expect(page).toHaveURL(/\/portal$/);
+      await expect(page.getByTestId('portal-tenant')).toHaveText('Scanned Ltd');
+      expect(await openedAt()).not.toBeNull();
+      // Used now: its page says so.
+      const again = await scanner.get(link);
+      expect(await again.text()).toContain('This link has already been used');
+    } finally {
+      await scanner.dispose();
       await operator.dispose();
     }
   });

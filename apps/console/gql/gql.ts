@@ -20,7 +20,7 @@ type Documents = {
   '\n  query ReplayQuote($deliveryIds: [ID!]!, $configuration: ReplayConfiguration) {\n    replayQuote(deliveryIds: $deliveryIds, configuration: $configuration) {\n      items {\n        deliveryId\n        replayable\n        errorCode\n        reason\n        deliveryUnits\n        totalUsd\n        repairedBy\n      }\n      deliveryUnits\n      totalUsd\n      repairedCount\n      unrepairedDeliveryUnits\n      unrepairedTotalUsd\n    }\n  }\n': typeof types.ReplayQuoteDocument;
   '\n  mutation ReplayDelivery($id: ID!, $configuration: ReplayConfiguration, $idempotencyKey: String) {\n    replayDelivery(id: $id, configuration: $configuration, idempotencyKey: $idempotencyKey) {\n      ...DeliveryFields\n    }\n  }\n': typeof types.ReplayDeliveryDocument;
   '\n  mutation RetryDeliveryNow($id: ID!, $idempotencyKey: String) {\n    retryDeliveryNow(id: $id, idempotencyKey: $idempotencyKey) {\n      ...DeliveryFields\n    }\n  }\n': typeof types.RetryDeliveryNowDocument;
-  '\n  fragment EndpointFields on Endpoint {\n    id\n    tenantId\n    url\n    name\n    description\n    events\n    filter\n    transform\n    transformVersion\n    status\n    disabledReason\n    ratePerSecond\n    maxConcurrency\n    ordering\n    orderingOnFailure\n    retryDelaysSeconds\n    timeoutSeconds\n    headers\n    hasAuthorization\n    metadata\n    secretVersion\n    oldSecretExpiresAt\n    signatureScheme\n    publicKey\n    health {\n      circuit\n      consecutiveFailures\n      lastSuccessAt\n      lastFailureAt\n      nextProbeAt\n    }\n    queuedCount\n    urlRevision\n    version\n    etag\n    createdAt\n    updatedAt\n  }\n': typeof types.EndpointFieldsFragmentDoc;
+  '\n  fragment EndpointFields on Endpoint {\n    id\n    tenantId\n    url\n    name\n    description\n    events\n    filter\n    transform\n    transformVersion\n    status\n    disabledReason\n    ratePerSecond\n    maxConcurrency\n    ordering\n    orderingOnFailure\n    retryDelaysSeconds\n    timeoutSeconds\n    headers\n    hasAuthorization\n    metadata\n    secretVersion\n    oldSecretExpiresAt\n    signatureScheme\n    publicKey\n    publicKeys {\n      publicKey\n      expiresAt\n    }\n    health {\n      circuit\n      consecutiveFailures\n      lastSuccessAt\n      lastFailureAt\n      nextProbeAt\n    }\n    queuedCount\n    urlRevision\n    version\n    etag\n    createdAt\n    updatedAt\n  }\n': typeof types.EndpointFieldsFragmentDoc;
   '\n  fragment EndpointPreviewFields on EndpointPreview {\n    matches\n    reason\n    eventType\n    eventTypeMatched\n    filterMatched\n    transformApplied\n    transformError {\n      field\n      message\n    }\n    contentType\n    body\n    bodyBytes\n    deliveryUnits\n  }\n': typeof types.EndpointPreviewFieldsFragmentDoc;
   '\n  query Endpoints($first: Int, $after: String, $tenantId: ID) {\n    endpoints(first: $first, after: $after, tenantId: $tenantId) {\n      nodes {\n        ...EndpointFields\n      }\n      nextCursor\n    }\n  }\n': typeof types.EndpointsDocument;
   '\n  query Endpoint($id: ID!) {\n    endpoint(id: $id) {\n      ...EndpointFields\n    }\n  }\n': typeof types.EndpointDocument;
@@ -106,16 +106,19 @@ type Documents = {
   '\n  mutation PortalRetryDelivery($id: ID!) {\n    portalRetryDelivery(id: $id) {\n      id\n    }\n  }\n': typeof types.PortalRetryDeliveryDocument;
   '\n  mutation PortalReplayDelivery($id: ID!, $idempotencyKey: String) {\n    portalReplayDelivery(id: $id, idempotencyKey: $idempotencyKey) {\n      id\n    }\n  }\n': typeof types.PortalReplayDeliveryDocument;
   '\n  mutation OpenPortalSession($linkToken: String!) {\n    openPortalSession(linkToken: $linkToken) {\n      token\n      expiresAt\n    }\n  }\n': typeof types.OpenPortalSessionDocument;
-  '\n  fragment PortalEndpointFields on Endpoint {\n    id\n    url\n    name\n    description\n    events\n    filter\n    headers\n    status\n    disabledReason\n    signatureScheme\n    publicKey\n    etag\n    health {\n      circuit\n      consecutiveFailures\n      lastSuccessAt\n      lastFailureAt\n      nextProbeAt\n    }\n  }\n': typeof types.PortalEndpointFieldsFragmentDoc;
+  '\n  query PortalLink($linkToken: String!) {\n    portalLink(linkToken: $linkToken) {\n      displayName\n    }\n  }\n': typeof types.PortalLinkDocument;
+  '\n  fragment PortalEndpointFields on Endpoint {\n    id\n    url\n    name\n    description\n    events\n    filter\n    headers\n    status\n    disabledReason\n    signatureScheme\n    publicKey\n    publicKeys {\n      publicKey\n      expiresAt\n    }\n    etag\n    health {\n      circuit\n      consecutiveFailures\n      lastSuccessAt\n      lastFailureAt\n      nextProbeAt\n    }\n  }\n': typeof types.PortalEndpointFieldsFragmentDoc;
   '\n  fragment PortalDeliveryFields on Delivery {\n    id\n    messageId\n    endpointId\n    eventType\n    kind\n    status\n    attemptCount\n    lastStatusCode\n    createdAt\n    replayOf\n    attempts {\n      nodes {\n        id\n        number\n        trigger\n        startedAt\n        statusCode\n        errorKind\n        durationMs\n        responseBody\n      }\n    }\n  }\n': typeof types.PortalDeliveryFieldsFragmentDoc;
   '\n  query PortalContext {\n    portalContext {\n      tenantName\n      session {\n        id\n        capabilities\n        eventTypes\n        expiresAt\n        spendingCapUsd\n        spentUsd\n        branding {\n          displayName\n          accentColor\n          logoUrl\n        }\n      }\n    }\n  }\n': typeof types.PortalContextDocument;
   '\n  query PortalEndpoints($after: String) {\n    portalEndpoints(first: 50, after: $after) {\n      nodes {\n        ...PortalEndpointFields\n      }\n      nextCursor\n    }\n  }\n': typeof types.PortalEndpointsDocument;
   '\n  query PortalEndpoint($id: ID!, $after: String) {\n    portalEndpoint(id: $id) {\n      ...PortalEndpointFields\n    }\n    portalDeliveries(endpointId: $id, first: 20, after: $after) {\n      nodes {\n        ...PortalDeliveryFields\n      }\n      nextCursor\n    }\n  }\n': typeof types.PortalEndpointDocument;
-  '\n  query PortalEventTypes {\n    portalEventTypes {\n      name\n      description\n      example\n    }\n  }\n': typeof types.PortalEventTypesDocument;
+  '\n  query PortalEventTypes($after: String) {\n    portalEventTypes(first: 20, after: $after) {\n      nodes {\n        name\n        description\n        example\n      }\n      nextCursor\n    }\n  }\n': typeof types.PortalEventTypesDocument;
+  '\n  query PortalEventTypeNames {\n    portalEventTypeNames\n  }\n': typeof types.PortalEventTypeNamesDocument;
   '\n  query PortalMessages($after: String) {\n    portalMessages(first: 50, after: $after) {\n      nodes {\n        id\n        eventType\n        status\n        createdAt\n      }\n      nextCursor\n    }\n  }\n': typeof types.PortalMessagesDocument;
   '\n  query PortalMessage($id: ID!) {\n    portalMessage(id: $id) {\n      id\n      eventType\n      status\n      createdAt\n      deliveries(first: 50) {\n        nodes {\n          ...PortalDeliveryFields\n        }\n      }\n    }\n  }\n': typeof types.PortalMessageDocument;
   '\n  mutation CreateConsoleSession($secretKey: String!) {\n    createConsoleSession(secretKey: $secretKey) {\n      token\n      expiresAt\n    }\n  }\n': typeof types.CreateConsoleSessionDocument;
   '\n  query PortalFrame {\n    portalContext {\n      frameOrigins\n    }\n  }\n': typeof types.PortalFrameDocument;
+  '\n  query PortalLinkFrame($linkToken: String!) {\n    portalLink(linkToken: $linkToken) {\n      frameOrigins\n    }\n  }\n': typeof types.PortalLinkFrameDocument;
 };
 const documents: Documents = {
   '\n  query Analytics(\n    $createdAfter: DateTimeISO!\n    $createdBefore: DateTimeISO!\n    $bucket: AnalyticsBucket\n    $tenantId: ID\n    $endpointId: ID\n    $sourceId: ID\n  ) {\n    analytics(\n      createdAfter: $createdAfter\n      createdBefore: $createdBefore\n      bucket: $bucket\n      tenantId: $tenantId\n      endpointId: $endpointId\n      sourceId: $sourceId\n    ) {\n      bucket\n      createdAfter\n      createdBefore\n      queueDepth\n      oldestDueAgeSeconds\n      rows {\n        start\n        admittedMessages\n        ingestBytes\n        deliveries\n        attempts\n        succeeded\n        failed\n        expired\n        canceled\n        duplicates\n        rejectedAuth\n        throttled\n        queueDepth\n        oldestDueAgeSeconds\n      }\n    }\n  }\n':
@@ -132,7 +135,7 @@ const documents: Documents = {
     types.ReplayDeliveryDocument,
   '\n  mutation RetryDeliveryNow($id: ID!, $idempotencyKey: String) {\n    retryDeliveryNow(id: $id, idempotencyKey: $idempotencyKey) {\n      ...DeliveryFields\n    }\n  }\n':
     types.RetryDeliveryNowDocument,
-  '\n  fragment EndpointFields on Endpoint {\n    id\n    tenantId\n    url\n    name\n    description\n    events\n    filter\n    transform\n    transformVersion\n    status\n    disabledReason\n    ratePerSecond\n    maxConcurrency\n    ordering\n    orderingOnFailure\n    retryDelaysSeconds\n    timeoutSeconds\n    headers\n    hasAuthorization\n    metadata\n    secretVersion\n    oldSecretExpiresAt\n    signatureScheme\n    publicKey\n    health {\n      circuit\n      consecutiveFailures\n      lastSuccessAt\n      lastFailureAt\n      nextProbeAt\n    }\n    queuedCount\n    urlRevision\n    version\n    etag\n    createdAt\n    updatedAt\n  }\n':
+  '\n  fragment EndpointFields on Endpoint {\n    id\n    tenantId\n    url\n    name\n    description\n    events\n    filter\n    transform\n    transformVersion\n    status\n    disabledReason\n    ratePerSecond\n    maxConcurrency\n    ordering\n    orderingOnFailure\n    retryDelaysSeconds\n    timeoutSeconds\n    headers\n    hasAuthorization\n    metadata\n    secretVersion\n    oldSecretExpiresAt\n    signatureScheme\n    publicKey\n    publicKeys {\n      publicKey\n      expiresAt\n    }\n    health {\n      circuit\n      consecutiveFailures\n      lastSuccessAt\n      lastFailureAt\n      nextProbeAt\n    }\n    queuedCount\n    urlRevision\n    version\n    etag\n    createdAt\n    updatedAt\n  }\n':
     types.EndpointFieldsFragmentDoc,
   '\n  fragment EndpointPreviewFields on EndpointPreview {\n    matches\n    reason\n    eventType\n    eventTypeMatched\n    filterMatched\n    transformApplied\n    transformError {\n      field\n      message\n    }\n    contentType\n    body\n    bodyBytes\n    deliveryUnits\n  }\n':
     types.EndpointPreviewFieldsFragmentDoc,
@@ -297,7 +300,9 @@ const documents: Documents = {
     types.PortalReplayDeliveryDocument,
   '\n  mutation OpenPortalSession($linkToken: String!) {\n    openPortalSession(linkToken: $linkToken) {\n      token\n      expiresAt\n    }\n  }\n':
     types.OpenPortalSessionDocument,
-  '\n  fragment PortalEndpointFields on Endpoint {\n    id\n    url\n    name\n    description\n    events\n    filter\n    headers\n    status\n    disabledReason\n    signatureScheme\n    publicKey\n    etag\n    health {\n      circuit\n      consecutiveFailures\n      lastSuccessAt\n      lastFailureAt\n      nextProbeAt\n    }\n  }\n':
+  '\n  query PortalLink($linkToken: String!) {\n    portalLink(linkToken: $linkToken) {\n      displayName\n    }\n  }\n':
+    types.PortalLinkDocument,
+  '\n  fragment PortalEndpointFields on Endpoint {\n    id\n    url\n    name\n    description\n    events\n    filter\n    headers\n    status\n    disabledReason\n    signatureScheme\n    publicKey\n    publicKeys {\n      publicKey\n      expiresAt\n    }\n    etag\n    health {\n      circuit\n      consecutiveFailures\n      lastSuccessAt\n      lastFailureAt\n      nextProbeAt\n    }\n  }\n':
     types.PortalEndpointFieldsFragmentDoc,
   '\n  fragment PortalDeliveryFields on Delivery {\n    id\n    messageId\n    endpointId\n    eventType\n    kind\n    status\n    attemptCount\n    lastStatusCode\n    createdAt\n    replayOf\n    attempts {\n      nodes {\n        id\n        number\n        trigger\n        startedAt\n        statusCode\n        errorKind\n        durationMs\n        responseBody\n      }\n    }\n  }\n':
     types.PortalDeliveryFieldsFragmentDoc,
@@ -307,8 +312,9 @@ const documents: Documents = {
     types.PortalEndpointsDocument,
   '\n  query PortalEndpoint($id: ID!, $after: String) {\n    portalEndpoint(id: $id) {\n      ...PortalEndpointFields\n    }\n    portalDeliveries(endpointId: $id, first: 20, after: $after) {\n      nodes {\n        ...PortalDeliveryFields\n      }\n      nextCursor\n    }\n  }\n':
     types.PortalEndpointDocument,
-  '\n  query PortalEventTypes {\n    portalEventTypes {\n      name\n      description\n      example\n    }\n  }\n':
+  '\n  query PortalEventTypes($after: String) {\n    portalEventTypes(first: 20, after: $after) {\n      nodes {\n        name\n        description\n        example\n      }\n      nextCursor\n    }\n  }\n':
     types.PortalEventTypesDocument,
+  '\n  query PortalEventTypeNames {\n    portalEventTypeNames\n  }\n': types.PortalEventTypeNamesDocument,
   '\n  query PortalMessages($after: String) {\n    portalMessages(first: 50, after: $after) {\n      nodes {\n        id\n        eventType\n        status\n        createdAt\n      }\n      nextCursor\n    }\n  }\n':
     types.PortalMessagesDocument,
   '\n  query PortalMessage($id: ID!) {\n    portalMessage(id: $id) {\n      id\n      eventType\n      status\n      createdAt\n      deliveries(first: 50) {\n        nodes {\n          ...PortalDeliveryFields\n        }\n      }\n    }\n  }\n':
@@ -316,6 +322,8 @@ const documents: Documents = {
   '\n  mutation CreateConsoleSession($secretKey: String!) {\n    createConsoleSession(secretKey: $secretKey) {\n      token\n      expiresAt\n    }\n  }\n':
     types.CreateConsoleSessionDocument,
   '\n  query PortalFrame {\n    portalContext {\n      frameOrigins\n    }\n  }\n': types.PortalFrameDocument,
+  '\n  query PortalLinkFrame($linkToken: String!) {\n    portalLink(linkToken: $linkToken) {\n      frameOrigins\n    }\n  }\n':
+    types.PortalLinkFrameDocument,
 };
 
 /**
@@ -364,7 +372,7 @@ export function graphql(
  * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
  */
 export function graphql(
-  source: '\n  fragment EndpointFields on Endpoint {\n    id\n    tenantId\n    url\n    name\n    description\n    events\n    filter\n    transform\n    transformVersion\n    status\n    disabledReason\n    ratePerSecond\n    maxConcurrency\n    ordering\n    orderingOnFailure\n    retryDelaysSeconds\n    timeoutSeconds\n    headers\n    hasAuthorization\n    metadata\n    secretVersion\n    oldSecretExpiresAt\n    signatureScheme\n    publicKey\n    health {\n      circuit\n      consecutiveFailures\n      lastSuccessAt\n      lastFailureAt\n      nextProbeAt\n    }\n    queuedCount\n    urlRevision\n    version\n    etag\n    createdAt\n    updatedAt\n  }\n',
+  source: '\n  fragment EndpointFields on Endpoint {\n    id\n    tenantId\n    url\n    name\n    description\n    events\n    filter\n    transform\n    transformVersion\n    status\n    disabledReason\n    ratePerSecond\n    maxConcurrency\n    ordering\n    orderingOnFailure\n    retryDelaysSeconds\n    timeoutSeconds\n    headers\n    hasAuthorization\n    metadata\n    secretVersion\n    oldSecretExpiresAt\n    signatureScheme\n    publicKey\n    publicKeys {\n      publicKey\n      expiresAt\n    }\n    health {\n      circuit\n      consecutiveFailures\n      lastSuccessAt\n      lastFailureAt\n      nextProbeAt\n    }\n    queuedCount\n    urlRevision\n    version\n    etag\n    createdAt\n    updatedAt\n  }\n',
 ): typeof import('./graphql').EndpointFieldsFragmentDoc;
 /**
  * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
@@ -880,7 +888,13 @@ export function graphql(
  * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
  */
 export function graphql(
-  source: '\n  fragment PortalEndpointFields on Endpoint {\n    id\n    url\n    name\n    description\n    events\n    filter\n    headers\n    status\n    disabledReason\n    signatureScheme\n    publicKey\n    etag\n    health {\n      circuit\n      consecutiveFailures\n      lastSuccessAt\n      lastFailureAt\n      nextProbeAt\n    }\n  }\n',
+  source: '\n  query PortalLink($linkToken: String!) {\n    portalLink(linkToken: $linkToken) {\n      displayName\n    }\n  }\n',
+): typeof import('./graphql').PortalLinkDocument;
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(
+  source: '\n  fragment PortalEndpointFields on Endpoint {\n    id\n    url\n    name\n    description\n    events\n    filter\n    headers\n    status\n    disabledReason\n    signatureScheme\n    publicKey\n    publicKeys {\n      publicKey\n      expiresAt\n    }\n    etag\n    health {\n      circuit\n      consecutiveFailures\n      lastSuccessAt\n      lastFailureAt\n      nextProbeAt\n    }\n  }\n',
 ): typeof import('./graphql').PortalEndpointFieldsFragmentDoc;
 /**
  * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
@@ -910,8 +924,14 @@ export function graphql(
  * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
  */
 export function graphql(
-  source: '\n  query PortalEventTypes {\n    portalEventTypes {\n      name\n      description\n      example\n    }\n  }\n',
+  source: '\n  query PortalEventTypes($after: String) {\n    portalEventTypes(first: 20, after: $after) {\n      nodes {\n        name\n        description\n        example\n      }\n      nextCursor\n    }\n  }\n',
 ): typeof import('./graphql').PortalEventTypesDocument;
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(
+  source: '\n  query PortalEventTypeNames {\n    portalEventTypeNames\n  }\n',
+): typeof import('./graphql').PortalEventTypeNamesDocument;
 /**
  * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
  */
@@ -936,6 +956,12 @@ export function graphql(
 export function graphql(
   source: '\n  query PortalFrame {\n    portalContext {\n      frameOrigins\n    }\n  }\n',
 ): typeof import('./graphql').PortalFrameDocument;
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(
+  source: '\n  query PortalLinkFrame($linkToken: String!) {\n    portalLink(linkToken: $linkToken) {\n      frameOrigins\n    }\n  }\n',
+): typeof import('./graphql').PortalLinkFrameDocument;
 
 export function graphql(source: string) {
   return (documents as any)[source] ?? {};

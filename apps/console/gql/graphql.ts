@@ -57,7 +57,7 @@ export type CreatePortalSessionInput = {
   eventTypes?: Array<string> | null | undefined;
   /** 60 to 604,800 (7 days); default 3,600 */
   expiresInSeconds?: number | null | undefined;
-  /** Decimal USD; default 0 (no paid replays) */
+  /** Decimal USD; default 0 (no paid test events or replays) */
   spendingCapUsd?: string | null | undefined;
 };
 
@@ -465,6 +465,7 @@ export type EndpointFieldsFragment = {
   etag: string;
   createdAt: string;
   updatedAt: string;
+  publicKeys: Array<{ publicKey: string; expiresAt: string | null }>;
   health: {
     circuit: string;
     consecutiveFailures: number;
@@ -528,6 +529,7 @@ export type EndpointsQuery = {
       etag: string;
       createdAt: string;
       updatedAt: string;
+      publicKeys: Array<{ publicKey: string; expiresAt: string | null }>;
       health: {
         circuit: string;
         consecutiveFailures: number;
@@ -575,6 +577,7 @@ export type EndpointQuery = {
     etag: string;
     createdAt: string;
     updatedAt: string;
+    publicKeys: Array<{ publicKey: string; expiresAt: string | null }>;
     health: {
       circuit: string;
       consecutiveFailures: number;
@@ -624,6 +627,7 @@ export type CreateEndpointMutation = {
       etag: string;
       createdAt: string;
       updatedAt: string;
+      publicKeys: Array<{ publicKey: string; expiresAt: string | null }>;
       health: {
         circuit: string;
         consecutiveFailures: number;
@@ -673,6 +677,7 @@ export type UpdateEndpointMutation = {
     etag: string;
     createdAt: string;
     updatedAt: string;
+    publicKeys: Array<{ publicKey: string; expiresAt: string | null }>;
     health: {
       circuit: string;
       consecutiveFailures: number;
@@ -732,6 +737,7 @@ export type RotateEndpointSecretMutation = {
       etag: string;
       createdAt: string;
       updatedAt: string;
+      publicKeys: Array<{ publicKey: string; expiresAt: string | null }>;
       health: {
         circuit: string;
         consecutiveFailures: number;
@@ -781,6 +787,7 @@ export type ResumeEndpointMutation = {
     etag: string;
     createdAt: string;
     updatedAt: string;
+    publicKeys: Array<{ publicKey: string; expiresAt: string | null }>;
     health: {
       circuit: string;
       consecutiveFailures: number;
@@ -2386,6 +2393,12 @@ export type OpenPortalSessionMutationVariables = Exact<{
 
 export type OpenPortalSessionMutation = { openPortalSession: { token: string; expiresAt: string } };
 
+export type PortalLinkQueryVariables = Exact<{
+  linkToken: string;
+}>;
+
+export type PortalLinkQuery = { portalLink: { displayName: string | null } };
+
 export type PortalEndpointFieldsFragment = {
   id: string;
   url: string;
@@ -2399,6 +2412,7 @@ export type PortalEndpointFieldsFragment = {
   signatureScheme: SignatureScheme;
   publicKey: string | null;
   etag: string;
+  publicKeys: Array<{ publicKey: string; expiresAt: string | null }>;
   health: {
     circuit: string;
     consecutiveFailures: number;
@@ -2470,6 +2484,7 @@ export type PortalEndpointsQuery = {
       signatureScheme: SignatureScheme;
       publicKey: string | null;
       etag: string;
+      publicKeys: Array<{ publicKey: string; expiresAt: string | null }>;
       health: {
         circuit: string;
         consecutiveFailures: number;
@@ -2500,6 +2515,7 @@ export type PortalEndpointQuery = {
     signatureScheme: SignatureScheme;
     publicKey: string | null;
     etag: string;
+    publicKeys: Array<{ publicKey: string; expiresAt: string | null }>;
     health: {
       circuit: string;
       consecutiveFailures: number;
@@ -2537,11 +2553,20 @@ export type PortalEndpointQuery = {
   };
 };
 
-export type PortalEventTypesQueryVariables = Exact<{ [key: string]: never }>;
+export type PortalEventTypesQueryVariables = Exact<{
+  after?: string | null | undefined;
+}>;
 
 export type PortalEventTypesQuery = {
-  portalEventTypes: Array<{ name: string; description: string; example: string | null }>;
+  portalEventTypes: {
+    nextCursor: string | null;
+    nodes: Array<{ name: string; description: string; example: string | null }>;
+  };
 };
+
+export type PortalEventTypeNamesQueryVariables = Exact<{ [key: string]: never }>;
+
+export type PortalEventTypeNamesQuery = { portalEventTypeNames: Array<string> };
 
 export type PortalMessagesQueryVariables = Exact<{
   after?: string | null | undefined;
@@ -2603,6 +2628,12 @@ export type PortalFrameQueryVariables = Exact<{ [key: string]: never }>;
 
 export type PortalFrameQuery = { portalContext: { frameOrigins: Array<string> } };
 
+export type PortalLinkFrameQueryVariables = Exact<{
+  linkToken: string;
+}>;
+
+export type PortalLinkFrameQuery = { portalLink: { frameOrigins: Array<string> } };
+
 export class TypedDocumentString<TResult, TVariables>
   extends String
   implements DocumentTypeDecoration<TResult, TVariables>
@@ -2648,6 +2679,10 @@ export const EndpointFieldsFragmentDoc = new TypedDocumentString(
   oldSecretExpiresAt
   signatureScheme
   publicKey
+  publicKeys {
+    publicKey
+    expiresAt
+  }
   health {
     circuit
     consecutiveFailures
@@ -3064,6 +3099,10 @@ export const PortalEndpointFieldsFragmentDoc = new TypedDocumentString(
   disabledReason
   signatureScheme
   publicKey
+  publicKeys {
+    publicKey
+    expiresAt
+  }
   etag
   health {
     circuit
@@ -3310,6 +3349,10 @@ export const EndpointsDocument = new TypedDocumentString(`
   oldSecretExpiresAt
   signatureScheme
   publicKey
+  publicKeys {
+    publicKey
+    expiresAt
+  }
   health {
     circuit
     consecutiveFailures
@@ -3355,6 +3398,10 @@ export const EndpointDocument = new TypedDocumentString(`
   oldSecretExpiresAt
   signatureScheme
   publicKey
+  publicKeys {
+    publicKey
+    expiresAt
+  }
   health {
     circuit
     consecutiveFailures
@@ -3403,6 +3450,10 @@ export const CreateEndpointDocument = new TypedDocumentString(`
   oldSecretExpiresAt
   signatureScheme
   publicKey
+  publicKeys {
+    publicKey
+    expiresAt
+  }
   health {
     circuit
     consecutiveFailures
@@ -3448,6 +3499,10 @@ export const UpdateEndpointDocument = new TypedDocumentString(`
   oldSecretExpiresAt
   signatureScheme
   publicKey
+  publicKeys {
+    publicKey
+    expiresAt
+  }
   health {
     circuit
     consecutiveFailures
@@ -3507,6 +3562,10 @@ export const RotateEndpointSecretDocument = new TypedDocumentString(`
   oldSecretExpiresAt
   signatureScheme
   publicKey
+  publicKeys {
+    publicKey
+    expiresAt
+  }
   health {
     circuit
     consecutiveFailures
@@ -3552,6 +3611,10 @@ export const ResumeEndpointDocument = new TypedDocumentString(`
   oldSecretExpiresAt
   signatureScheme
   publicKey
+  publicKeys {
+    publicKey
+    expiresAt
+  }
   health {
     circuit
     consecutiveFailures
@@ -5046,6 +5109,13 @@ export const OpenPortalSessionDocument = new TypedDocumentString(`
   }
 }
     `) as unknown as TypedDocumentString<OpenPortalSessionMutation, OpenPortalSessionMutationVariables>;
+export const PortalLinkDocument = new TypedDocumentString(`
+    query PortalLink($linkToken: String!) {
+  portalLink(linkToken: $linkToken) {
+    displayName
+  }
+}
+    `) as unknown as TypedDocumentString<PortalLinkQuery, PortalLinkQueryVariables>;
 export const PortalContextDocument = new TypedDocumentString(`
     query PortalContext {
   portalContext {
@@ -5087,6 +5157,10 @@ export const PortalEndpointsDocument = new TypedDocumentString(`
   disabledReason
   signatureScheme
   publicKey
+  publicKeys {
+    publicKey
+    expiresAt
+  }
   etag
   health {
     circuit
@@ -5120,6 +5194,10 @@ export const PortalEndpointDocument = new TypedDocumentString(`
   disabledReason
   signatureScheme
   publicKey
+  publicKeys {
+    publicKey
+    expiresAt
+  }
   etag
   health {
     circuit
@@ -5154,14 +5232,22 @@ fragment PortalDeliveryFields on Delivery {
   }
 }`) as unknown as TypedDocumentString<PortalEndpointQuery, PortalEndpointQueryVariables>;
 export const PortalEventTypesDocument = new TypedDocumentString(`
-    query PortalEventTypes {
-  portalEventTypes {
-    name
-    description
-    example
+    query PortalEventTypes($after: String) {
+  portalEventTypes(first: 20, after: $after) {
+    nodes {
+      name
+      description
+      example
+    }
+    nextCursor
   }
 }
     `) as unknown as TypedDocumentString<PortalEventTypesQuery, PortalEventTypesQueryVariables>;
+export const PortalEventTypeNamesDocument = new TypedDocumentString(`
+    query PortalEventTypeNames {
+  portalEventTypeNames
+}
+    `) as unknown as TypedDocumentString<PortalEventTypeNamesQuery, PortalEventTypeNamesQueryVariables>;
 export const PortalMessagesDocument = new TypedDocumentString(`
     query PortalMessages($after: String) {
   portalMessages(first: 50, after: $after) {
@@ -5228,3 +5314,10 @@ export const PortalFrameDocument = new TypedDocumentString(`
   }
 }
     `) as unknown as TypedDocumentString<PortalFrameQuery, PortalFrameQueryVariables>;
+export const PortalLinkFrameDocument = new TypedDocumentString(`
+    query PortalLinkFrame($linkToken: String!) {
+  portalLink(linkToken: $linkToken) {
+    frameOrigins
+  }
+}
+    `) as unknown as TypedDocumentString<PortalLinkFrameQuery, PortalLinkFrameQueryVariables>;

@@ -6,3 +6,6 @@ export const PORTAL_COOKIE = 'svc_portal_session';
 
 /** Where an ended portal session (expired, revoked, its tenant deleted) is explained. */
 export const PORTAL_ENDED_PATH = '/portal/ended';
+
+/** The page of a one-time portal link (`?token=svc_pl_...`): it shows a button, and only the button opens the link. */
+export const PORTAL_OPEN_PATH = '/portal/open';

@@ -8,9 +8,18 @@ const PortalFrameQuery = graphql(`
   }
 `);
 
+const PortalLinkFrameQuery = graphql(`
+  query PortalLinkFrame($linkToken: String!) {
+    portalLink(linkToken: $linkToken) {
+      frameOrigins
+    }
+  }
+`);
+
 /**
  * The origins allowed to frame the receivers' portal come from the operator's team setting portal_frame_origins,
- * read with the portal session (proxy.ts asks the API once per page, kept for a few seconds per session).
+ * read with the portal session, or with the one-time link on the link's own page, before there is a session
+ * (proxy.ts asks the API once per page, kept for a few seconds per token).
  */
 const FRAME_ORIGIN = /^https?:\/\/[A-Za-z0-9.-]+(:\d{1,5})?$/;
 const CACHE_MS = 10_000;
@@ -23,21 +32,39 @@ export function frameAncestors(origins: readonly string[]): string {
 }
 
 /** The frame origins of a live portal session; none for an ended one or when the API cannot be asked. */
-export async function portalFrameOrigins(graphqlUrl: string, token: string): Promise<string[]> {
+export function portalFrameOrigins(graphqlUrl: string, token: string): Promise<string[]> {
+  return cachedOrigins(token, async () => {
+    const body = await askApi(graphqlUrl, { query: PortalFrameQuery.toString() }, token);
+    return (body as { data?: { portalContext?: { frameOrigins?: unknown } } }).data?.portalContext?.frameOrigins;
+  });
+}
+
+/** The frame origins of a one-time link's page (asking does not use the link); none for a link that no longer opens. */
+export function portalLinkFrameOrigins(graphqlUrl: string, linkToken: string): Promise<string[]> {
+  return cachedOrigins(linkToken, async () => {
+    const body = await askApi(graphqlUrl, { query: PortalLinkFrameQuery.toString(), variables: { linkToken } }, null);
+    return (body as { data?: { portalLink?: { frameOrigins?: unknown } } }).data?.portalLink?.frameOrigins;
+  });
+}
+
+async function askApi(graphqlUrl: string, request: unknown, bearer: string | null): Promise<unknown> {
+  const response = await fetch(graphqlUrl, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', ...(bearer ? { authorization: `Bearer ${bearer}` } : {}) },
+    body: JSON.stringify(request),
+    cache: 'no-store',
+    signal: AbortSignal.timeout(5_000),
+  });
+  return response.json();
+}
+
+async function cachedOrigins(token: string, read: () => Promise<unknown>): Promise<string[]> {
   const now = Date.now();
   const cached = cache.get(token);
   if (cached && cached.until > now) return cached.origins;
   let origins: string[] = [];
   try {
-    const response = await fetch(graphqlUrl, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` },
-      body: JSON.stringify({ query: PortalFrameQuery.toString() }),
-      cache: 'no-store',
-      signal: AbortSignal.timeout(5_000),
-    });
-    const body = (await response.json()) as { data?: { portalContext?: { frameOrigins?: unknown } } };
-    const found = body.data?.portalContext?.frameOrigins;
+    const found = await read();
     if (Array.isArray(found)) origins = found.filter((origin): origin is string => typeof origin === 'string');
   } catch {
     origins = [];

@@ -280,7 +280,7 @@ export async function startWorker(options: WorkerOptions): Promise<RunningWorker
       stopping = true;
       await listener.close();
       for (const wake of [...wakers]) wake();
-      await engine?.dispatcher.stop();
+      await engine?.stopDispatch();
       // A loop parked on a full pool wakes when a running job finishes.
       await pool.drained();
       await Promise.all(loops);

@@ -1,5 +1,7 @@
 import { HotSql, openDataSource, runMigrations } from '@svc/db';
 import type { Clock } from './common/clock.js';
+import { Sealer } from './common/sealing.js';
+import { checkSealingKey } from './common/sealing-key-check.js';
 import type { CoreConfig } from './config.js';
 import { ENTITIES } from './entities.js';
 import { JOB_CONTRACTS } from './jobs/contracts.js';
@@ -12,6 +14,11 @@ export interface OpenCoreOptions extends Omit<CoreOptions, 'db' | 'hot' | 'jobs'
   /** Connections of the hot paths' plan-cached statements (HotSql). */
   hotPoolSize?: number;
   migrate?: boolean;
+  /**
+   * Check the sealing key against the database before anything else (docs/upgrading.md); default true. Only a
+   * process that never seals or opens a secret (the admin CLI) skips it, and then records no check value either.
+   */
+  checkSealingKey?: boolean;
 }
 
 export interface OpenedCore {
@@ -21,10 +28,21 @@ export interface OpenedCore {
   close(): Promise<void>;
 }
 
-/** Opens the database (applying migrations first unless told not to) and builds the services over it. */
+/**
+ * Opens the database (applying migrations first unless told not to), checks the sealing key against it (a wrong key
+ * throws a ConfigError: one line) and builds the services over it.
+ */
 export async function openCore(options: OpenCoreOptions): Promise<OpenedCore> {
   if (options.migrate !== false) await runMigrations(options.databaseUrl);
   const db = await openDataSource(options.databaseUrl, ENTITIES, options.poolSize);
+  if (options.checkSealingKey !== false) {
+    try {
+      await checkSealingKey(db, new Sealer(options.sealingKey));
+    } catch (error) {
+      await db.destroy();
+      throw error;
+    }
+  }
   const jobQueue = await PgBossJobQueue.open(options.databaseUrl, options.clock, JOB_CONTRACTS);
   const hot = HotSql.open(options.databaseUrl, options.hotPoolSize ?? 4);
   const services = createServices({ ...options, db, hot, jobs: jobQueue });

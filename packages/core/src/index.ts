@@ -137,7 +137,7 @@ export { OperationalEventService, EVENT_RETENTION_MS, COALESCE_WINDOW_MS } from 
 export * from './events/operational-event.types.js';
 export * from './events/operational-event.inputs.js';
 export type { OperationalEventView } from './events/operational-event.view.js';
-export { Sealer } from './common/sealing.js';
+export { Sealer, SealedWithAnotherKey } from './common/sealing.js';
 export {
   EndpointEntity,
   EndpointSecretEntity,
@@ -154,7 +154,7 @@ export * from './endpoints/endpoint-test.js';
 export { matchesEventPatterns } from './endpoints/patterns.js';
 export type { UrlPolicy } from '@svc/egress';
 export { readCoreConfig, parseSealingKey, type CoreConfig, type RunMode, type TracingConfig } from './config.js';
-export { testCoreOptions } from './testing/core-options.js';
+export { testCoreOptions, testSealingKeyBase64, TEST_SEALING_KEY } from './testing/core-options.js';
 export { EngineSteps, STEP_WORKER_ID } from './testing/engine-steps.js';
 export { ConsoleSessionEntity } from './sessions/console-session.entity.js';
 export * from './sessions/console-session.service.js';

@@ -15,6 +15,7 @@ import type { JobQueue } from './jobs/job-queue.js';
 import { DispatchService } from './deliveries/dispatch.service.js';
 import { SettlementService } from './deliveries/settlement.service.js';
 import { DispatchOwnershipService } from './deliveries/dispatch-ownership.service.js';
+import { SealingKeyMismatches } from './deliveries/sealing-key-mismatch.js';
 import { AdmissionService } from './messages/admission.service.js';
 import { MessageService } from './messages/message.service.js';
 import { MessageRepairService } from './messages/message-repair.service.js';
@@ -101,6 +102,8 @@ export interface Services {
   readonly dispatch: DispatchService;
   readonly settlement: SettlementService;
   readonly ownership: DispatchOwnershipService;
+  /** Deliveries a claim could not open (secrets sealed with another key): released, counted, and the worker told. */
+  readonly keyMismatches: SealingKeyMismatches;
   /** Which receiver URLs and destinations are acceptable (the delivery engine's egress applies it too). */
   readonly urlPolicy: UrlPolicy;
   /** This process's Prometheus metrics. */
@@ -142,6 +145,7 @@ export function createServices(options: CoreOptions): Services {
   const platformEvents = new PlatformEventWriter(clock, options.jobs);
   const eventTypes = new EventTypeService(db, clock, limits);
   const deliveries = new DeliveryService({ db, clock, limits, jobs: options.jobs, billing });
+  const keyMismatches = new SealingKeyMismatches({ db, clock, events, metrics, workerKeyId: sealer.keyId });
   return {
     db,
     hot: options.hot,
@@ -172,13 +176,21 @@ export function createServices(options: CoreOptions): Services {
       events,
       consoleUrl: options.consoleUrl ?? null,
     }),
-    portal: new PortalService({ db, clock, endpoints, messages, deliveries, eventTypes, events }),
+    portal: new PortalService({ db, clock, endpoints, messages, deliveries, events }),
     replays: new ReplayService({ db, clock, limits, jobs: options.jobs, billing, events }),
     retention: new RetentionService(db, clock),
     sources,
     receive: new ReceiveService({ db, clock, sources, messages, rateLimits, events }),
     events,
-    dispatch: new DispatchService({ db, hot: options.hot, clock, credentials: endpoints.credentials, events }),
+    dispatch: new DispatchService({
+      db,
+      hot: options.hot,
+      clock,
+      credentials: endpoints.credentials,
+      events,
+      keyMismatches,
+    }),
+    keyMismatches,
     settlement: new SettlementService({ db, hot: options.hot, clock, events, consoleUrl: options.consoleUrl ?? null }),
     ownership: new DispatchOwnershipService({ db, clock, events }),
     metrics,

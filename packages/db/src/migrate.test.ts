@@ -58,4 +58,31 @@ describe('migrations', () => {
     expect(rows.rows).toEqual([{ id: '0001_ok' }]);
     expect(tables.rows[0].n).toBe(0);
   });
+
+  it('refuse a file numbered below the last applied one, before applying anything, naming it', async () => {
+    const url = await emptyDatabase();
+    const shipped = loadMigrations();
+    expect(await runMigrations(url, shipped)).toHaveLength(shipped.length);
+    // A late file that landed in a gap of the numbering (0020 is free) and one numbered after the last.
+    const late = { id: '0020_late', sql: 'CREATE TABLE late_table (x int)' };
+    const next = { id: '9999_next', sql: 'CREATE TABLE next_table (x int)' };
+    const all = [...shipped, late, next].sort((a, b) => (a.id < b.id ? -1 : 1));
+    const last = shipped.at(-1)!.id;
+    await expect(runMigrations(url, all)).rejects.toThrow(
+      new RegExp(`^migration 0020_late is numbered below the last applied migration ${last}; .*renumber it`),
+    );
+    const client = new pg.Client({ connectionString: url });
+    await client.connect();
+    const tables = await client.query(
+      "SELECT table_name FROM information_schema.tables WHERE table_name IN ('late_table', 'next_table')",
+    );
+    const recorded = await client.query("SELECT id FROM schema_migrations WHERE id IN ('0020_late', '9999_next')");
+    await client.end();
+    expect({ tables: tables.rows, recorded: recorded.rows }).toEqual({ tables: [], recorded: [] });
+    // Renumbered after the last applied one, it applies.
+    expect(await runMigrations(url, [...shipped, { ...late, id: '9998_late' }, next])).toEqual([
+      '9998_late',
+      '9999_next',
+    ]);
+  });
 });

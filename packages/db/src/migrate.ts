@@ -21,8 +21,27 @@ export function loadMigrations(dir = SCHEMA_DIR): Migration[] {
 }
 
 /**
+ * The files not applied yet, in order; refused whole when one of them sorts before the last applied migration: it
+ * would run after migrations numbered later than itself (the numbering has gaps, so a late file can land in one),
+ * against a schema its author never saw. Nothing is applied then; the message names the file and what to do.
+ */
+export function pendingMigrations(migrations: readonly Migration[], applied: readonly string[]): Migration[] {
+  const done = new Set(applied);
+  const last = [...applied].sort().at(-1);
+  const pending = migrations.filter((m) => !done.has(m.id));
+  const early = last === undefined ? [] : pending.filter((m) => m.id < last);
+  if (early.length > 0)
+    throw new Error(
+      `migration ${early.map((m) => m.id).join(', ')} is numbered below the last applied migration ${last}; ` +
+        'migrations apply in number order, so renumber it after the last applied one (prisma-free-schema/README.md)',
+    );
+  return pending;
+}
+
+/**
  * Applies the numbered SQL files in order, each in its own transaction, under a session advisory lock so
- * that many processes starting at once apply each migration exactly once.
+ * that many processes starting at once apply each migration exactly once. A file numbered below the last applied
+ * one is refused before anything runs (pendingMigrations).
  */
 export async function runMigrations(databaseUrl: string, migrations = loadMigrations()): Promise<string[]> {
   const client = new pg.Client({ connectionString: databaseUrl });
@@ -33,11 +52,8 @@ export async function runMigrations(databaseUrl: string, migrations = loadMigrat
     await client.query(
       'CREATE TABLE IF NOT EXISTS schema_migrations (id text PRIMARY KEY, applied_at timestamptz NOT NULL DEFAULT now())',
     );
-    const done = new Set(
-      (await client.query<{ id: string }>('SELECT id FROM schema_migrations')).rows.map((r) => r.id),
-    );
-    for (const migration of migrations) {
-      if (done.has(migration.id)) continue;
+    const done = (await client.query<{ id: string }>('SELECT id FROM schema_migrations')).rows.map((r) => r.id);
+    for (const migration of pendingMigrations(migrations, done)) {
       await client.query('BEGIN');
       try {
         await client.query(migration.sql);

@@ -11,6 +11,16 @@ export class EndpointHealth {
   @Field(() => Date, { nullable: true }) nextProbeAt!: Date | null;
 }
 
+@ObjectType({ description: 'An ed25519 public key that signs deliveries now, and until when' })
+export class EndpointPublicKey {
+  @Field(() => String, { description: 'whpk_ + standard Base64 of the 32 raw key bytes' }) publicKey!: string;
+  @Field(() => Date, {
+    nullable: true,
+    description: 'When it stops signing (its rotation overlap ends); null: current',
+  })
+  expiresAt!: Date | null;
+}
+
 @ObjectType({
   description: 'A receiver of a tenant. Its signing secret, header values and authorization are never readable.',
 })
@@ -46,6 +56,12 @@ export class Endpoint {
     description: "An ed25519 endpoint's current public key (whpk_...), what receivers verify with; null for hmac",
   })
   publicKey!: string | null;
+  @Field(() => [EndpointPublicKey], {
+    description:
+      'Every ed25519 public key that signs now: the current one, then the previous one while its rotation overlap ' +
+      'lasts (a delivery carries one v1a signature per key); empty when no ed25519 key signs',
+  })
+  publicKeys!: EndpointPublicKey[];
   @Field(() => EndpointHealth) health!: EndpointHealth;
   @Field(() => Int) queuedCount!: number;
   @Field(() => String) urlRevision!: string;

@@ -213,7 +213,8 @@ describe("the receivers' portal's isolation", () => {
   it('shows only its tenant in lists and only the event types it was given', async () => {
     const lists = await gql(
       `{ portalEndpoints { nodes { id tenantId } } portalMessages { nodes { id tenantId } }
-         portalDeliveries { nodes { id tenantId } } portalEventTypes { name description example }
+         portalDeliveries { nodes { id tenantId } } portalEventTypes { nodes { name description example } }
+         portalEventTypeNames
          portalContext { tenantName session { capabilities eventTypes } } }`,
       {},
       { key: portalToken },
@@ -223,9 +224,10 @@ describe("the receivers' portal's isolation", () => {
       expect(list.nodes.length).toBeGreaterThan(0);
       for (const node of list.nodes) expect(node.tenantId).toBe(mine['tenant']);
     }
-    expect(data.portalEventTypes).toEqual([
+    expect(data.portalEventTypes.nodes).toEqual([
       { name: 'invoice.paid', description: 'An invoice was paid', example: '{"id":"in_1"}' },
     ]);
+    expect(data.portalEventTypeNames).toEqual(['invoice.paid']);
     expect(data.portalContext).toEqual({
       tenantName: 'mine',
       session: { capabilities: 'manage_endpoints', eventTypes: ['invoice.paid'] },
@@ -260,8 +262,10 @@ describe("the receivers' portal's isolation", () => {
         'Endpoint',
         'EndpointConnection',
         'EndpointHealth',
+        'EndpointPublicKey',
         'EndpointSecretReveal',
         'EventType',
+        'EventTypeConnection',
         'Message',
         'MessageConnection',
         'MessageContent',

@@ -16,6 +16,7 @@ import {
   IssuedPortalSession,
   OpenedPortalSession,
   PortalContext,
+  PortalLinkPreview,
   PortalSession,
   PortalSessionConnection,
 } from './portal.types.js';
@@ -110,6 +111,21 @@ export class PortalSessionResolver {
     @Arg('id', () => ID) id: string,
   ): Promise<PortalSession> {
     return toPortalSession(await context.services.portalSessions.revokeSession(callContext(context), tenantId, id));
+  }
+
+  // Public: the one-time link token is the credential, checked inside (401 once used, expired or revoked). Reading
+  // it uses nothing: the console's page shows this and opens the link only when its button is pressed.
+  @Authorized(PUBLIC)
+  @Query(() => PortalLinkPreview, {
+    description: 'What the page of a one-time portal link shows before it is opened; does not use the link',
+  })
+  async portalLink(
+    @Ctx() context: GraphqlContext,
+    @Arg('linkToken', () => String) linkToken: string,
+  ): Promise<PortalLinkPreview> {
+    const { rateLimits, portalSessions } = context.services;
+    await rateLimits.take(OPEN_LIMIT.owner, OPEN_LIMIT.bucket, OPEN_LIMIT.spec);
+    return portalSessions.previewLink(linkToken);
   }
 
   // Public: the one-time link token is the credential, checked inside (401 once used, expired or revoked).

@@ -19,7 +19,7 @@ import { defined, rawJsonArgument, toEventType } from './mappers.js';
 import { toMessage, toMessageContent } from './message.resolver.js';
 import { Message, MessageConnection, MessageContent } from './message.types.js';
 import { PortalEndpointInput, PortalEndpointUpdateInput, PortalSigningSecret } from './portal.types.js';
-import { EventType } from './types.js';
+import { EventTypeConnection } from './types.js';
 
 function toEndpoint(view: EndpointView): Endpoint {
   const { headerNames, ...rest } = view;
@@ -45,9 +45,25 @@ function endpointFields(input: PortalEndpointInput | PortalEndpointUpdateInput):
 @Resolver()
 export class PortalResolver {
   @Authorized(PORTAL)
-  @Query(() => [EventType], { description: 'The event types of this portal, with descriptions and examples' })
-  async portalEventTypes(@Ctx() context: GraphqlContext): Promise<EventType[]> {
-    return (await context.services.portal.listEventTypes(callContext(context))).map(toEventType);
+  @Query(() => EventTypeConnection, {
+    description: 'The event types of this portal, by name, with descriptions and examples: a page at a time',
+  })
+  async portalEventTypes(
+    @Ctx() context: GraphqlContext,
+    @Arg('first', () => Int, { nullable: true }) first?: number,
+    @Arg('after', () => String, { nullable: true }) after?: string,
+  ): Promise<EventTypeConnection> {
+    const page = await context.services.portal.listEventTypes(
+      callContext(context),
+      defined({ limit: first ?? undefined, cursor: after ?? undefined }),
+    );
+    return { nodes: page.data.map(toEventType), nextCursor: page.nextCursor };
+  }
+
+  @Authorized(PORTAL)
+  @Query(() => [String], { description: 'The names of every event type of this portal (what endpoints subscribe to)' })
+  async portalEventTypeNames(@Ctx() context: GraphqlContext): Promise<string[]> {
+    return context.services.portal.eventTypeNames(callContext(context));
   }
 
   @Authorized(PORTAL)

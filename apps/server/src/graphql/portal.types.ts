@@ -37,8 +37,9 @@ export class PortalSession {
   @Field(() => PortalCapabilities) capabilities!: string;
   @Field(() => [String], { nullable: true, description: 'null: every active event type' }) eventTypes!: string[] | null;
   @Field(() => PortalBranding) branding!: PortalBranding;
-  @Field(() => String, { description: 'USD that replays from the session may cost in all' }) spendingCapUsd!: string;
-  @Field(() => String) spentUsd!: string;
+  @Field(() => String, { description: 'USD that test events and replays from the session may cost in all' })
+  spendingCapUsd!: string;
+  @Field(() => String, { description: 'What its test events and replays have cost so far' }) spentUsd!: string;
   @Field(() => PortalSessionStatus) status!: string;
   @Field(() => Date) createdAt!: Date;
   @Field(() => Date) expiresAt!: Date;
@@ -77,8 +78,16 @@ export class CreatePortalSessionInput {
   @Field(() => PortalCapabilities, { nullable: true, description: 'read_only by default' }) capabilities?: string;
   @Field(() => [String], { nullable: true }) eventTypes?: string[] | null;
   @Field(() => PortalBrandingInput, { nullable: true }) branding?: PortalBrandingInput;
-  @Field(() => String, { nullable: true, description: 'Decimal USD; default 0 (no paid replays)' })
+  @Field(() => String, { nullable: true, description: 'Decimal USD; default 0 (no paid test events or replays)' })
   spendingCapUsd?: string;
+}
+
+@ObjectType({ description: 'A one-time portal link before it is opened: what its page shows' })
+export class PortalLinkPreview {
+  @Field(() => String, { nullable: true, description: "The operator's display name (branding)" })
+  displayName!: string | null;
+  @Field(() => [String], { description: 'The origins that may frame the portal (team setting portal_frame_origins)' })
+  frameOrigins!: string[];
 }
 
 @ObjectType({ description: 'An opened portal link: the session token the portal keeps in its cookie' })

@@ -149,3 +149,33 @@ describe('POST /tenants/{id}/portal_sessions and friends (extension routes, docs
     expect(list.body.data.portalEndpoints.nodes).toHaveLength(1);
   });
 });
+
+describe('the one-time link is used only when opened, never by reading it (docs/portal.md)', () => {
+  it('portalLink shows the page as often as asked and uses nothing; openPortalSession uses it once', async () => {
+    const tenant = await post(h, '/tenants', { external_id: 'portal-preview', name: 'Preview' });
+    const created = await post(h, `/tenants/${tenant.json.id}/portal_sessions`, {
+      branding: { display_name: 'Globex Payments' },
+    });
+    const gql = graphqlClient(h);
+    const preview = `query($t: String!) { portalLink(linkToken: $t) { displayName frameOrigins } }`;
+    const t = tokenOf(created.json.url);
+    // A link scanner, then the tenant's browser, then a reload: the page is shown each time and nothing is opened.
+    for (let i = 0; i < 3; i += 1) {
+      const shown = await gql(preview, { t }, { key: null });
+      expect(shown.body).toEqual({ data: { portalLink: { displayName: 'Globex Payments', frameOrigins: [] } } });
+    }
+    const listed = await h.request('GET', `/tenants/${tenant.json.id}/portal_sessions`);
+    expect(listed.json.data[0]).toMatchObject({ opened_at: null, status: 'active' });
+    // The button opens it; after that the page says the link is used, like a second opening.
+    const opened = await gql(
+      `mutation($t: String!) { openPortalSession(linkToken: $t) { token } }`,
+      { t },
+      { key: null },
+    );
+    expect(opened.body.data.openPortalSession.token).toMatch(/^svc_ps_/);
+    const after = await gql(preview, { t }, { key: null });
+    expect(after.body.errors[0].extensions.code).toBe('unauthorized');
+    const forged = await gql(preview, { t: `svc_pl_${'A'.repeat(43)}` }, { key: null });
+    expect(forged.body.errors[0].extensions.code).toBe('unauthorized');
+  });
+});

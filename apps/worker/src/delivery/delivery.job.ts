@@ -22,8 +22,13 @@ export interface DeliveryEngineOptions {
 }
 
 export interface DeliveryEngine {
-  /** Webhook deliveries: the owned endpoints' lanes, claims and settlements (dispatcher.ts). */
-  dispatcher: Dispatcher;
+  /**
+   * Webhook deliveries: the owned endpoints' lanes, claims and settlements (dispatcher.ts). A new one after each
+   * stand-down (a claim met secrets sealed with another key; see standDownFor).
+   */
+  readonly dispatcher: Dispatcher;
+  /** Stops webhook deliveries for good: the dispatcher and any stand-down's restart. */
+  stopDispatch(): Promise<void>;
   /** Event subscription deliveries (the platform API): same egress client, signed with Svc-Signature. */
   subscriptionHandler: JobHandler<{ delivery_id: string }>;
   close(): Promise<void>;
@@ -90,23 +95,27 @@ export function createDeliveryEngine(services: Services, options: DeliveryEngine
     };
   }
 
-  const dispatcher = new Dispatcher({
-    services,
-    workerId: options.workerId,
-    logger: options.logger,
-    limits: {
-      serviceConcurrency: services.limits.service_concurrency.value,
-      dispatchRate: services.limits.dispatch_rate.value,
-    },
-    send: attempt,
-    onSettled(outcome, settled) {
-      metrics.attempts.inc({
-        outcome: outcomeLabel(outcome.result, settled.applied ? settled.decision.status : 'already_settled'),
-      });
-      if (settled.applied && settled.decision.status === 'succeeded')
-        metrics.acceptToDeliverySeconds.observe(Math.max(0, (Date.now() - outcome.attempt.dueSince.getTime()) / 1000));
-    },
-  });
+  const newDispatcher = () =>
+    new Dispatcher({
+      services,
+      workerId: options.workerId,
+      logger: options.logger,
+      limits: {
+        serviceConcurrency: services.limits.service_concurrency.value,
+        dispatchRate: services.limits.dispatch_rate.value,
+      },
+      send: attempt,
+      onSettled(outcome, settled) {
+        metrics.attempts.inc({
+          outcome: outcomeLabel(outcome.result, settled.applied ? settled.decision.status : 'already_settled'),
+        });
+        if (settled.applied && settled.decision.status === 'succeeded')
+          metrics.acceptToDeliverySeconds.observe(
+            Math.max(0, (Date.now() - outcome.attempt.dueSince.getTime()) / 1000),
+          );
+      },
+    });
+  const dispatch = standDownOnKeyMismatch(services, options, newDispatcher);
   const subscriptionHandler = defineJobHandler({
     contract: subscriptionDeliveryJob,
     concurrency: options.concurrency ?? 500,
@@ -132,5 +141,72 @@ export function createDeliveryEngine(services: Services, options: DeliveryEngine
     },
   });
 
-  return { dispatcher, subscriptionHandler, close: () => egress.close() };
+  return {
+    get dispatcher() {
+      return dispatch.current();
+    },
+    stopDispatch: () => dispatch.stop(),
+    subscriptionHandler,
+    close: () => egress.close(),
+  };
+}
+
+/** The first stand-down; each one that follows within STAND_DOWN_MAX_MS of rejoining lasts twice the one before. */
+export const STAND_DOWN_FIRST_MS = 10_000;
+export const STAND_DOWN_MAX_MS = 10 * 60_000;
+
+/**
+ * A claim met secrets sealed with another key (docs/operations.md, "A secret sealed with another key"): the process
+ * has the wrong SVC_ENCRYPTION_KEY, so it stands down. The dispatcher stops claiming, lets the attempts it started
+ * settle and gives up its endpoint partitions, which the other workers take within a heartbeat; the deliveries it
+ * handed back unsent go with them. After a pause (10 s, doubling while it keeps happening, at most 10 minutes) a new
+ * dispatcher rejoins: a process that is wrong stands down again at its first claim, one that met a stray secret
+ * delivers the rest. svc_worker_standing_down is 1 meanwhile.
+ */
+function standDownOnKeyMismatch(
+  services: Services,
+  options: DeliveryEngineOptions,
+  newDispatcher: () => Dispatcher,
+): { current(): Dispatcher; stop(): Promise<void> } {
+  let dispatcher = newDispatcher();
+  let standing = false;
+  let stopped = false;
+  let pauseMs = 0;
+  let rejoinedAt = 0;
+  let rejoin: NodeJS.Timeout | null = null;
+  const unsubscribe = services.keyMismatches.onMismatch((notice) => {
+    // Notices of other workers of this process (tests run several over one core) are theirs.
+    if (notice.workerId !== options.workerId || standing || stopped) return;
+    standing = true;
+    pauseMs =
+      Date.now() - rejoinedAt > STAND_DOWN_MAX_MS ? STAND_DOWN_FIRST_MS : Math.min(STAND_DOWN_MAX_MS, pauseMs * 2);
+    services.metrics.standingDown.set(1);
+    options.logger.error(
+      { worker_key_id: notice.workerKeyId, sealed_key_ids: notice.sealedKeyIds, pause_ms: pauseMs },
+      `this worker's SVC_ENCRYPTION_KEY (key ID ${notice.workerKeyId}) cannot open secrets sealed with key ` +
+        `${notice.sealedKeyIds.join(', ')}: it stops delivering for ${pauseMs / 1000} s and its deliveries go to other workers`,
+    );
+    const leaving = dispatcher;
+    void leaving.stop().then(() => {
+      if (stopped) return;
+      rejoin = setTimeout(() => {
+        rejoin = null;
+        if (stopped) return;
+        dispatcher = newDispatcher();
+        rejoinedAt = Date.now();
+        standing = false;
+        services.metrics.standingDown.set(0);
+        void dispatcher.start().catch((error: unknown) => options.logger.error({ err: error }, 'rejoining failed'));
+      }, pauseMs);
+    });
+  });
+  return {
+    current: () => dispatcher,
+    async stop() {
+      stopped = true;
+      unsubscribe();
+      if (rejoin) clearTimeout(rejoin);
+      await dispatcher.stop();
+    },
+  };
 }

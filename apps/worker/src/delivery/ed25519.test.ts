@@ -136,6 +136,46 @@ describe('ed25519 signatures (Standard Webhooks v1a)', () => {
     expect(headers['webhook-signature'].split(' ').map((part) => part.split(',')[0])).toEqual(['v1a', 'v1a']);
     expect(verifyV1aAsSpecSays(newKey, headers, got.body, now())).toBe(true);
     expect(verifyV1aAsSpecSays(oldKey, headers, got.body, now())).toBe(true);
+
+    // Both keys that sign are readable, each with its end: REST, GraphQL (the console and the portal read it).
+    const overlapEnd = rotated.json.old_secret_expires_at as string;
+    expect(overlapEnd).toBe(new Date(h().clock.now().getTime() + 3600_000).toISOString());
+    const during = await h().request('GET', `/endpoints/${endpointId}`);
+    expect(during.json.public_key).toBe(newKey);
+    expect(during.json.public_keys).toEqual([
+      { public_key: newKey, expires_at: null },
+      { public_key: oldKey, expires_at: overlapEnd },
+    ]);
+    expect(rotated.json.public_keys).toEqual(during.json.public_keys);
+    const gql = graphqlClient(h());
+    const read = await gql(`query($id: ID!) { endpoint(id: $id) { publicKeys { publicKey expiresAt } } }`, {
+      id: endpointId,
+    });
+    expect(read.body.data.endpoint.publicKeys).toEqual([
+      { publicKey: newKey, expiresAt: null },
+      { publicKey: oldKey, expiresAt: overlapEnd },
+    ]);
+    // Once the overlap is over only the new key signs, and only it is listed.
+    await stack.advance(3601_000);
+    const after = await h().request('GET', `/endpoints/${endpointId}`);
+    expect(after.json.public_keys).toEqual([{ public_key: newKey, expires_at: null }]);
+    const late = signed(await deliverOne(tenantId, '/ed-rot', { n: 2 }));
+    expect(late['webhook-signature'].split(' ')).toHaveLength(1);
+  });
+
+  it('a move from ed25519 back to hmac keeps the old public key readable through the overlap', async () => {
+    const { endpointId } = await stack.setup('/ed-to-hmac', { signature_scheme: 'ed25519' });
+    const before = await h().request('GET', `/endpoints/${endpointId}`);
+    const rotated = await h().request('POST', `/endpoints/${endpointId}/rotate_secret`, {
+      idempotencyKey: uniqueKey(),
+      ifMatch: before.headers.get('etag')!,
+      body: { overlap_seconds: 600, signature_scheme: 'hmac' },
+    });
+    expect(rotated.status, rotated.text).toBe(200);
+    expect(rotated.json.signature_scheme).toBeUndefined();
+    expect(rotated.json.public_keys).toEqual([
+      { public_key: before.json.public_key, expires_at: rotated.json.old_secret_expires_at },
+    ]);
   });
 
   it('an hmac endpoint moves to ed25519 by rotation: during the overlap both v1 and v1a arrive, then only v1a', async () => {

@@ -1,4 +1,3 @@
-import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   deliveryReconcileJob,
@@ -100,13 +99,17 @@ describe('reconciliation', () => {
     expect(stack.received.filter((r) => r.path === '/lost-row')).toHaveLength(1);
   });
 
-  it('a delivery whose signing secret cannot be opened fails at once with a clear last_error and an event', async () => {
+  it('a delivery whose signing secret is damaged fails at once with a clear last_error and an event', async () => {
     const { tenantId, endpointId } = await stack.setup('/unreadable');
-    // What a changed SVC_ENCRYPTION_KEY looks like to the engine: sealed bytes it cannot open.
-    await stack.h.services.db.query('UPDATE endpoint_secrets SET secret_sealed = $2 WHERE endpoint_id = $1', [
-      endpointId,
-      randomBytes(64),
-    ]);
+    // Sealed with this process's key but damaged (its last byte flipped): it never opens, whatever the worker. (A
+    // secret sealed with another key is the worker's fault and never fails a delivery: fault/sealing-key.test.ts.)
+    await stack.h.services.db.query(
+      `UPDATE endpoint_secrets
+          SET secret_sealed = set_byte(secret_sealed, length(secret_sealed) - 1,
+                                       get_byte(secret_sealed, length(secret_sealed) - 1) # 1)
+        WHERE endpoint_id = $1`,
+      [endpointId],
+    );
     const messageId = await stack.publish(tenantId, { unreadable: true });
     const failed = await statusOf(messageId, 'failed');
     expect(failed).toMatchObject({ last_error: 'credentials_unreadable', attempt_count: 0 });

@@ -31,7 +31,11 @@ beforeAll(async () => {
     onNotice: (message) => notices.push(message),
   });
   const deps = { db: services.db, hot, clock: services.clock, events: services.events };
-  dispatch = new DispatchService({ ...deps, credentials: services.endpoints.credentials });
+  dispatch = new DispatchService({
+    ...deps,
+    credentials: services.endpoints.credentials,
+    keyMismatches: services.keyMismatches,
+  });
   settlement = new SettlementService(deps);
 });
 afterAll(async () => {

@@ -331,10 +331,23 @@ describe('sessions', () => {
     expect(await sessionIds()).toEqual([longPortal, newer].sort());
     expect(await listedPortalSessions()).toEqual(expect.arrayContaining([longPortal, newer]));
 
+    // The session's rate-limit buckets (keyed by its ID, docs/portal.md) go with it.
+    const bucketsOf = async (id: string) =>
+      (
+        (await stack.h.services.db.query('SELECT count(*)::int AS n FROM rate_limit_buckets WHERE team_id = $1', [
+          id,
+        ])) as { n: number }[]
+      )[0]!.n;
+    await stack.h.services.db.query(
+      `INSERT INTO rate_limit_buckets (team_id, bucket, tokens, updated_at, granted) VALUES ($1, 'read', 1, now(), 0)`,
+      [longPortal],
+    );
+    expect(await bucketsOf(longPortal)).toBe(1);
     await stack.advance(7 * DAY);
     expect((await stack.h.services.retention.sweep()).sessionsDeleted).toBe(1);
     expect(await sessionIds()).toEqual([newer]);
     expect(await listedPortalSessions()).toEqual([newer]);
+    expect(await bucketsOf(longPortal)).toBe(0);
   });
 
   it('in small batches: a batch never deletes more than its size', async () => {

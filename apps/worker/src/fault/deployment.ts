@@ -52,6 +52,8 @@ export interface Deployment extends TeamClient {
   readonly core: OpenedCore;
   readonly server: ServiceProcess;
   readonly apiUrl: string;
+  /** The environment the deployment's processes get (the database, the sealing key, the public URL). */
+  readonly env: Readonly<Record<string, string>>;
   /** Starts the server process again on the same port (after a kill -9 of it, say). */
   restartServer(): Promise<ServiceProcess>;
   startWorker(name?: string, extraEnv?: Record<string, string>): Promise<ServiceProcess>;
@@ -121,6 +123,7 @@ export async function startDeployment(options: DeploymentOptions): Promise<Deplo
         return server;
       },
       apiUrl,
+      env,
       ...fault,
       async restartServer() {
         server = await launchServer();

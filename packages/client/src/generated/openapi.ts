@@ -1324,6 +1324,12 @@ export interface components {
       signature_scheme?: 'hmac' | 'ed25519';
       /** @description Extension: an ed25519 endpoint's current public key (whpk_...), readable at any time; absent for hmac */
       public_key?: string;
+      /** @description Extension: every ed25519 public key that signs now, the current one first, then the previous one until its rotation overlap ends; absent when no ed25519 key signs */
+      public_keys?: {
+        public_key: string;
+        /** @description When this key stops signing; null for the current key */
+        expires_at: string | null;
+      }[];
       /**
        * @description Extension: ordered sends deliveries one at a time in admission order, each with Svc-Sequence; present only when ordering or ordering_on_failure is not the default (none, continue)
        * @enum {string}
@@ -1446,6 +1452,12 @@ export interface components {
       signature_scheme?: 'hmac' | 'ed25519';
       /** @description Extension: an ed25519 endpoint's current public key (whpk_...), readable at any time; absent for hmac */
       public_key?: string;
+      /** @description Extension: every ed25519 public key that signs now, the current one first, then the previous one until its rotation overlap ends; absent when no ed25519 key signs */
+      public_keys?: {
+        public_key: string;
+        /** @description When this key stops signing; null for the current key */
+        expires_at: string | null;
+      }[];
       /**
        * @description Extension: ordered sends deliveries one at a time in admission order, each with Svc-Sequence; present only when ordering or ordering_on_failure is not the default (none, continue)
        * @enum {string}
@@ -1674,9 +1686,9 @@ export interface components {
         /** @description An https URL */
         logo_url: string | null;
       };
-      /** @description What replays from this session may cost in all (USD, a decimal string) */
+      /** @description What test events and replays from this session may cost in all (USD, a decimal string) */
       spending_cap_usd: string;
-      /** @description What its replays have cost so far */
+      /** @description What its test events and replays have cost so far */
       spent_usd: string;
       /**
        * @description ended: its tenant was deleted or the key that created it revoked
@@ -1868,6 +1880,7 @@ export interface components {
         | 'webhooks.replay.completed'
         | 'webhooks.replay.failed'
         | 'webhooks.budget.blocked'
+        | 'webhooks.worker.sealing_key_mismatch'
         | 'webhooks.portal.session.opened'
         | 'webhooks.portal.endpoint.created'
         | 'webhooks.portal.endpoint.updated'
@@ -1948,9 +1961,9 @@ export interface components {
         /** @description An https URL */
         logo_url: string | null;
       };
-      /** @description What replays from this session may cost in all (USD, a decimal string) */
+      /** @description What test events and replays from this session may cost in all (USD, a decimal string) */
       spending_cap_usd: string;
-      /** @description What its replays have cost so far */
+      /** @description What its test events and replays have cost so far */
       spent_usd: string;
       /**
        * @description ended: its tenant was deleted or the key that created it revoked
@@ -5157,6 +5170,12 @@ export interface operations {
            *           "old_secret_expires_at": "2026-11-02T10:00:00.000Z",
            *           "signature_scheme": "hmac",
            *           "public_key": "whpk_01jd8x9m2k3n4p5q6r7s8t9v0w",
+           *           "public_keys": [
+           *             {
+           *               "public_key": "whpk_01jd8x9m2k3n4p5q6r7s8t9v0w",
+           *               "expires_at": "2026-11-02T10:00:00.000Z"
+           *             }
+           *           ],
            *           "ordering": "none",
            *           "ordering_on_failure": "continue",
            *           "health": {
@@ -5342,6 +5361,12 @@ export interface operations {
            *       "old_secret_expires_at": "2026-11-02T10:00:00.000Z",
            *       "signature_scheme": "hmac",
            *       "public_key": "whpk_01jd8x9m2k3n4p5q6r7s8t9v0w",
+           *       "public_keys": [
+           *         {
+           *           "public_key": "whpk_01jd8x9m2k3n4p5q6r7s8t9v0w",
+           *           "expires_at": "2026-11-02T10:00:00.000Z"
+           *         }
+           *       ],
            *       "ordering": "none",
            *       "ordering_on_failure": "continue",
            *       "health": {
@@ -5534,6 +5559,12 @@ export interface operations {
            *       "old_secret_expires_at": "2026-11-02T10:00:00.000Z",
            *       "signature_scheme": "hmac",
            *       "public_key": "whpk_01jd8x9m2k3n4p5q6r7s8t9v0w",
+           *       "public_keys": [
+           *         {
+           *           "public_key": "whpk_01jd8x9m2k3n4p5q6r7s8t9v0w",
+           *           "expires_at": "2026-11-02T10:00:00.000Z"
+           *         }
+           *       ],
            *       "ordering": "none",
            *       "ordering_on_failure": "continue",
            *       "health": {
@@ -5875,6 +5906,12 @@ export interface operations {
            *       "old_secret_expires_at": "2026-11-02T10:00:00.000Z",
            *       "signature_scheme": "hmac",
            *       "public_key": "whpk_01jd8x9m2k3n4p5q6r7s8t9v0w",
+           *       "public_keys": [
+           *         {
+           *           "public_key": "whpk_01jd8x9m2k3n4p5q6r7s8t9v0w",
+           *           "expires_at": "2026-11-02T10:00:00.000Z"
+           *         }
+           *       ],
            *       "ordering": "none",
            *       "ordering_on_failure": "continue",
            *       "health": {
@@ -6108,6 +6145,12 @@ export interface operations {
            *       "old_secret_expires_at": "2026-11-02T10:00:00.000Z",
            *       "signature_scheme": "hmac",
            *       "public_key": "whpk_01jd8x9m2k3n4p5q6r7s8t9v0w",
+           *       "public_keys": [
+           *         {
+           *           "public_key": "whpk_01jd8x9m2k3n4p5q6r7s8t9v0w",
+           *           "expires_at": "2026-11-02T10:00:00.000Z"
+           *         }
+           *       ],
            *       "ordering": "none",
            *       "ordering_on_failure": "continue",
            *       "health": {
@@ -6342,6 +6385,12 @@ export interface operations {
            *       "old_secret_expires_at": "2026-11-02T10:00:00.000Z",
            *       "signature_scheme": "hmac",
            *       "public_key": "whpk_01jd8x9m2k3n4p5q6r7s8t9v0w",
+           *       "public_keys": [
+           *         {
+           *           "public_key": "whpk_01jd8x9m2k3n4p5q6r7s8t9v0w",
+           *           "expires_at": "2026-11-02T10:00:00.000Z"
+           *         }
+           *       ],
            *       "ordering": "none",
            *       "ordering_on_failure": "continue",
            *       "health": {
@@ -8520,6 +8569,7 @@ export interface operations {
           | 'webhooks.replay.completed'
           | 'webhooks.replay.failed'
           | 'webhooks.budget.blocked'
+          | 'webhooks.worker.sealing_key_mismatch'
           | 'webhooks.portal.session.opened'
           | 'webhooks.portal.endpoint.created'
           | 'webhooks.portal.endpoint.updated'

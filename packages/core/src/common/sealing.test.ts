@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { Sealer } from './sealing.js';
+import { SealedWithAnotherKey, Sealer } from './sealing.js';
 
 describe('Sealer', () => {
   const sealer = new Sealer(Sealer.generateKey());
@@ -18,5 +18,26 @@ describe('Sealer', () => {
     const tampered = Buffer.from(sealed);
     tampered.writeUInt8(tampered.readUInt8(tampered.length - 1) ^ 1, tampered.length - 1);
     expect(() => sealer.open(tampered, 'endpoint:wde_1:authorization')).toThrow();
+  });
+
+  it("tells a value of another key (the process's key is wrong) from a value that does not open", () => {
+    const sealed = sealer.seal('value', 'c');
+    const other = new Sealer(Sealer.generateKey());
+    expect(() => other.open(sealed, 'c')).toThrow(SealedWithAnotherKey);
+    expect(() => other.open(sealed, 'c')).toThrow(expect.objectContaining({ sealedKeyId: sealer.keyId }));
+    const tampered = Buffer.from(sealed);
+    tampered.writeUInt8(tampered.readUInt8(tampered.length - 1) ^ 1, tampered.length - 1);
+    for (const broken of [tampered, Buffer.from([9, 1, 2]), Buffer.alloc(0)]) {
+      let thrown: unknown;
+      try {
+        sealer.open(broken, 'c');
+      } catch (error) {
+        thrown = error;
+      }
+      expect(thrown).toMatchObject({ code: 'temporarily_unavailable' });
+      expect(thrown).not.toBeInstanceOf(SealedWithAnotherKey);
+    }
+    expect(Sealer.keyIdOf(sealed)).toBe(sealer.keyId);
+    expect(sealer.keyId).toMatch(/^[0-9a-f]{8}$/);
   });
 });

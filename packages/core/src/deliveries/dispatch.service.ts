@@ -2,11 +2,13 @@ import type { DataSource } from 'typeorm';
 import { hotStatement, type HotSql } from '@svc/db';
 import { SECOND, type Clock } from '../common/clock.js';
 import { newId } from '../common/ids.js';
+import { SealedWithAnotherKey } from '../common/sealing.js';
 import type { EndpointCredentialsService } from '../endpoints/endpoint-credentials.service.js';
 import type { AttemptTrigger, EndpointHealthState } from './delivery-policy.js';
 import { DISPATCH_PARTITIONS } from './dispatch-partitions.js';
 import { DEFAULT_OWNERSHIP } from './dispatch-ownership.service.js';
 import { dropStaleRows, finishDeliveries, type EngineEventSink, type FinishedDelivery } from './delivery-records.js';
+import { mismatchedDelivery, type MismatchedDelivery, type SealingKeyMismatches } from './sealing-key-mismatch.js';
 
 /** Everything one attempt needs, read and opened when the attempt starts (current URL and credentials). */
 export interface ClaimedAttempt {
@@ -110,6 +112,8 @@ export interface DispatchServiceDeps {
   events: EngineEventSink;
   /** A worker whose heartbeat is older than this holds no slots (dispatch-ownership.service.ts). */
   deadAfterSeconds?: number;
+  /** Deliveries whose secrets are sealed with another key go back unsent (sealing-key-mismatch.ts). */
+  keyMismatches: SealingKeyMismatches;
 }
 
 /** How long an attempt holds its row beyond the endpoint's timeout before the row is due again. */
@@ -371,6 +375,7 @@ export class DispatchService {
       othersInUse: rows[0]?.others_in_use ?? 0,
       othersStarvedTeams: rows[0]?.others_starved_teams ?? 0,
     };
+    const mismatched: MismatchedDelivery[] = [];
     for (const row of rows) {
       if (row.endpoint_id === null) continue; // The capacity row of a claim without requests.
       if (!lanes.has(row.endpoint_id)) lanes.set(row.endpoint_id, toLane(row));
@@ -381,9 +386,15 @@ export class DispatchService {
         try {
           attempts.push(this.toAttempt(row, now));
           continue;
-        } catch {
-          // A sealed value that cannot be opened (a changed SVC_ENCRYPTION_KEY): no later claim can do better, so
-          // the delivery fails now with a reason support can act on instead of being claimed again and again.
+        } catch (error) {
+          // Sealed with another key: this process has the wrong SVC_ENCRYPTION_KEY, the delivery is fine; it goes
+          // back unsent for a worker with the right key.
+          if (error instanceof SealedWithAnotherKey) {
+            mismatched.push(mismatchedDelivery(row, error));
+            continue;
+          }
+          // A sealed value of this key that does not open (damaged): no later claim can do better, so the delivery
+          // fails now with a reason support can act on instead of being claimed again and again.
           reason = { status: 'failed', reason: 'credentials_unreadable' };
         }
       }
@@ -402,6 +413,7 @@ export class DispatchService {
     }
     if (finished.length > 0) await finishDeliveries(this.deps.db, workerId, finished, now, this.deps.events);
     if (stale.length > 0) await dropStaleRows(this.deps.db, workerId, stale);
+    if (mismatched.length > 0) await this.deps.keyMismatches.release(workerId, mismatched);
     return { attempts, lanes: [...lanes.values()], finished, capacity };
   }
 

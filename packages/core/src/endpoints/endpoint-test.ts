@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { unitPrice, unitsFor } from '../billing/billing.service.js';
 import type { CallContext } from '../common/context.js';
 import { ServiceError } from '../common/errors.js';
 import { RawJson } from '../common/raw-json.js';
@@ -43,5 +44,16 @@ export async function sendEndpointTest(
     ctx,
     { tenant_id: endpoint.tenantId, event_type: TEST_EVENT_TYPE, payload: input.payload, metadata: {} },
     { origin: 'test', testEndpointId: endpoint.id },
+  );
+}
+
+/**
+ * What a test message of these exact (minified) bytes costs: its ingestion and its one delivery, priced as admission
+ * prices them (a test skips the endpoint's transform, so the delivery carries the same bytes).
+ */
+export function endpointTestPriceMicros(bytes: number): bigint {
+  return (
+    BigInt(unitsFor(bytes, 'webhooks.ingest_64k')) * unitPrice('webhooks.ingest_64k') +
+    BigInt(unitsFor(bytes, 'webhooks.delivery_16k')) * unitPrice('webhooks.delivery_16k')
   );
 }

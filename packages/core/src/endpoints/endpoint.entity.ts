@@ -47,6 +47,8 @@ export class EndpointEntity {
   @Column({ type: 'text', name: 'signature_scheme' }) signatureScheme!: SignatureScheme;
   /** The current `whpk_` public key for ed25519, else null. */
   @Column({ type: 'text', name: 'public_key', nullable: true }) publicKey!: string | null;
+  /** The `whpk_` public key of the ed25519 secret in its overlap (until oldSecretExpiresAt), else null. */
+  @Column({ type: 'text', name: 'old_public_key', nullable: true }) oldPublicKey!: string | null;
   @Column({ type: 'bigint' }) version!: string;
   @Column({ type: 'timestamptz', name: 'created_at' }) createdAt!: Date;
   @Column({ type: 'timestamptz', name: 'updated_at' }) updatedAt!: Date;

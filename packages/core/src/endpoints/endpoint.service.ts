@@ -114,6 +114,7 @@ export class EndpointService {
         oldSecretExpiresAt: null,
         signatureScheme: input.signature_scheme,
         publicKey: credential.publicKey,
+        oldPublicKey: null,
         version: '1',
         createdAt: now,
         updatedAt: now,
@@ -313,6 +314,8 @@ export class EndpointService {
         oldSecretExpiresAt: overlapSeconds === 0 ? null : overlapEnd,
         signatureScheme: scheme,
         publicKey: credential.publicKey,
+        // The key that keeps signing through the overlap stays readable with it (null when it was hmac).
+        oldPublicKey: overlapSeconds === 0 ? null : endpoint.publicKey,
       });
       return { endpoint: this.view(rotated, state), signingSecret: credential.shown };
     });

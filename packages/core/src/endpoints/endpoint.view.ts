@@ -37,6 +37,11 @@ export interface EndpointView {
   signatureScheme: SignatureScheme;
   /** The current `whpk_` public key of an ed25519 endpoint (not a secret), else null. */
   publicKey: string | null;
+  /**
+   * Every ed25519 public key that signs now: the current one (expiresAt null), then the previous one while its
+   * rotation overlap lasts (expiresAt: when it stops signing). Empty when no ed25519 key signs.
+   */
+  publicKeys: EndpointPublicKey[];
   health: EndpointHealth;
   queuedCount: number;
   urlRevision: string;
@@ -44,6 +49,12 @@ export interface EndpointView {
   etag: string;
   createdAt: Date;
   updatedAt: Date;
+}
+
+export interface EndpointPublicKey {
+  publicKey: string;
+  /** When this key stops signing; null for the current key. */
+  expiresAt: Date | null;
 }
 
 /**
@@ -56,6 +67,12 @@ export interface EndpointWithSecret {
 }
 
 export function toEndpointView(endpoint: EndpointEntity, state: EndpointState, now: Date, etag: string): EndpointView {
+  const overlapping =
+    endpoint.oldSecretExpiresAt && endpoint.oldSecretExpiresAt > now ? endpoint.oldSecretExpiresAt : null;
+  const publicKeys: EndpointPublicKey[] = [];
+  if (endpoint.publicKey) publicKeys.push({ publicKey: endpoint.publicKey, expiresAt: null });
+  if (overlapping && endpoint.oldPublicKey)
+    publicKeys.push({ publicKey: endpoint.oldPublicKey, expiresAt: overlapping });
   return {
     id: endpoint.id,
     tenantId: endpoint.tenantId,
@@ -78,10 +95,10 @@ export function toEndpointView(endpoint: EndpointEntity, state: EndpointState, n
     hasAuthorization: endpoint.authorizationSealed !== null,
     metadata: endpoint.metadata,
     secretVersion: endpoint.secretVersion,
-    oldSecretExpiresAt:
-      endpoint.oldSecretExpiresAt && endpoint.oldSecretExpiresAt > now ? endpoint.oldSecretExpiresAt : null,
+    oldSecretExpiresAt: overlapping,
     signatureScheme: endpoint.signatureScheme,
     publicKey: endpoint.publicKey,
+    publicKeys,
     health: state.health,
     queuedCount: state.queuedCount,
     urlRevision: endpoint.urlRevision,

@@ -30,6 +30,7 @@ export const OPERATIONAL_EVENT_TYPES = [
   'webhooks.replay.completed',
   'webhooks.replay.failed',
   'webhooks.budget.blocked',
+  'webhooks.worker.sealing_key_mismatch',
   ...PORTAL_EVENT_TYPES,
 ] as const;
 
@@ -132,6 +133,13 @@ export const EVENT_RULES: Readonly<Record<OperationalEventType, EventRule>> = {
     data: { source_id: 'id', billing_key_id: 'id', reason: 'reason' },
     resource: 'source_id',
     coalesceBy: 'source_id',
+  },
+  // An extension type (docs/events.md): a worker could not open an endpoint's secrets (sealed with another key) and
+  // handed its deliveries back unsent; they wait for a worker with the right key.
+  'webhooks.worker.sealing_key_mismatch': {
+    data: { endpoint_id: 'id', worker_id: 'id', deliveries: 'count', sealed_key_id: 'reason', worker_key_id: 'reason' },
+    resource: 'endpoint_id',
+    coalesceBy: 'endpoint_id',
   },
   'webhooks.portal.session.opened': { data: { session_id: 'id' }, resource: 'session_id', coalesceBy: null },
   'webhooks.portal.endpoint.created': PORTAL_ENDPOINT_ACTION,

@@ -38,6 +38,16 @@ export function validateIdempotencyKey(header: string | string[] | undefined): s
   return value;
 }
 
+/**
+ * Who made a record is part of its key (docs/portal.md, "Idempotency keys"): a team's keys share the team's namespace
+ * (the spec's rule), and each receivers' portal session has its own, so a tenant cannot take keys the operator's
+ * scripts will use later, nor replay (and see) an answer the operator was given. The separator (0x1f) is not printable
+ * ASCII, so no Idempotency-Key a client sends can spell a portal session's stored key.
+ */
+export function storedIdempotencyKey(actor: Actor, key: string): string {
+  return actor.portal ? `portal\u001f${actor.portal.sessionId}\u001f${key}` : key;
+}
+
 /** The identity of a request after defaults: operation, path parameters and the parsed, defaulted input. */
 export function requestFingerprint(operation: string, params: Record<string, string>, input: unknown): string {
   return createHash('sha256')
@@ -108,7 +118,8 @@ export class IdempotencyService {
     fingerprint: string,
     work: (tx: EntityManager) => Promise<IdempotentResult<T>>,
   ): Promise<RunOnceOutcome<T>> {
-    return retryOnConflict(() => this.runOnceInTransaction(actor, key, fingerprint, work));
+    const stored = storedIdempotencyKey(actor, key);
+    return retryOnConflict(() => this.runOnceInTransaction(actor, stored, fingerprint, work));
   }
 
   private runOnceInTransaction<T>(

@@ -8,7 +8,12 @@ import type { Actor } from '../common/context.js';
 import { isServiceError, ServiceError } from '../common/errors.js';
 import { retryOnConflict } from '../common/transaction.js';
 import type { Metrics } from '../metrics/metrics.js';
-import type { IdempotentResult, RunOnceOutcome, StoredResponse } from '../idempotency/idempotency.service.js';
+import {
+  storedIdempotencyKey,
+  type IdempotentResult,
+  type RunOnceOutcome,
+  type StoredResponse,
+} from '../idempotency/idempotency.service.js';
 import { ATTR, errorReason, linksTo, markFailed, SPAN, traceparentOf, tracer } from '../tracing/tracing.js';
 import { AdmissionContextReader } from './admission-context.js';
 import { AdmissionRules, type AdmissionRequest, type Running } from './admission-rules.js';
@@ -99,10 +104,11 @@ export class AdmissionService {
 
   /** Admits one message under an Idempotency-Key in a batch: executed once, or the kept response of the first. */
   admitOnce<T>(request: AdmissionRequest, idempotency: AdmissionIdempotency<T>): Promise<RunOnceOutcome<T>> {
+    const scoped = { ...idempotency, key: storedIdempotencyKey(request.actor, idempotency.key) };
     return new Promise((resolve, reject) =>
       this.enqueue(
         request,
-        idempotency,
+        scoped,
         (verdict) => {
           if (verdict.kind === 'refused') reject(verdict.error);
           else if (verdict.kind === 'replay') resolve({ outcome: 'replay', response: verdict.response });

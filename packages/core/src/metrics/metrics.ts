@@ -94,6 +94,18 @@ export class Metrics {
     registers: [this.registry],
   });
 
+  readonly sealingKeyMismatches = new Counter({
+    name: 'svc_sealing_key_mismatches_total',
+    help: "Deliveries this worker claimed and handed back unsent because their endpoint's secrets are sealed with another key than its SVC_ENCRYPTION_KEY: the process's fault, the delivery waits for another worker (docs/operations.md)",
+    registers: [this.registry],
+  });
+
+  readonly standingDown = new Gauge({
+    name: 'svc_worker_standing_down',
+    help: '1 while this worker claims no deliveries because it met secrets sealed with another key (it rejoins after a pause), else 0',
+    registers: [this.registry],
+  });
+
   // Scrape-time gauges: the queue as Postgres sees it, read when /metrics is rendered.
   private queueCache: { at: number; value: Promise<QueueSnapshot> } | null = null;
 

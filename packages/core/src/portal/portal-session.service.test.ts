@@ -165,10 +165,11 @@ describe('portal sessions', () => {
       capabilities: 'manage_endpoints',
       event_types: ['invoice.paid', 'invoice.failed'],
     });
-    expect((await s.portal.listEventTypes(manager.portal)).map((eventType) => eventType.name)).toEqual([
+    expect((await s.portal.listEventTypes(manager.portal, {})).data.map((eventType) => eventType.name)).toEqual([
       'invoice.failed',
       'invoice.paid',
     ]);
+    expect(await s.portal.eventTypeNames(manager.portal)).toEqual(['invoice.failed', 'invoice.paid']);
     await expect(
       s.portal.createEndpoint(
         manager.portal,

@@ -169,6 +169,28 @@ export class PortalSessionService {
   }
 
   /**
+   * What the console's page of a one-time link shows before the link is opened (docs/portal.md, "The link opens
+   * once, when confirmed"): the operator's display name and the origins that may frame the page. Reading it uses
+   * nothing: mail and chat link scanners fetch every link they see, and only openSession, behind the page's button,
+   * uses the link. A link that would not open is refused as openSession refuses it.
+   */
+  async previewLink(linkToken: string): Promise<{ displayName: string | null; frameOrigins: string[] }> {
+    if (!isToken(PORTAL_LINK_PREFIX, linkToken)) throw ended();
+    const now = this.deps.clock.now();
+    const rows: (PortalSessionRow & { team_id: string; suspended: boolean })[] = await this.deps.db.query(
+      `${selectSession('$2').replace(
+        'FROM portal_sessions s',
+        ', s.team_id, tm.suspended OR tm.webhooks_suspended AS suspended FROM portal_sessions s',
+      )} JOIN teams tm ON tm.id = s.team_id WHERE s.link_token_sha256 = $1 AND s.opened_at IS NULL`,
+      [hashKey(linkToken), now],
+    );
+    const row = rows[0];
+    if (!row || toPortalSessionView(row, now).status !== 'active') throw ended();
+    if (row.suspended) throw new ServiceError('account_suspended', 'the account or its webhooks use is suspended');
+    return { displayName: row.display_name, frameOrigins: await this.frameOrigins(row.team_id) };
+  }
+
+  /**
    * Exchanges a one-time link token for a session token. A link opens once: a second opening (a forwarded or
    * replayed link) is refused, as is a link of a session that has ended. Records webhooks.portal.session.opened.
    */

@@ -1,9 +1,16 @@
 import type { DataSource, EntityManager } from 'typeorm';
 import type { Clock } from '../common/clock.js';
 import type { CallContext, PortalScope } from '../common/context.js';
-import { notFound, ServiceError } from '../common/errors.js';
-import type { Page } from '../common/paging.js';
-import { inTransaction } from '../common/transaction.js';
+import { isServiceError, notFound, ServiceError } from '../common/errors.js';
+import {
+  decodeCursor,
+  encodeCursor,
+  parseLimit,
+  type ListScope,
+  type Page,
+  type PageRequest,
+} from '../common/paging.js';
+import { inTransaction, reader } from '../common/transaction.js';
 import { formatUsd, parseUsd } from '../catalog/catalog.js';
 import type { DeliveryService } from '../deliveries/delivery.service.js';
 import type { DeliveryView } from '../deliveries/delivery.view.js';
@@ -11,10 +18,10 @@ import type { ListAttemptsQuery, ListDeliveriesQuery } from '../deliveries/deliv
 import type { AttemptView } from '../deliveries/delivery.view.js';
 import type { OperationalEventService } from '../events/operational-event.service.js';
 import type { PortalEventType } from '../events/operational-event.types.js';
-import type { EventTypeService } from '../event-types/event-type.service.js';
-import type { EventTypeView } from '../event-types/event-type.view.js';
+import { EventTypeEntity } from '../event-types/event-type.entity.js';
+import { toEventTypeView, type EventTypeView } from '../event-types/event-type.view.js';
 import type { EndpointService } from '../endpoints/endpoint.service.js';
-import { sendEndpointTest } from '../endpoints/endpoint-test.js';
+import { endpointTestPriceMicros, sendEndpointTest } from '../endpoints/endpoint-test.js';
 import { RawJson } from '../common/raw-json.js';
 import { CreateEndpointInput, type UpdateEndpointInput } from '../endpoints/endpoint.inputs.js';
 import { parseInput } from '../common/validation.js';
@@ -38,7 +45,6 @@ export interface PortalServiceDeps {
   endpoints: EndpointService;
   messages: MessageService;
   deliveries: DeliveryService;
-  eventTypes: EventTypeService;
   events: OperationalEventService;
 }
 
@@ -65,23 +71,45 @@ function requireManage(scope: PortalScope): void {
 export class PortalService {
   constructor(private readonly deps: PortalServiceDeps) {}
 
-  /** The event types the session was given (all active ones of the team when it was given none), by name. */
-  async listEventTypes(ctx: CallContext): Promise<EventTypeView[]> {
+  /**
+   * One page of the event types the session offers (its own list, or every active one of the team when it was given
+   * none), by name, with their descriptions and examples: a catalog page reads the rows it shows and no more (the
+   * team may have 1,000 event types with examples of 16 KiB each).
+   */
+  async listEventTypes(ctx: CallContext, query: PageRequest): Promise<Page<EventTypeView>> {
     const scope = portalScope(ctx);
-    const all: EventTypeView[] = [];
-    let cursor: string | null = null;
-    do {
-      const page: Page<EventTypeView> = await this.deps.eventTypes.listEventTypes(ctx, {
-        limit: 200,
-        cursor: cursor ?? undefined,
-      });
-      all.push(...page.data);
-      cursor = page.nextCursor;
-    } while (cursor !== null);
-    const allowed = scope.eventTypes === null ? null : new Set(scope.eventTypes);
-    return all
-      .filter((eventType) => !eventType.archived && (allowed === null || allowed.has(eventType.name)))
-      .sort((a, b) => a.name.localeCompare(b.name));
+    const limit = parseLimit(query.limit);
+    const list: ListScope = {
+      teamId: ctx.actor.teamId,
+      list: 'portal_event_types',
+      filters: { session: scope.sessionId },
+    };
+    const after = decodeCursor(list, query.cursor);
+    const rows = await this.offeredEventTypes(ctx, scope)
+      .andWhere(after === null ? 'true' : 'e.name > :after', { after })
+      .orderBy('e.name', 'ASC')
+      .limit(limit + 1)
+      .getMany();
+    const more = rows.length > limit;
+    const page = more ? rows.slice(0, limit) : rows;
+    return { data: page.map(toEventTypeView), nextCursor: more ? encodeCursor(list, page.at(-1)!.name) : null };
+  }
+
+  /** The names alone, every one the session offers (what its endpoint forms choose from), by name. */
+  async eventTypeNames(ctx: CallContext): Promise<string[]> {
+    const rows = await this.offeredEventTypes(ctx, portalScope(ctx))
+      .select('e.name', 'name')
+      .orderBy('e.name', 'ASC')
+      .getRawMany<{ name: string }>();
+    return rows.map((row) => row.name);
+  }
+
+  private offeredEventTypes(ctx: CallContext, scope: PortalScope) {
+    const qb = reader(this.deps.db, ctx)
+      .getRepository(EventTypeEntity)
+      .createQueryBuilder('e')
+      .where('e.team_id = :teamId AND NOT e.archived', { teamId: ctx.actor.teamId });
+    return scope.eventTypes === null ? qb : qb.andWhere('e.name = ANY(:names)', { names: scope.eventTypes });
   }
 
   listEndpoints(ctx: CallContext, query: { limit?: unknown; cursor?: unknown }): Promise<Page<EndpointView>> {
@@ -185,11 +213,25 @@ export class PortalService {
     });
   }
 
-  /** A test message to one of the tenant's endpoints (svc.test), billed like the operator's own tests. */
+  /**
+   * A test message to one of the tenant's endpoints (svc.test), billed like the operator's own tests and held to the
+   * session's spending cap like a replay: its price is taken from the cap before it is admitted (one conditional
+   * UPDATE, so concurrent tests cannot overshoot) and given back when admission refuses it.
+   */
   async sendTest(ctx: CallContext, endpointId: string): Promise<MessageView> {
-    requireManage(portalScope(ctx));
+    const scope = portalScope(ctx);
+    requireManage(scope);
     await this.getEndpoint(ctx, endpointId);
-    const message = await sendEndpointTest(this.deps, ctx, endpointId, { payload: new RawJson(PORTAL_TEST_PAYLOAD) });
+    const price = endpointTestPriceMicros(Buffer.byteLength(PORTAL_TEST_PAYLOAD));
+    await this.spend(scope, price, 'test event');
+    let message: MessageView;
+    try {
+      message = await sendEndpointTest(this.deps, ctx, endpointId, { payload: new RawJson(PORTAL_TEST_PAYLOAD) });
+    } catch (error) {
+      // A refusal admitted nothing; any other failure may have committed, so the spend stays (never past the cap).
+      if (isServiceError(error)) await this.spend(scope, -price, 'refund');
+      throw error;
+    }
     // Admission runs in its own batched transaction; the record follows its commit.
     await inTransaction(this.deps.db, ctx, (tx) =>
       this.record(tx, ctx, 'webhooks.portal.endpoint.tested', endpointId, { message_id: message.id }),
@@ -276,6 +318,30 @@ export class PortalService {
       });
       return replayed;
     });
+  }
+
+  /**
+   * Moves the session's spend by `micros` when it stays within its cap (a refund always does), in one statement:
+   * 402 spending_limit otherwise, with what is left.
+   */
+  private async spend(scope: PortalScope, micros: bigint, what: string): Promise<void> {
+    const [rows] = (await this.deps.db.query(
+      `UPDATE portal_sessions SET spent_micros = greatest(0, spent_micros + $2::bigint)
+        WHERE id = $1 AND ($2::bigint <= 0 OR spent_micros + $2::bigint <= spending_cap_micros)
+        RETURNING id`,
+      [scope.sessionId, micros.toString()],
+    )) as [{ id: string }[], number];
+    if (rows.length > 0) return;
+    const [session] = (await this.deps.db.query(
+      `SELECT spending_cap_micros::text AS cap, spent_micros::text AS spent FROM portal_sessions WHERE id = $1`,
+      [scope.sessionId],
+    )) as { cap: string; spent: string }[];
+    throw new ServiceError(
+      'spending_limit',
+      `this ${what} costs ${formatUsd(micros)} USD and the portal session has ${formatUsd(
+        BigInt(session?.cap ?? '0') - BigInt(session?.spent ?? '0'),
+      )} USD left of its cap`,
+    );
   }
 
   /** Patterns a restricted session may use: exact names of its event types (a wildcard could reach others). */

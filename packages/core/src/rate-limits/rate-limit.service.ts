@@ -114,6 +114,17 @@ export class RateLimitService {
     return this.take(scope, rateClass, { rate: this.limits[bucket.limit].value, burst: bucket.burst }, counted);
   }
 
+  /**
+   * A receivers' portal session's tokens of one kind: from its own bucket of that kind, at its team's rates, never from
+   * the team's (docs/portal.md, "Rate limits"). Busy portals cannot spend the operator's rate, nor one tenant's
+   * portal another's. A refused admission counts as throttled for the team, as the team's own would.
+   */
+  takeForPortalSession(teamId: string, sessionId: string, rateClass: Exclude<RateClass, 'source'>): Promise<void> {
+    const bucket = BUCKETS[rateClass];
+    const counted = rateClass === 'admission' ? { teamId, tenantId: null, sourceId: null } : undefined;
+    return this.take(sessionId, rateClass, { rate: this.limits[bucket.limit].value, burst: bucket.burst }, counted);
+  }
+
   /** `counted`: who a refusal counts for as throttled in analytics (in the lease statement, no extra round trip). */
   take(teamId: string, bucket: string, spec: BucketSpec, counted?: RefusalScope): Promise<void> {
     const key = `${teamId}\u0000${bucket}`;

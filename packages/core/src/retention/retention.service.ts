@@ -209,17 +209,21 @@ export class RetentionService {
   /**
    * One batch of console sessions, then portal sessions, that expired more than SESSION_RETENTION_DAYS ago (through
    * their expires_at indexes). Nothing refers to a session row: a portal session's changes are operational events
-   * that carry its ID as text.
+   * that carry its ID as text. A portal session's rate-limit buckets (keyed by its ID) go with it.
    */
   async deleteEndedSessions(batchSize: number): Promise<number> {
     const cutoff = new Date(this.clock.now().getTime() - SESSION_RETENTION_DAYS * DAY);
     let deleted = 0;
     for (const table of ['console_sessions', 'portal_sessions'] as const) {
-      const [, count]: [unknown, number] = await this.db.query(
-        `DELETE FROM ${table} WHERE id IN (SELECT id FROM ${table} WHERE expires_at <= $1 LIMIT $2)`,
-        [cutoff, batchSize - deleted],
+      const rows: { n: number }[] = await this.db.query(
+        `WITH gone AS (
+           DELETE FROM ${table} WHERE id IN (SELECT id FROM ${table} WHERE expires_at <= $1 LIMIT $2) RETURNING id),
+         buckets AS (
+           DELETE FROM rate_limit_buckets WHERE $3 AND team_id IN (SELECT id FROM gone))
+         SELECT count(*)::int AS n FROM gone`,
+        [cutoff, batchSize - deleted, table === 'portal_sessions'],
       );
-      deleted += count;
+      deleted += rows[0]?.n ?? 0;
       if (deleted >= batchSize) break;
     }
     return deleted;

@@ -3,7 +3,15 @@ import type { OpenCoreOptions } from '../boot.js';
 import type { Clock } from '../common/clock.js';
 import { DEFAULT_LIMITS } from '../catalog/limits.js';
 
-/** Options for tests: a fresh sealing key, loopback receivers allowed, the database already migrated. */
+/**
+ * The sealing key of every core a test process opens (unless a test gives its own): the key is checked against the
+ * database at start, so two cores of one test over one database must share it. Processes a test starts over the
+ * same database get it as SVC_ENCRYPTION_KEY (testSealingKeyBase64).
+ */
+export const TEST_SEALING_KEY: Buffer = randomBytes(32);
+export const testSealingKeyBase64 = (): string => TEST_SEALING_KEY.toString('base64');
+
+/** Options for tests: the test process's sealing key, loopback receivers allowed, the database already migrated. */
 export function testCoreOptions(
   databaseUrl: string,
   clock: Clock,
@@ -15,7 +23,7 @@ export function testCoreOptions(
     limits: DEFAULT_LIMITS,
     serviceId: 'svc-test',
     region: 'test',
-    sealingKey: randomBytes(32),
+    sealingKey: TEST_SEALING_KEY,
     urlPolicy: { allowLoopback: true, serviceHosts: ['svc.test'] },
     migrate: false,
     poolSize: 4,

@@ -39,6 +39,10 @@ graphql(`
     oldSecretExpiresAt
     signatureScheme
     publicKey
+    publicKeys {
+      publicKey
+      expiresAt
+    }
     health {
       circuit
       consecutiveFailures

@@ -28,4 +28,5 @@ export const OPERATIONAL_EVENT_TYPES = [
   'webhooks.replay.completed',
   'webhooks.replay.failed',
   'webhooks.budget.blocked',
+  'webhooks.worker.sealing_key_mismatch',
 ] as const;

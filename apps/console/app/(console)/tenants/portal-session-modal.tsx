@@ -83,7 +83,7 @@ function PortalSessionForm({ tenant }: { tenant: Tenant }) {
         error={fieldMessage(error, 'expires_in_seconds')}
       />
       <TextInput
-        label="Spending cap for replays (USD)"
+        label="Spending cap for test events and replays (USD)"
         value={spendingCapUsd}
         onChange={(e) => setSpendingCapUsd(e.currentTarget.value)}
         error={fieldMessage(error, 'spending_cap_usd')}

@@ -24,6 +24,10 @@ graphql(`
     disabledReason
     signatureScheme
     publicKey
+    publicKeys {
+      publicKey
+      expiresAt
+    }
     etag
     health {
       circuit
@@ -109,12 +113,21 @@ const PortalEndpointQuery = graphql(`
 `);
 
 const PortalEventTypesQuery = graphql(`
-  query PortalEventTypes {
-    portalEventTypes {
-      name
-      description
-      example
+  query PortalEventTypes($after: String) {
+    portalEventTypes(first: 20, after: $after) {
+      nodes {
+        name
+        description
+        example
+      }
+      nextCursor
     }
+  }
+`);
+
+const PortalEventTypeNamesQuery = graphql(`
+  query PortalEventTypeNames {
+    portalEventTypeNames
   }
 `);
 
@@ -172,8 +185,14 @@ export async function loadPortalEndpoint(
   return { endpoint: first.portalEndpoint, deliveries: answer };
 }
 
-export async function loadPortalEventTypes(): Promise<PortalEventType[]> {
-  return (await portalRequest(PortalEventTypesQuery)).portalEventTypes;
+/** One page of the event catalog (20, by name, with their examples), from `after` or the first. */
+export async function loadPortalEventTypes(after: string | null): Promise<ActionResult<PortalPage<PortalEventType>>> {
+  return portalAction(async () => (await portalRequest(PortalEventTypesQuery, { after })).portalEventTypes);
+}
+
+/** Every event type name the portal offers: what the endpoint forms choose from (no descriptions, no examples). */
+export async function loadPortalEventTypeNames(): Promise<string[]> {
+  return (await portalRequest(PortalEventTypeNamesQuery)).portalEventTypeNames;
 }
 
 /** One page of the tenant's messages of the last 30 days (50, newest first), from `after` or the first. */

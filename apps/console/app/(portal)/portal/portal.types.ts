@@ -11,7 +11,7 @@ export type PortalContext = PortalContextQuery['portalContext'];
 export type PortalEndpoint = PortalEndpointFieldsFragment;
 export type PortalDelivery = PortalDeliveryFieldsFragment;
 export type PortalAttempt = PortalDelivery['attempts']['nodes'][number];
-export type PortalEventType = PortalEventTypesQuery['portalEventTypes'][number];
+export type PortalEventType = PortalEventTypesQuery['portalEventTypes']['nodes'][number];
 /** A message as listed (no deliveries) or opened (with its deliveries). */
 export type PortalMessage = Omit<PortalMessageQuery['portalMessage'], 'deliveries'> & {
   deliveries?: PortalMessageQuery['portalMessage']['deliveries'];

@@ -2,6 +2,7 @@
 
 import { useState } from 'react';
 import { Badge, Button, Code, Group, Stack, Tabs, Text, Title } from '@mantine/core';
+import { PreviousPublicKeys } from '@/components/previous-public-keys';
 import { ShownOnceValue } from '@/components/shown-once-value';
 import { notifyApiError } from '@/lib/notify';
 import { verifySnippets } from '@/app/(console)/endpoints/[id]/verify-snippets';
@@ -44,6 +45,7 @@ export function VerifyPanel({ endpoint }: { endpoint: PortalEndpoint }) {
           </Button>
         </Group>
       )}
+      <PreviousPublicKeys keys={endpoint.publicKeys} />
       <Tabs defaultValue="Node" keepMounted={false}>
         <Tabs.List aria-label="How to verify">
           {snippets.map((snippet) => (

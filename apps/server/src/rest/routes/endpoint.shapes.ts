@@ -41,6 +41,17 @@ export const EndpointShape = z
       .describe(
         "Extension: an ed25519 endpoint's current public key (whpk_...), readable at any time; absent for hmac",
       ),
+    public_keys: z
+      .array(
+        z.strictObject({
+          public_key: z.string().startsWith('whpk_'),
+          expires_at: nullableTimestamp.describe('When this key stops signing; null for the current key'),
+        }),
+      )
+      .optional()
+      .describe(
+        'Extension: every ed25519 public key that signs now, the current one first, then the previous one until its rotation overlap ends; absent when no ed25519 key signs',
+      ),
     ordering: z
       .enum(['none', 'ordered'])
       .optional()
@@ -136,6 +147,10 @@ export function renderEndpoint(view: EndpointView, signingSecret?: string | null
     old_secret_expires_at: iso(view.oldSecretExpiresAt),
     // An hmac endpoint's answer stays byte for byte what the spec shows: the scheme appears only for ed25519.
     ...(view.signatureScheme === 'ed25519' ? { signature_scheme: 'ed25519' as const, public_key: view.publicKey } : {}),
+    // Every ed25519 key that signs now (an old one keeps signing through its overlap), so absent for pure hmac.
+    ...(view.publicKeys.length > 0
+      ? { public_keys: view.publicKeys.map((k) => ({ public_key: k.publicKey, expires_at: iso(k.expiresAt) })) }
+      : {}),
     // The same for ordering: an endpoint that never used it answers exactly as before.
     ...(view.ordering !== 'none' || view.orderingOnFailure !== 'continue'
       ? { ordering: view.ordering, ordering_on_failure: view.orderingOnFailure }

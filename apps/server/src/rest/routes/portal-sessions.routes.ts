@@ -23,8 +23,10 @@ export const PortalSessionShape = z
       accent_color: z.string().nullable().describe('#rrggbb'),
       logo_url: z.string().nullable().describe('An https URL'),
     }),
-    spending_cap_usd: z.string().describe('What replays from this session may cost in all (USD, a decimal string)'),
-    spent_usd: z.string().describe('What its replays have cost so far'),
+    spending_cap_usd: z
+      .string()
+      .describe('What test events and replays from this session may cost in all (USD, a decimal string)'),
+    spent_usd: z.string().describe('What its test events and replays have cost so far'),
     status: z
       .enum(['active', 'expired', 'revoked', 'ended'])
       .describe('ended: its tenant was deleted or the key that created it revoked'),

@@ -1,6 +1,7 @@
 'use client';
 
 import { Badge, Code, Group, Stack, Tabs, Text, Title } from '@mantine/core';
+import { PreviousPublicKeys } from '@/components/previous-public-keys';
 import { ShownOnceValue } from '@/components/shown-once-value';
 import type { Endpoint } from '../endpoint.types';
 import { verifySnippets } from './verify-snippets';
@@ -33,6 +34,7 @@ export function EndpointSigningCard({ endpoint }: { endpoint: Endpoint }) {
       ) : (
         <Text size="sm">Receivers verify with the signing secret shown once when it was created or last rotated.</Text>
       )}
+      <PreviousPublicKeys keys={endpoint.publicKeys} />
       <Tabs defaultValue="Node" keepMounted={false}>
         <Tabs.List aria-label="How to verify">
           {snippets.map((snippet) => (

@@ -1,6 +1,6 @@
 import { Badge, Stack, Text, Title } from '@mantine/core';
 import { searchParam } from '@/lib/list-href';
-import { loadPortalContext, loadPortalEndpoints, loadPortalEventTypes } from '../portal.api';
+import { loadPortalContext, loadPortalEndpoints, loadPortalEventTypeNames } from '../portal.api';
 import { NewEndpoint } from '../new-endpoint';
 import { EndpointsTable } from '../endpoints-table';
 import { PagedList } from '../paged-list';
@@ -17,7 +17,7 @@ export default async function PortalEndpointsPage({
   const [context, endpoints, eventTypes] = await Promise.all([
     loadPortalContext(),
     loadPortalEndpoints(after),
-    loadPortalEventTypes(),
+    loadPortalEventTypeNames(),
   ]);
   const manage = context.session.capabilities === 'manage_endpoints';
   return (
@@ -29,7 +29,7 @@ export default async function PortalEndpointsPage({
       <PagedList page={endpoints} path={PATH} after={after}>
         {(nodes) => <EndpointsTable endpoints={nodes} />}
       </PagedList>
-      {manage ? <NewEndpoint eventTypes={eventTypes.map((eventType) => eventType.name)} /> : <Badge>Read only</Badge>}
+      {manage ? <NewEndpoint eventTypes={eventTypes} /> : <Badge>Read only</Badge>}
     </Stack>
   );
 }

@@ -1,5 +1,5 @@
 import { searchParam } from '@/lib/list-href';
-import { loadPortalContext, loadPortalEndpoint, loadPortalEventTypes } from '../../../portal.api';
+import { loadPortalContext, loadPortalEndpoint, loadPortalEventTypeNames } from '../../../portal.api';
 import { EndpointDetail } from '../../../endpoint-detail';
 
 export default async function PortalEndpointPage({
@@ -14,14 +14,14 @@ export default async function PortalEndpointPage({
   const [context, { endpoint, deliveries }, eventTypes] = await Promise.all([
     loadPortalContext(),
     loadPortalEndpoint(id, after),
-    loadPortalEventTypes(),
+    loadPortalEventTypeNames(),
   ]);
   return (
     <EndpointDetail
       endpoint={endpoint}
       deliveries={deliveries}
       after={after}
-      eventTypes={eventTypes.map((eventType) => eventType.name)}
+      eventTypes={eventTypes}
       manage={context.session.capabilities === 'manage_endpoints'}
     />
   );
