@@ -1,0 +1,74 @@
+/**
+ * The worst GraphQL documents we know how to build, for the document limits' tests and for
+ * scripts/bench-graphql-hostile.ts: each is a document an unauthenticated client may send to /graphql, up to `bytes`
+ * long. None needs a key to be parsed and validated.
+ */
+export interface HostileDocument {
+  name: string;
+  query: string;
+}
+
+/** `unit(i)` repeated until the document would pass `bytes` (UTF-8; every unit here is ASCII). */
+function fill(bytes: number, head: string, unit: (i: number) => string, tail: string): string {
+  const parts = [head];
+  let length = head.length + tail.length;
+  for (let i = 0; ; i += 1) {
+    const next = unit(i);
+    if (length + next.length > bytes) break;
+    parts.push(next);
+    length += next.length;
+  }
+  parts.push(tail);
+  return parts.join('');
+}
+
+/** Fragments `f0 ... f{n-1}`, each made by `body(i)`, as many as fit in `bytes` after `head`. */
+function fragments(bytes: number, head: string, body: (i: number) => string): string {
+  return fill(bytes, head, (i) => ` fragment f${i} on Query { ${body(i)} }`, '');
+}
+
+export function hostileDocuments(bytes: number): HostileDocument[] {
+  const links = Math.floor(bytes / ' fragment f00000 on Query { ...f00000 }'.length);
+  const chain = (next: (i: number) => string) =>
+    `{ ...f0 }${Array.from({ length: links }, (_, i) => ` fragment f${i} on Query { ${next(i)} }`).join('')}`;
+  return [
+    // One fragment spread again and again (the fuzzer's 1 MiB document).
+    {
+      name: 'spreads of one fragment',
+      query: fill(bytes, '{ ', () => '...f ', '} fragment f on Query { __typename }'),
+    },
+    // Distinct fragments, all spread at the root: the overlapping-fields check compares them pairwise.
+    {
+      name: 'distinct fragments spread at the root',
+      query: fill(bytes, '{ ...f0 ', (i) => `...f${i + 1} fragment f${i} on Query { viewer { teamId } } `, '}'),
+    },
+    // The same field over and over: graphql-js compares same-named fields pairwise.
+    { name: 'one field repeated', query: fill(bytes, '{ ', () => 'viewer { teamId } ', '}') },
+    { name: 'wide aliases', query: fill(bytes, '{ ', (i) => `a${i}: __typename `, '}') },
+    // A chain f0 -> f1 -> ... -> fn (4,000 of them gave RangeError: Maximum call stack size exceeded, HTTP 500).
+    { name: 'fragment chain', query: chain((i) => (i + 1 < links ? `...f${i + 1}` : '__typename')) },
+    {
+      name: 'fragment cycle',
+      query: chain((i) => `...f${(i + 1) % links}`),
+    },
+    // Each fragment spreads the next one twice under different fields: 2^n selections once expanded.
+    {
+      name: 'nested fragments',
+      query: fragments(bytes, '{ ...f0 }', (i) => `a: viewer { teamId } b: __typename ...f${i + 1}`),
+    },
+    // Inline fragments inside inline fragments (the overlapping-fields check flattens them).
+    {
+      name: 'inline fragments',
+      query: fill(
+        bytes,
+        '{ ',
+        (i) => `... on Query { ${'... on Query { viewer { teamId } } '.repeat((i % 50) + 1)}} `,
+        '}',
+      ),
+    },
+    { name: 'deep selections', query: `${'{ viewer '.repeat(bytes / 20)}{ teamId }${' }'.repeat(bytes / 20)}` },
+    { name: 'deep lists', query: `{ viewer(x: ${'['.repeat(bytes / 3)}1${']'.repeat(bytes / 3)}) { teamId } }` },
+    // Unknown fields: an error each, up to graphql-js's error limit.
+    { name: 'unknown fields', query: fill(bytes, '{ ', (i) => `u${i} `, '}') },
+  ];
+}
