@@ -5,7 +5,8 @@
  *   npx tsx scripts/bench-graphql-hostile.ts            documents up to 1,040,000 bytes (just under the 1 MiB body)
  *   BENCH_DOCUMENT_BYTES=65536 npx tsx scripts/...      smaller documents
  *
- * For each document of apps/server/src/testing/hostile-graphql.ts: the answer (status, code, message), the server's
+ * For each document of apps/server/src/testing/hostile-graphql.ts (the worst ones of any size, then the worst ones
+ * that pass the document limits): the answer (status, code, message), the server's
  * CPU per request (user + system from /proc/<pid>/stat over sequential requests), then 8 clients sending it at once
  * for BENCH_SECONDS (default 4) while one more client asks /healthz every 100 ms: requests answered and /healthz
  * latency (median and worst). Figures go to .tmp/bench-graphql-hostile.json too.
@@ -16,7 +17,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { Worker } from 'node:worker_threads';
 import { ensureDatabase, runMigrations, startEmbeddedPostgres } from '@svc/db';
-import { hostileDocuments } from '../apps/server/src/testing/hostile-graphql.js';
+import { documentsAtTheLimits, hostileDocuments } from '../apps/server/src/testing/hostile-graphql.js';
 import {
   buildServices,
   cpuSeconds,
@@ -162,7 +163,7 @@ async function main(): Promise<void> {
     const origin = `http://127.0.0.1:${port}`;
     await waitFor('server', async () => (await fetch(`${origin}/readyz`)).ok, server);
     const figures: Figures[] = [];
-    for (const document of hostileDocuments(DOCUMENT_BYTES)) {
+    for (const document of [...hostileDocuments(DOCUMENT_BYTES), ...documentsAtTheLimits()]) {
       const answer = await send(origin, document.query);
       const cpu = await cpuPerRequest(origin, server, document.query);
       const load = await underLoad(origin, document.query);

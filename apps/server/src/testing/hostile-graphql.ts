@@ -72,3 +72,56 @@ export function hostileDocuments(bytes: number): HostileDocument[] {
     { name: 'unknown fields', query: fill(bytes, '{ ', (i) => `u${i} `, '}') },
   ];
 }
+
+const NESTED_LISTS = 'messages { nodes { deliveries { nodes { attempts { nodes { id id id id id id id id } } } } } }';
+
+const repeat = (n: number, unit: (i: number) => string) => Array.from({ length: n }, (_, i) => unit(i)).join(' ');
+
+/**
+ * The most expensive documents we found that pass every limit of graphql/document-limits.ts (checked by
+ * document-limits.test.ts): what an unauthenticated client can still make graphql-js parse and validate.
+ */
+export function documentsAtTheLimits(): HostileDocument[] {
+  const viewer = (fields: number) => `viewer { ${repeat(fields, () => 'teamId')} }`;
+  const unknown = (count: number) => repeat(count, (i) => `u${i}`);
+  return [
+    // 50 identical fields with 30 subfields each: the overlapping-fields check compares every pair.
+    { name: 'one field repeated (limits)', query: `{ ${repeat(50, () => viewer(30))} }` },
+    // 20 fragments (the most) of one field each, spread side by side: compared pairwise.
+    {
+      name: 'distinct fragments (limits)',
+      query: `{ ${repeat(20, (i) => `...f${i}`)} } ${repeat(20, (i) => `fragment f${i} on Query { ${viewer(48)} }`)}`,
+    },
+    {
+      name: 'distinct deep fragments (limits)',
+      query: `{ ${repeat(20, (i) => `...f${i}`)} } ${repeat(20, (i) => `fragment f${i} on Query { ${NESTED_LISTS} }`)}`,
+    },
+    {
+      name: 'inline fragments (limits)',
+      query: `{ ${repeat(40, () => `... on Query { ${repeat(4, () => viewer(8))} }`)} }`,
+    },
+    {
+      name: 'nested lists repeated (limits)',
+      query: `{ ${repeat(50, () => NESTED_LISTS)} }`,
+    },
+    // Each fragment spreads the next twice: doubling 9 times stays under 5,000 selections once expanded.
+    {
+      name: 'nested fragments (limits)',
+      query: `{ ...f0 } ${repeat(9, (i) => `fragment f${i} on Query { a: viewer { teamId } ...f${i + 1} b: __typename ... on Query { ...f${i + 1} } }`)} fragment f9 on Query { __typename }`,
+    },
+    {
+      name: 'fragment chain (limits)',
+      query: `{ ...f0 } ${repeat(19, (i) => `fragment f${i} on Query { ...f${i + 1} }`)} fragment f19 on Query { __typename }`,
+    },
+    {
+      name: 'fragment cycle (limits)',
+      query: `{ ...f0 } ${repeat(20, (i) => `fragment f${i} on Query { ...f${(i + 1) % 20} }`)}`,
+    },
+    { name: 'deep selections (limits)', query: `${'{ viewer '.repeat(31)}{ teamId }${' }'.repeat(31)}` },
+    // 149 unknown fields: graphql-js stops after 100 errors.
+    {
+      name: 'unknown fields (limits)',
+      query: `{ ${unknown(48)} a: viewer { ${unknown(50)} } b: viewer { ${unknown(50)} } }`,
+    },
+  ];
+}
