@@ -92,6 +92,8 @@ export async function buildApp(
     genReqId: newRequestId,
     requestIdHeader: false,
     bodyLimit: MAX_BODY_BYTES,
+    // request.ip is the client named by X-Forwarded-For only through these proxies; otherwise the peer's address.
+    trustProxy: config.trustedProxies.length > 0 ? config.trustedProxies : false,
     // Path parameters are checked by their own rules (an ID by its shape: 404; a flag key: 422), so the router takes
     // any length a request line can have (Node refuses headers over 16 KiB) instead of answering 414 itself.
     routerOptions: { ignoreTrailingSlash: false, maxParamLength: MAX_HEADER_BYTES },

@@ -190,6 +190,7 @@ export * from './portal/portal-session.view.js';
 export * from './portal/portal.inputs.js';
 export {
   PortalSessionService,
+  isPortalLinkToken,
   PORTAL_LINK_PREFIX,
   PORTAL_SESSION_PREFIX,
   PORTAL_OPEN_PATH,

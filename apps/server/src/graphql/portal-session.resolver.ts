@@ -2,6 +2,7 @@ import { Arg, Authorized, Ctx, ID, Int, Mutation, Query, Resolver } from 'type-g
 import {
   CreatePortalSessionInput as CreatePortalSessionSchema,
   formatUsd,
+  isPortalLinkToken,
   parseInput,
   portalTokenOf,
   ServiceError,
@@ -19,9 +20,6 @@ import {
   PortalSession,
   PortalSessionConnection,
 } from './portal.types.js';
-
-/** Link openings of the whole installation share one bucket: the caller is unknown before the token is checked. */
-const OPEN_LIMIT = { owner: '*installation', bucket: 'portal_open', spec: { rate: 10, burst: 60 } } as const;
 
 export function toPortalSession(view: PortalSessionView): PortalSession {
   return {
@@ -119,8 +117,10 @@ export class PortalSessionResolver {
     @Ctx() context: GraphqlContext,
     @Arg('linkToken', () => String) linkToken: string,
   ): Promise<OpenedPortalSession> {
-    const { rateLimits, portalSessions } = context.services;
-    await rateLimits.take(OPEN_LIMIT.owner, OPEN_LIMIT.bucket, OPEN_LIMIT.spec);
+    const { portalSessions } = context.services;
+    // A malformed token is refused (as an ended link) before anything is spent on it; then the address's, the
+    // token's and the installation's buckets (public-limits.ts), so one client cannot stop everyone's links.
+    if (isPortalLinkToken(linkToken)) await context.publicLimits.take('portalOpen', context.clientAddress, linkToken);
     const opened = await portalSessions.openSession(linkToken);
     const actor = await portalSessions.authenticate(opened.token);
     return { ...opened, frameOrigins: await portalSessions.frameOrigins(actor.teamId) };

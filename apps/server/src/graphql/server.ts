@@ -3,6 +3,7 @@ import { ApolloServerPluginLandingPageDisabled } from '@apollo/server/plugin/dis
 import { fastifyApolloDrainPlugin } from '@as-integrations/fastify';
 import type { FastifyBaseLogger, FastifyInstance, FastifyRequest } from 'fastify';
 import { isServiceError, type Services } from '@svc/core';
+import { PublicLimits } from '../public-limits.js';
 import { checkSvcMode } from '../rest/pipeline.js';
 import type { GraphqlContext } from './context.js';
 import { formatGraphqlError, toGraphqlError } from './errors.js';
@@ -58,6 +59,7 @@ function documentOf(request: FastifyRequest): unknown {
  * answered with its REST status (422); then the document's limits, one pass of the lexer (422 invalid_field).
  */
 export function graphqlContext(services: Services) {
+  const publicLimits = new PublicLimits(services);
   return async (request: FastifyRequest): Promise<GraphqlContext> => {
     try {
       checkSvcMode(request.headers['svc-mode']);
@@ -66,6 +68,6 @@ export function graphqlContext(services: Services) {
     } catch (error) {
       throw isServiceError(error) ? toGraphqlError(error) : error;
     }
-    return { services, authorization: request.headers.authorization };
+    return { services, authorization: request.headers.authorization, clientAddress: request.ip, publicLimits };
   };
 }

@@ -82,6 +82,8 @@ export interface HarnessOptions {
   realClock?: boolean;
   /** SVC_CONSOLE_URL, for the links some events carry (default: none). */
   consoleUrl?: string;
+  /** SVC_TRUSTED_PROXIES (default: none). */
+  trustedProxies?: string;
 }
 
 /** The machine's clock behind the harness's clock type; moving it by hand is a mistake in the test. */
@@ -109,6 +111,7 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
         SVC_VALIDATE_RESPONSES: '1',
         LOG_LEVEL: 'silent',
         ...(options.publicBaseUrl ? { SVC_PUBLIC_BASE_URL: options.publicBaseUrl } : {}),
+        ...(options.trustedProxies ? { SVC_TRUSTED_PROXIES: options.trustedProxies } : {}),
       },
       'local',
     ),
