@@ -6,6 +6,7 @@ import {
   openCore,
   testCoreOptions,
   type Actor,
+  type AdmissionQueueBounds,
   type LimitName,
   type Services,
 } from '@svc/core';
@@ -84,6 +85,8 @@ export interface HarnessOptions {
   consoleUrl?: string;
   /** SVC_TRUSTED_PROXIES (default: none). */
   trustedProxies?: string;
+  /** How many admissions the server process holds at once (default: ADMISSION_QUEUE_BOUNDS). */
+  admissionQueue?: AdmissionQueueBounds;
 }
 
 /** The machine's clock behind the harness's clock type; moving it by hand is a mistake in the test. */
@@ -122,6 +125,7 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
       limits: config.limits,
       poolSize: 8,
       ...(options.consoleUrl ? { consoleUrl: options.consoleUrl } : {}),
+      ...(options.admissionQueue ? { admissionQueue: options.admissionQueue } : {}),
       urlPolicy: {
         allowLoopback: !options.strictUrls,
         serviceHosts: options.serviceHosts ?? ['svc.test', 'hooks.svc.test'],
