@@ -138,8 +138,9 @@ export class PortalSessionService {
 
   /** A tenant's portal sessions, oldest first (IDs sort by creation), ended ones included. */
   async listSessions(ctx: CallContext, tenantId: string, query: PageRequest): Promise<Page<PortalSessionView>> {
-    await this.deps.tenants.getTenant(ctx, tenantId);
+    // The request's fields before the lookup, as on every list (docs/api-choices.md, the order of the common checks).
     const limit = parseLimit(query.limit);
+    await this.deps.tenants.getTenant(ctx, tenantId);
     const scope: ListScope = { teamId: ctx.actor.teamId, list: 'portal_sessions', filters: { tenant_id: tenantId } };
     const after = decodeCursor(scope, query.cursor);
     const rows: PortalSessionRow[] = await reader(this.deps.db, ctx).query(
