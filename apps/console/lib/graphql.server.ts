@@ -1,4 +1,5 @@
 import 'server-only';
+import { headers } from 'next/headers';
 import type { TypedDocumentString } from '@/gql/graphql';
 import type { ApiError } from './api-error';
 import { consoleConfig } from './config.server';
@@ -47,6 +48,21 @@ export function toApiError(errors: readonly GraphqlErrorBody[] | undefined): Api
 export type VariablesArgument<TVariables> = TVariables extends Record<string, never> ? [] : [variables: TVariables];
 
 /**
+ * The browser's address chain as this request reached the console (Next.js sets X-Forwarded-For to the peer's
+ * address when no proxy did). The API reads it only when SVC_TRUSTED_PROXIES names the console's address, and then
+ * limits sign-ins and portal links per browser instead of for the console as a whole (docs/operations.md).
+ */
+async function forwardedFor(): Promise<Record<string, string>> {
+  try {
+    const chain = (await headers()).get('x-forwarded-for');
+    return chain ? { 'x-forwarded-for': chain } : {};
+  } catch {
+    // Outside a request (a build step): nothing to forward.
+    return {};
+  }
+}
+
+/**
  * Sends one GraphQL operation (a document from `graphql()` of `@/gql`, typed from the schema) and returns its data,
  * or throws ApiFailure. `bearer` is the console session token (null only for the public session mutations).
  */
@@ -62,7 +78,8 @@ export async function sendGraphql<TData, TVariables>(
       headers: {
         'content-type': 'application/json',
         accept: 'application/json',
-        ...(bearer === null ? {} : { authorization: `Bearer ${bearer}` }),
+        // The public mutations (sign-in, portal links) are limited per client address.
+        ...(bearer === null ? await forwardedFor() : { authorization: `Bearer ${bearer}` }),
       },
       body: JSON.stringify({ query: document.toString(), variables: variables ?? {} }),
       cache: 'no-store',

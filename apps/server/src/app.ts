@@ -1,10 +1,11 @@
 import fastifyApollo from '@as-integrations/fastify';
 import Fastify, { type FastifyBaseLogger, type FastifyInstance, type FastifyRequest } from 'fastify';
-import { LOG_SERIALIZERS, redactRequestUrl, ServiceError, type Services } from '@svc/core';
+import { LOG_SERIALIZERS, redactRequestUrl, type Services } from '@svc/core';
 import type { ServerConfig } from './config.js';
 import { createGraphqlServer, graphqlContext, GRAPHQL_PATH } from './graphql/server.js';
 import { answerClientError, sendError } from './rest/errors.js';
 import { apiIndex, platformIndex } from './rest/routes/discovery.js';
+import { AllowedMethods } from './rest/allowed-methods.js';
 import { buildOpenApi } from './rest/openapi.js';
 import { checkSvcMode, MAX_BODY_BYTES, registerRoute } from './rest/pipeline.js';
 import { newRequestId } from './rest/request-id.js';
@@ -92,6 +93,8 @@ export async function buildApp(
     genReqId: newRequestId,
     requestIdHeader: false,
     bodyLimit: MAX_BODY_BYTES,
+    // request.ip is the client named by X-Forwarded-For only through these proxies; otherwise the peer's address.
+    trustProxy: config.trustedProxies.length > 0 ? config.trustedProxies : false,
     // Path parameters are checked by their own rules (an ID by its shape: 404; a flag key: 422), so the router takes
     // any length a request line can have (Node refuses headers over 16 KiB) instead of answering 414 itself.
     routerOptions: { ignoreTrailingSlash: false, maxParamLength: MAX_HEADER_BYTES },
@@ -105,8 +108,10 @@ export async function buildApp(
   // Errors outside the REST routes (a /graphql body that is not JSON) get the API's error body too.
   app.setErrorHandler((error, request, reply) => sendError(request, reply, error));
   const served: string[] = [];
+  const allowed = new AllowedMethods();
   app.addHook('onRoute', (route) => {
     for (const method of [route.method].flat()) if (method !== 'HEAD') served.push(`${method} ${route.url}`);
+    allowed.add(route.url, [route.method].flat());
   });
   app.addHook('onSend', async (request, reply) => {
     reply.header('Request-Id', request.id);
@@ -137,9 +142,7 @@ export async function buildApp(
         checkSvcMode(request.headers['svc-mode']);
       });
       rest.setErrorHandler((error, request, reply) => sendError(request, reply, error));
-      rest.setNotFoundHandler((request, reply) =>
-        sendError(request, reply, new ServiceError('not_found', 'no such route')),
-      );
+      rest.setNotFoundHandler((request, reply) => allowed.refuse(request, reply));
       rest.get('/openapi.json', async () => openApi);
       const index = apiIndex(routes, config.publicBaseUrl, REST_PREFIX);
       rest.route({ method: 'GET', url: '/', prefixTrailingSlash: 'no-slash', handler: async () => index });
@@ -153,6 +156,6 @@ export async function buildApp(
   const apollo = await createGraphqlServer(app, logger, config.publicBaseUrl);
   await apollo.start();
   await app.register(fastifyApollo(apollo), { path: GRAPHQL_PATH, context: graphqlContext(services) });
-  app.setNotFoundHandler((request, reply) => sendError(request, reply, new ServiceError('not_found', 'no such route')));
+  app.setNotFoundHandler((request, reply) => allowed.refuse(request, reply));
   return { app, routes, unauthenticated, served };
 }

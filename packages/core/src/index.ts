@@ -94,11 +94,13 @@ export { MessageService } from './messages/message.service.js';
 export { ADMISSION_SLOTS } from './messages/admission-context.js';
 export {
   AdmissionService,
+  ADMISSION_QUEUE_BOUNDS,
   ADMISSION_WINDOW_MS,
   MAX_ADMISSION_BATCH,
   type AdmissionOptions,
   type AdmissionRequest,
   type AdmissionIdempotency,
+  type AdmissionQueueBounds,
 } from './messages/admission.service.js';
 export * from './deliveries/delivery.inputs.js';
 export type { DeliveryView, AttemptView } from './deliveries/delivery.view.js';
@@ -193,6 +195,7 @@ export * from './portal/portal-session.view.js';
 export * from './portal/portal.inputs.js';
 export {
   PortalSessionService,
+  isPortalLinkToken,
   PORTAL_LINK_PREFIX,
   PORTAL_SESSION_PREFIX,
   PORTAL_OPEN_PATH,

@@ -16,7 +16,7 @@ import { DispatchService } from './deliveries/dispatch.service.js';
 import { SettlementService } from './deliveries/settlement.service.js';
 import { DispatchOwnershipService } from './deliveries/dispatch-ownership.service.js';
 import { SealingKeyMismatches } from './deliveries/sealing-key-mismatch.js';
-import { AdmissionService } from './messages/admission.service.js';
+import { AdmissionService, type AdmissionQueueBounds } from './messages/admission.service.js';
 import { MessageService } from './messages/message.service.js';
 import { MessageRepairService } from './messages/message-repair.service.js';
 import { DeliveryService } from './deliveries/delivery.service.js';
@@ -56,6 +56,8 @@ export interface CoreOptions {
   jobs: JobQueue;
   /** The console's address, for links in chat summaries of platform events (null or absent: no links). */
   consoleUrl?: string | null;
+  /** How many admissions (and bytes of bodies) one process holds at once; default ADMISSION_QUEUE_BOUNDS. */
+  admissionQueue?: AdmissionQueueBounds;
 }
 
 export interface Services {
@@ -131,7 +133,14 @@ export function createServices(options: CoreOptions): Services {
   const sealer = new Sealer(options.sealingKey);
   const metrics = new Metrics({ db, clock });
   const rateLimits = new RateLimitService(db, clock, limits, metrics);
-  const admission = new AdmissionService({ db, clock, limits, billing, metrics });
+  const admission = new AdmissionService({
+    db,
+    clock,
+    limits,
+    billing,
+    metrics,
+    ...(options.admissionQueue ? { queueBounds: options.admissionQueue } : {}),
+  });
   const messages = new MessageService({ db, clock, admission });
   const sources = new SourceService({ db, clock, limits, sealer });
   const endpoints = new EndpointService({

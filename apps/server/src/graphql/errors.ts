@@ -1,6 +1,7 @@
 import { HeaderMap } from '@apollo/server';
 import { GraphQLError, type GraphQLFormattedError } from 'graphql';
 import { isServiceError, type ServiceError } from '@svc/core';
+import { DOCUMENT_LIMITS } from './document-limits.js';
 
 /**
  * A service error raised outside a resolver (context, operation checks): Apollo answers it with the REST status
@@ -25,6 +26,36 @@ function serviceErrorIn(error: unknown): ServiceError | null {
   return null;
 }
 
+/**
+ * graphql-js's own limits, answered in the API's words (invalid_field, field `query`, naming the limit) instead of
+ * Apollo's GRAPHQL_PARSE_FAILED / GRAPHQL_VALIDATION_FAILED with graphql-js's text. The document limits
+ * (document-limits.ts) keep the parser's from being reached; validation's budgets can be.
+ */
+const GRAPHQL_JS_LIMITS: { code: string; message: RegExp; answer: string }[] = [
+  {
+    code: 'GRAPHQL_VALIDATION_FAILED',
+    message: /^Validation aborted\.$/,
+    answer:
+      'the document is too complex to validate: graphql-js stopped comparing its fields and fragments at its budget ' +
+      'of 500,000 comparisons; make it smaller or simpler',
+  },
+  {
+    code: 'GRAPHQL_VALIDATION_FAILED',
+    message: /^Too many validation errors, error limit reached\. Validation aborted\.$/,
+    answer: 'validation stopped after 100 errors, the most one answer lists',
+  },
+  {
+    code: 'GRAPHQL_PARSE_FAILED',
+    message: /Document contains more th(?:an|at) \d+ tokens/,
+    answer: `the document has more than ${DOCUMENT_LIMITS.tokens.toLocaleString('en-US')} tokens, the most one may have`,
+  },
+  {
+    code: 'GRAPHQL_PARSE_FAILED',
+    message: /^Maximum call stack size exceeded$/,
+    answer: `the document nests too deeply to parse; at most ${DOCUMENT_LIMITS.nesting} levels of brackets are allowed`,
+  },
+];
+
 /** Errors carry extensions.code equal to the REST error code; unknown errors are opaque. */
 export function formatGraphqlError(
   formatted: GraphQLFormattedError,
@@ -43,8 +74,10 @@ export function formatGraphqlError(
       },
     };
   }
-  const original = error instanceof GraphQLError ? error.originalError : error;
   const code = formatted.extensions?.['code'];
+  const limit = GRAPHQL_JS_LIMITS.find((known) => known.code === code && known.message.test(formatted.message));
+  if (limit) return { message: limit.answer, extensions: { code: 'invalid_field', field: 'query' } };
+  const original = error instanceof GraphQLError ? error.originalError : error;
   if (
     original &&
     !(original instanceof GraphQLError) &&

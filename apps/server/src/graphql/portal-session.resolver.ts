@@ -2,6 +2,7 @@ import { Arg, Authorized, Ctx, ID, Int, Mutation, Query, Resolver } from 'type-g
 import {
   CreatePortalSessionInput as CreatePortalSessionSchema,
   formatUsd,
+  isPortalLinkToken,
   parseInput,
   portalTokenOf,
   ServiceError,
@@ -20,9 +21,6 @@ import {
   PortalSession,
   PortalSessionConnection,
 } from './portal.types.js';
-
-/** Link openings of the whole installation share one bucket: the caller is unknown before the token is checked. */
-const OPEN_LIMIT = { owner: '*installation', bucket: 'portal_open', spec: { rate: 10, burst: 60 } } as const;
 
 export function toPortalSession(view: PortalSessionView): PortalSession {
   return {
@@ -123,9 +121,9 @@ export class PortalSessionResolver {
     @Ctx() context: GraphqlContext,
     @Arg('linkToken', () => String) linkToken: string,
   ): Promise<PortalLinkPreview> {
-    const { rateLimits, portalSessions } = context.services;
-    await rateLimits.take(OPEN_LIMIT.owner, OPEN_LIMIT.bucket, OPEN_LIMIT.spec);
-    return portalSessions.previewLink(linkToken);
+    // The same buckets as opening it (public-limits.ts): reading a link is as public as opening one.
+    if (isPortalLinkToken(linkToken)) await context.publicLimits.take('portalOpen', context.clientAddress, linkToken);
+    return context.services.portalSessions.previewLink(linkToken);
   }
 
   // Public: the one-time link token is the credential, checked inside (401 once used, expired or revoked).
@@ -135,8 +133,10 @@ export class PortalSessionResolver {
     @Ctx() context: GraphqlContext,
     @Arg('linkToken', () => String) linkToken: string,
   ): Promise<OpenedPortalSession> {
-    const { rateLimits, portalSessions } = context.services;
-    await rateLimits.take(OPEN_LIMIT.owner, OPEN_LIMIT.bucket, OPEN_LIMIT.spec);
+    const { portalSessions } = context.services;
+    // A malformed token is refused (as an ended link) before anything is spent on it; then the address's, the
+    // token's and the installation's buckets (public-limits.ts), so one client cannot stop everyone's links.
+    if (isPortalLinkToken(linkToken)) await context.publicLimits.take('portalOpen', context.clientAddress, linkToken);
     const opened = await portalSessions.openSession(linkToken);
     const actor = await portalSessions.authenticate(opened.token);
     return { ...opened, frameOrigins: await portalSessions.frameOrigins(actor.teamId) };

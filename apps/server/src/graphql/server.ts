@@ -3,11 +3,14 @@ import { ApolloServerPluginLandingPageDisabled } from '@apollo/server/plugin/dis
 import { fastifyApolloDrainPlugin } from '@as-integrations/fastify';
 import type { FastifyBaseLogger, FastifyInstance, FastifyRequest } from 'fastify';
 import { isServiceError, type Services } from '@svc/core';
+import { PublicLimits } from '../public-limits.js';
 import { checkSvcMode } from '../rest/pipeline.js';
 import type { GraphqlContext } from './context.js';
 import { formatGraphqlError, toGraphqlError } from './errors.js';
+import { checkDocumentLimits, DOCUMENT_LIMITS } from './document-limits.js';
 import { operationGuardPlugin } from './guard.plugin.js';
 import { landingPagePlugin } from './landing-page.js';
+import { validationBudgetRule } from './validation-budget.js';
 import { buildGraphqlSchema } from './schema.js';
 
 export const GRAPHQL_PATH = '/graphql';
@@ -30,20 +33,41 @@ export async function createGraphqlServer(
       landingPagePlugin(schema, `${publicBaseUrl}${GRAPHQL_PATH}`),
     ],
     introspection: true,
+    // Bounds of the parse and the validation (docs/api-choices.md); the context checks the document's limits first.
+    parseOptions: { maxTokens: DOCUMENT_LIMITS.tokens },
+    validationRules: [validationBudgetRule(DOCUMENT_LIMITS.validationMs)],
+    // No client of ours sends query hashes; a cache the unauthenticated could fill is not kept.
+    persistedQueries: false,
     includeStacktraceInErrorResponses: false,
     formatError: (formatted, error) =>
       formatGraphqlError(formatted, error, (err) => logger.error({ err }, 'graphql error')),
   });
 }
 
-/** The context of one request. Svc-Mode is checked first, as on REST, and answered with its REST status (422). */
+/** The GraphQL document of a request as Apollo reads it: the `query` of a POST body, or the query string's. */
+function documentOf(request: FastifyRequest): unknown {
+  if (request.method === 'GET') {
+    const search = new URLSearchParams(request.url.slice(request.url.indexOf('?') + 1 || request.url.length));
+    return search.getAll('query').length === 1 ? search.get('query') : undefined;
+  }
+  const body: unknown = request.body;
+  return body !== null && typeof body === 'object' && 'query' in body ? body.query : undefined;
+}
+
+/**
+ * The context of one request, made before Apollo parses anything. Svc-Mode is checked first, as on REST, and
+ * answered with its REST status (422); then the document's limits, one pass of the lexer (422 invalid_field).
+ */
 export function graphqlContext(services: Services) {
+  const publicLimits = new PublicLimits(services);
   return async (request: FastifyRequest): Promise<GraphqlContext> => {
     try {
       checkSvcMode(request.headers['svc-mode']);
+      const document = documentOf(request);
+      if (typeof document === 'string') checkDocumentLimits(document);
     } catch (error) {
       throw isServiceError(error) ? toGraphqlError(error) : error;
     }
-    return { services, authorization: request.headers.authorization };
+    return { services, authorization: request.headers.authorization, clientAddress: request.ip, publicLimits };
   };
 }

@@ -1,16 +1,13 @@
 import { Arg, Authorized, Ctx, Field, Mutation, ObjectType, Resolver } from 'type-graphql';
-import { isServiceError, ServiceError, sessionTokenOf } from '@svc/core';
+import { isServiceError, isValidSecretKey, ServiceError, sessionTokenOf } from '@svc/core';
 import { PUBLIC } from './authorization.js';
 import type { GraphqlContext } from './context.js';
 
 /**
- * Sign-in attempts of the whole installation share one bucket (the caller is unknown before the key is
- * checked); a team's own sign-ins share another, so one team cannot fill the sessions table.
+ * Before the key is checked, a sign-in spends its address's, its key's and the installation's buckets
+ * (public-limits.ts); once it is, its team's own, so one team cannot fill the sessions table.
  */
-const SIGN_IN_LIMITS = {
-  installation: { owner: '*installation', bucket: 'console_sign_in', spec: { rate: 10, burst: 60 } },
-  team: { bucket: 'console_sessions', spec: { rate: 1, burst: 20 } },
-} as const;
+const TEAM_SIGN_IN_LIMIT = { bucket: 'console_sessions', spec: { rate: 1, burst: 20 } } as const;
 
 @ObjectType({ description: 'A web console session; the token stands in for the secret key in the console cookie' })
 export class ConsoleSession {
@@ -30,11 +27,12 @@ export class ConsoleSessionResolver {
     @Arg('secretKey', () => String) secretKey: string,
   ): Promise<ConsoleSession> {
     const { rateLimits, consoleSessions } = context.services;
-    const { installation, team } = SIGN_IN_LIMITS;
-    await rateLimits.take(installation.owner, installation.bucket, installation.spec);
+    // Something that cannot be a key is refused before anything is spent on it.
+    if (!isValidSecretKey(secretKey)) throw new ServiceError('unauthorized', 'a valid secret key is required');
+    await context.publicLimits.take('signIn', context.clientAddress, secretKey);
     const session = await consoleSessions.createSession(secretKey);
     try {
-      await rateLimits.take(session.teamId, team.bucket, team.spec);
+      await rateLimits.take(session.teamId, TEAM_SIGN_IN_LIMIT.bucket, TEAM_SIGN_IN_LIMIT.spec);
     } catch (error) {
       // Over the team's limit: the session just made is not handed out, so it must not stay usable either.
       if (isServiceError(error)) await consoleSessions.revokeSession(session.token);

@@ -6,6 +6,7 @@ import {
   openCore,
   testCoreOptions,
   type Actor,
+  type AdmissionQueueBounds,
   type LimitName,
   type Services,
 } from '@svc/core';
@@ -82,6 +83,10 @@ export interface HarnessOptions {
   realClock?: boolean;
   /** SVC_CONSOLE_URL, for the links some events carry (default: none). */
   consoleUrl?: string;
+  /** SVC_TRUSTED_PROXIES (default: none). */
+  trustedProxies?: string;
+  /** How many admissions the server process holds at once (default: ADMISSION_QUEUE_BOUNDS). */
+  admissionQueue?: AdmissionQueueBounds;
 }
 
 /** The machine's clock behind the harness's clock type; moving it by hand is a mistake in the test. */
@@ -109,6 +114,7 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
         SVC_VALIDATE_RESPONSES: '1',
         LOG_LEVEL: 'silent',
         ...(options.publicBaseUrl ? { SVC_PUBLIC_BASE_URL: options.publicBaseUrl } : {}),
+        ...(options.trustedProxies ? { SVC_TRUSTED_PROXIES: options.trustedProxies } : {}),
       },
       'local',
     ),
@@ -119,6 +125,7 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
       limits: config.limits,
       poolSize: 8,
       ...(options.consoleUrl ? { consoleUrl: options.consoleUrl } : {}),
+      ...(options.admissionQueue ? { admissionQueue: options.admissionQueue } : {}),
       urlPolicy: {
         allowLoopback: !options.strictUrls,
         serviceHosts: options.serviceHosts ?? ['svc.test', 'hooks.svc.test'],

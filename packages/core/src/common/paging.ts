@@ -43,8 +43,12 @@ export function orderSql(order: ListOrder | undefined): { direction: 'ASC' | 'DE
 export const DEFAULT_LIMIT = 50;
 export const MAX_LIMIT = 200;
 
+/**
+ * `limit` as sent: absent (or GraphQL's null) is the default; anything else must be an integer from 1 to 200 (the
+ * spec), an empty `?limit=` included.
+ */
 export function parseLimit(raw: unknown): number {
-  if (raw === undefined || raw === null || raw === '') return DEFAULT_LIMIT;
+  if (raw === undefined || raw === null) return DEFAULT_LIMIT;
   const text = typeof raw === 'number' ? String(raw) : raw;
   if (typeof text !== 'string' || !/^[0-9]{1,3}$/.test(text))
     throw invalidField('limit', 'limit must be an integer from 1 to 200');

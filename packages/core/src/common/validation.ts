@@ -10,7 +10,7 @@ import { RawJson } from './raw-json.js';
  */
 export function parseInput<S extends z.ZodType>(schema: S, raw: unknown): z.output<S> {
   refuseUnstorableText(raw, []);
-  const result = schema.safeParse(raw);
+  const result = schema.safeParse(raw, { error: issueWording });
   if (result.success) return result.data;
   // An unknown field is named first: it usually explains the other problems (a misspelt required field).
   const issue = result.error.issues.find((i) => i.code === 'unrecognized_keys') ?? result.error.issues[0];
@@ -32,6 +32,64 @@ export function parseInput<S extends z.ZodType>(schema: S, raw: unknown): z.outp
     });
   }
   throw new ServiceError('invalid_field', `${field}: ${issue.message}`, { field });
+}
+
+const plural = (count: number | bigint, one: string) => `${count} ${one}${count === 1 || count === 1n ? '' : 's'}`;
+
+/** What a bound is counted in, by what the schema checks (a string's length, an array's items, a number). */
+function boundOf(origin: string, limit: number | bigint): string {
+  if (origin === 'string') return plural(limit, 'character');
+  if (origin === 'array' || origin === 'set') return plural(limit, 'item');
+  if (origin === 'object' || origin === 'record' || origin === 'map') return plural(limit, 'key');
+  return String(limit);
+}
+
+/**
+ * The API's wording for what a schema refuses without a message of its own (a schema's own message wins): "must
+ * not be empty", "must be at most 128 characters", "must be one of enabled, paused", never zod's defaults such as
+ * "Too small: expected string to have >=1 characters". The field is named by parseInput.
+ */
+function issueWording(issue: z.core.$ZodRawIssue): string {
+  switch (issue.code) {
+    case 'too_small': {
+      const origin = String(issue.origin);
+      if (issue.minimum === 1 && (origin === 'string' || origin === 'array')) return 'must not be empty';
+      const inclusive = issue.inclusive !== false;
+      if (origin === 'string' || origin === 'array' || origin === 'set' || origin === 'object')
+        return `must have at least ${boundOf(origin, issue.minimum)}`;
+      return `must be ${inclusive ? 'at least' : 'greater than'} ${issue.minimum}`;
+    }
+    case 'too_big': {
+      const origin = String(issue.origin);
+      const inclusive = issue.inclusive !== false;
+      if (origin === 'string' || origin === 'array' || origin === 'set' || origin === 'object')
+        return `must have at most ${boundOf(origin, issue.maximum)}`;
+      return `must be ${inclusive ? 'at most' : 'less than'} ${issue.maximum}`;
+    }
+    case 'invalid_format':
+      if (issue.format === 'regex' && 'pattern' in issue) return `must match the pattern ${String(issue.pattern)}`;
+      if (issue.format === 'starts_with' && 'prefix' in issue) return `must start with ${String(issue.prefix)}`;
+      if (issue.format === 'datetime') return 'must be an RFC 3339 date-time with an offset';
+      return `must be a valid ${issue.format}`;
+    case 'invalid_value':
+      return issue.values.length === 1
+        ? `must be ${JSON.stringify(issue.values[0])}`
+        : `must be one of ${issue.values.map((value) => JSON.stringify(value)).join(', ')}`;
+    case 'not_multiple_of':
+      return `must be a multiple of ${issue.divisor}`;
+    case 'invalid_type':
+      return `must be ${JSON_TYPE_NAMES[issue.expected] ?? issue.expected}`;
+    case 'invalid_union':
+      return 'does not match any of the accepted forms';
+    case 'invalid_key':
+      return 'has a key that is not accepted';
+    case 'invalid_element':
+      return 'has an element that is not accepted';
+    case 'unrecognized_keys':
+      return `has unknown fields: ${issue.keys.join(', ')}`;
+    default:
+      return 'is not accepted';
+  }
 }
 
 function valueAt(raw: unknown, path: readonly PropertyKey[]): unknown {

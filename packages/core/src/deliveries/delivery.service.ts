@@ -227,10 +227,11 @@ export class DeliveryService {
   async listAttempts(ctx: CallContext, deliveryId: string, query: ListAttemptsQuery): Promise<Page<AttemptView>> {
     const db = reader(this.deps.db, ctx);
     const now = this.deps.clock.now();
-    await this.readDelivery(db, ctx.actor.teamId, deliveryId);
+    // The request's fields before the lookup, as on every list (docs/api-choices.md, the order of the common checks).
     const limit = parseLimit(query.limit);
     const scope = attemptListScope(ctx.actor.teamId, deliveryId);
     const after = decodeCursor(scope, query.cursor);
+    await this.readDelivery(db, ctx.actor.teamId, deliveryId);
     const rows: AttemptRecordRow[] = await db.query(
       `SELECT ${ATTEMPT_COLUMNS}
          FROM attempts a LEFT JOIN team_settings s ON s.team_id = a.team_id

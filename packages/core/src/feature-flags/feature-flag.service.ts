@@ -117,8 +117,9 @@ export class FeatureFlagService {
   }
 
   async listFlags(ctx: CallContext, environmentId: string, query: ListPlatformPageQuery): Promise<Page<FlagView>> {
-    await this.getEnvironment(ctx, environmentId);
+    // The request's fields before the lookup, as on every list (docs/api-choices.md, the order of the common checks).
     const limit = parseLimit(query.limit);
+    await this.getEnvironment(ctx, environmentId);
     const scope: ListScope = { teamId: ctx.actor.teamId, list: `feature_flags:${environmentId}`, filters: {} };
     const after = decodeCursor(scope, query.cursor);
     const rows: FlagRow[] = await reader(this.deps.db, ctx).query(

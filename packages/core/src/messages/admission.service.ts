@@ -29,6 +29,18 @@ export const ADMISSION_WINDOW_MS = 2;
 export const MAX_ADMISSION_BATCH = 100;
 
 /**
+ * The most admissions one server process holds at once, waiting for their batch or in it, and the most bytes of
+ * their bodies: past either, a new admission is refused at once (503 temporarily_unavailable, Retry-After: 1)
+ * instead of waiting with its body in memory while a batch waits on a lock (docs/admission.md).
+ */
+export interface AdmissionQueueBounds {
+  admissions: number;
+  bytes: number;
+}
+
+export const ADMISSION_QUEUE_BOUNDS: AdmissionQueueBounds = { admissions: 1_000, bytes: 64 * 1_048_576 };
+
+/**
  * An admission under an Idempotency-Key, with the same rules as IdempotencyService.runOnce: `keep` turns the
  * admitted message into the response kept for replays and the value handed back.
  */
@@ -45,6 +57,8 @@ export interface AdmissionServiceDeps {
   billing: BillingService;
   /** Refusals are counted by reason (svc_admission_refusals_total). */
   metrics: Metrics;
+  /** Default: ADMISSION_QUEUE_BOUNDS. */
+  queueBounds?: AdmissionQueueBounds;
 }
 
 /** An admission waiting for its batch. */
@@ -83,8 +97,13 @@ export class AdmissionService {
     exclusiveKey: (p) => (p.idempotency ? `${p.request.actor.teamId}\u0000${p.idempotency.key}` : null),
   });
 
+  /** Admissions of this process waiting for their batch or in it, and their bodies' bytes. */
+  private readonly held = { admissions: 0, bytes: 0 };
+  private readonly bounds: AdmissionQueueBounds;
+
   constructor(private readonly deps: AdmissionServiceDeps) {
     this.rules = new AdmissionRules(deps);
+    this.bounds = deps.queueBounds ?? ADMISSION_QUEUE_BOUNDS;
   }
 
   /** Admits one message in a batch; answers once the batch committed. */
@@ -143,14 +162,23 @@ export class AdmissionService {
     fail: (error: unknown) => void,
   ): void {
     const prepared = this.prepare(request, idempotency);
+    const bytes = prepared.body instanceof ServiceError ? 0 : prepared.body.bytes.length;
+    let held = false;
+    const release = () => {
+      if (!held) return;
+      held = false;
+      this.hold(-1, -bytes);
+    };
     const pending: Pending = {
       ...prepared,
       settle: (verdict) => {
+        release();
         endAdmissionSpan(prepared.span, verdict);
         if (verdict.kind === 'refused') this.countRefusal(verdict.error);
         settle(verdict);
       },
       fail(error) {
+        release();
         endAdmissionSpan(prepared.span, { kind: 'refused', error });
         fail(error);
       },
@@ -160,7 +188,39 @@ export class AdmissionService {
       this.countRefusal(pending.body);
       return pending.fail(pending.body);
     }
+    const overloaded = this.overloaded(bytes);
+    if (overloaded) {
+      this.countRefusal(overloaded);
+      return pending.fail(overloaded);
+    }
+    held = true;
+    this.hold(1, bytes);
     this.batches.add(pending);
+  }
+
+  private hold(admissions: number, bytes: number): void {
+    this.held.admissions += admissions;
+    this.held.bytes += bytes;
+    this.deps.metrics.admissionsHeld.set(this.held.admissions);
+    this.deps.metrics.admissionBytesHeld.set(this.held.bytes);
+  }
+
+  /** The refusal of an admission this process cannot hold now (its queue is at a bound), or null. */
+  private overloaded(bytes: number): ServiceError | null {
+    const { admissions, bytes: maxBytes } = this.bounds;
+    const what =
+      this.held.admissions + 1 > admissions
+        ? `${admissions.toLocaleString('en-US')} admissions`
+        : this.held.bytes + bytes > maxBytes
+          ? `${maxBytes.toLocaleString('en-US')} bytes of message bodies`
+          : null;
+    if (what === null) return null;
+    return new ServiceError(
+      'temporarily_unavailable',
+      `this server is holding ${what} waiting to be stored, its most; retry after the time in Retry-After ` +
+        '(with the same Idempotency-Key)',
+      { retryAfter: 1 },
+    );
   }
 
   /** A refusal by the admission's rules (a ServiceError's code); an unexpected error is not a refusal. */

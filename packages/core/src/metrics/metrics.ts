@@ -67,6 +67,18 @@ export class Metrics {
     registers: [this.registry],
   });
 
+  readonly admissionsHeld = new Gauge({
+    name: 'svc_admissions_held',
+    help: 'Admissions this server process holds, waiting for their batch or in it (bounded: docs/admission.md)',
+    registers: [this.registry],
+  });
+
+  readonly admissionBytesHeld = new Gauge({
+    name: 'svc_admission_bytes_held',
+    help: 'Bytes of the message bodies of the admissions this server process holds',
+    registers: [this.registry],
+  });
+
   readonly jobsGivenUp = new Counter({
     name: 'svc_jobs_given_up_total',
     help: 'pg-boss jobs that failed on their last allowed try (the job stays in pg-boss as failed), by queue',

@@ -79,3 +79,10 @@ export const PortalFrameOrigins = z
   .array(frameOrigin)
   .max(MAX_PORTAL_FRAME_ORIGINS, `at most ${MAX_PORTAL_FRAME_ORIGINS} origins`)
   .refine((list) => new Set(list).size === list.length, 'origins must not repeat');
+
+/** `GET /tenants/{id}/portal_sessions`: a page and nothing else (an unknown parameter is 422 like on every list). */
+export const ListPortalSessionsQuery = z.strictObject({
+  limit: z.unknown().optional(),
+  cursor: z.unknown().optional(),
+});
+export type ListPortalSessionsQuery = z.output<typeof ListPortalSessionsQuery>;

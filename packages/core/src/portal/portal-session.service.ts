@@ -22,6 +22,8 @@ const LAST_SEEN_RESOLUTION_MS = MINUTE;
 
 const isToken = (prefix: string, value: string) =>
   value.startsWith(prefix) && TOKEN_BODY.test(value.slice(prefix.length));
+/** Whether a value has the shape of a one-time link token (a cheap check before anything is spent on it). */
+export const isPortalLinkToken = (value: string) => isToken(PORTAL_LINK_PREFIX, value);
 const newToken = (prefix: string) => prefix + randomBytes(32).toString('base64url');
 
 /** The portal session token an Authorization header carries, or null. */
@@ -136,8 +138,9 @@ export class PortalSessionService {
 
   /** A tenant's portal sessions, oldest first (IDs sort by creation), ended ones included. */
   async listSessions(ctx: CallContext, tenantId: string, query: PageRequest): Promise<Page<PortalSessionView>> {
-    await this.deps.tenants.getTenant(ctx, tenantId);
+    // The request's fields before the lookup, as on every list (docs/api-choices.md, the order of the common checks).
     const limit = parseLimit(query.limit);
+    await this.deps.tenants.getTenant(ctx, tenantId);
     const scope: ListScope = { teamId: ctx.actor.teamId, list: 'portal_sessions', filters: { tenant_id: tenantId } };
     const after = decodeCursor(scope, query.cursor);
     const rows: PortalSessionRow[] = await reader(this.deps.db, ctx).query(
@@ -195,7 +198,7 @@ export class PortalSessionService {
    * replayed link) is refused, as is a link of a session that has ended. Records webhooks.portal.session.opened.
    */
   async openSession(linkToken: string): Promise<OpenedPortalSession> {
-    if (!isToken(PORTAL_LINK_PREFIX, linkToken)) throw ended();
+    if (!isPortalLinkToken(linkToken)) throw ended();
     const now = this.deps.clock.now();
     const token = newToken(PORTAL_SESSION_PREFIX);
     return this.deps.db.transaction(async (tx) => {

@@ -77,8 +77,9 @@ export class SubscriptionHistoryService {
     subscriptionId: string,
     query: ListSubscriptionDeliveriesQuery,
   ): Promise<Page<SubscriptionDeliveryView>> {
-    await this.requireSubscription(ctx, subscriptionId);
+    // The request's fields before the lookup, as on every list (docs/api-choices.md, the order of the common checks).
     const limit = parseLimit(query.limit);
+    await this.requireSubscription(ctx, subscriptionId);
     const scope: ListScope = {
       teamId: ctx.actor.teamId,
       list: `subscription_deliveries:${subscriptionId}`,

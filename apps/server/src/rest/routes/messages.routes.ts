@@ -126,6 +126,7 @@ export function messageRoutes(services: Services): RouteSpec[] {
         413: ErrorShape,
         422: ErrorShape,
         429: ErrorShape,
+        503: ErrorShape,
       },
       async handler({ ctx, input }) {
         const message = await admission.admit({ actor: ctx.actor, input, options: { origin: 'api' } });

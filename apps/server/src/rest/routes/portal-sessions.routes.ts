@@ -2,6 +2,8 @@ import { z } from 'zod';
 import {
   CreatePortalSessionInput,
   formatUsd,
+  ListPortalSessionsQuery,
+  parseInput,
   PORTAL_CAPABILITIES,
   type PortalSessionView,
   type Services,
@@ -100,7 +102,7 @@ export function portalSessionRoutes(services: Services): RouteSpec[] {
       query: z.object({ ...pageQuery }),
       responses: { 200: PortalSessionListShape, 404: ErrorShape, 422: ErrorShape },
       async handler({ ctx, params, query }) {
-        const page = await portalSessions.listSessions(ctx, params['id']!, query);
+        const page = await portalSessions.listSessions(ctx, params['id']!, parseInput(ListPortalSessionsQuery, query));
         return { status: 200, body: { data: page.data.map(renderPortalSession), next_cursor: page.nextCursor } };
       },
     }),
