@@ -57,7 +57,6 @@ export {
   deliveryReconcileJob,
   DELIVERY_WAKE_CHANNEL,
   parseWakePayload,
-  wakePayload,
   WAKE_ALL,
   type WakeTarget,
 } from './deliveries/delivery.jobs.js';
@@ -87,6 +86,7 @@ export {
   type SettledOutcome,
   type SettlementResult,
 } from './deliveries/settlement.service.js';
+export { wakeEndpoints, flushWakes } from './deliveries/wake-endpoints.js';
 export * from './messages/message.inputs.js';
 export * from './messages/message-status.js';
 export type { MessageView } from './messages/message.view.js';

@@ -151,7 +151,7 @@ describe('logs', () => {
       expect.arrayContaining([
         'forced failure for the log test',
         'forced failure for the log test',
-        'a secret was sealed with another key',
+        'a sealed secret could not be opened',
       ]),
     );
     const dbFailure = failures.find((line) => line.err?.message === 'forced failure for the log test');

@@ -21,10 +21,11 @@ export const deliveryReconcileJob = defineJobContract({
 /** Postgres NOTIFY channel on which admission and the API wake the owners of endpoints at commit. */
 export const DELIVERY_WAKE_CHANNEL = 'svc_delivery_wake';
 
-/** A NOTIFY payload is at most 8000 bytes; past this many, the payload says "look everywhere" instead. */
-const MAX_WAKE_PAYLOAD = 7_000;
 /** The payload that wakes every endpoint of every owner (a discovery pass). */
 export const WAKE_ALL = '*';
+
+/** Marks an endpoint whose configuration changed in a payload (its owner reads its circuit and status again). */
+export const REREAD_MARK = '~';
 
 /** An endpoint to look at again: its rows (`reread` false), or also its configuration and circuit (an edit, resume). */
 export interface WakeTarget {
@@ -32,20 +33,10 @@ export interface WakeTarget {
   reread: boolean;
 }
 
-/** Marks an endpoint whose configuration changed in a payload (its owner reads its circuit and status again). */
-const REREAD_MARK = '~';
-
 /**
- * The endpoints a commit made work due for, as a NOTIFY payload: their IDs, comma separated, once each; with
- * `reread`, each marked so its owner also reads its configuration and circuit again.
+ * The endpoints of a NOTIFY payload (written by wakeEndpoints, wake-endpoints.ts, the one place that sends them);
+ * null for WAKE_ALL (or an empty payload from an old sender).
  */
-export function wakePayload(endpointIds: readonly string[], options: { reread?: boolean } = {}): string {
-  const mark = options.reread ? REREAD_MARK : '';
-  const payload = [...new Set(endpointIds)].map((id) => mark + id).join(',');
-  return payload.length > MAX_WAKE_PAYLOAD ? WAKE_ALL : payload;
-}
-
-/** The endpoints of a NOTIFY payload; null for WAKE_ALL (or an empty payload from an old sender). */
 export function parseWakePayload(payload: string | undefined): WakeTarget[] | null {
   if (!payload || payload === WAKE_ALL) return null;
   return payload

@@ -2,7 +2,7 @@ import { endpointsWithStrayRows, numberWaiting } from './ordering.js';
 import type { DataSource } from 'typeorm';
 import type { Clock } from '../common/clock.js';
 import { retryOnConflict } from '../common/transaction.js';
-import { DELIVERY_WAKE_CHANNEL, wakePayload } from './delivery.jobs.js';
+import { wakeEndpoints } from './wake-endpoints.js';
 import {
   cancelWaitingDeliveries,
   FINISHED_ROW_COLUMNS,
@@ -112,8 +112,7 @@ export class DispatchOwnershipService {
       [now, this.settings.deadAfterSeconds],
     );
     const endpoints = rows.map((r) => r.endpoint_id);
-    if (endpoints.length > 0)
-      await this.deps.db.query(`SELECT pg_notify($1, $2)`, [DELIVERY_WAKE_CHANNEL, wakePayload(endpoints)]);
+    if (endpoints.length > 0) wakeEndpoints(this.deps.db, endpoints);
     return endpoints;
   }
 
@@ -244,11 +243,10 @@ export class DispatchOwnershipService {
        RETURNING endpoint_id`,
       [endpoints, now],
     );
-    if (restored.length > 0)
-      await this.deps.db.query(`SELECT pg_notify($1, $2)`, [
-        DELIVERY_WAKE_CHANNEL,
-        wakePayload(restored.map((r) => r.endpoint_id)),
-      ]);
+    wakeEndpoints(
+      this.deps.db,
+      restored.map((r) => r.endpoint_id),
+    );
     return restored.length;
   }
 }

@@ -1,5 +1,5 @@
 import type { EntityManager } from 'typeorm';
-import { DELIVERY_WAKE_CHANNEL, wakePayload } from './delivery.jobs.js';
+import { wakeEndpoints } from './wake-endpoints.js';
 import type { EngineEvent } from './delivery-records.js';
 
 // Ordered endpoints (docs/delivery.md, "Ordered endpoints"): an endpoint with `ordering: "ordered"` gets its
@@ -85,7 +85,10 @@ export async function numberWaiting(tx: EntityManager, endpointIds: readonly str
     [endpointIds],
   );
   if (rows.length > 0)
-    await tx.query(`SELECT pg_notify($1, $2)`, [DELIVERY_WAKE_CHANNEL, wakePayload(rows.map((r) => r.endpoint_id))]);
+    wakeEndpoints(
+      tx,
+      rows.map((r) => r.endpoint_id),
+    );
   return rows.length;
 }
 

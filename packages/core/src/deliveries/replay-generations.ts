@@ -1,7 +1,7 @@
 import type { EntityManager } from 'typeorm';
 import type { Clock } from '../common/clock.js';
 import { newId } from '../common/ids.js';
-import { DELIVERY_WAKE_CHANNEL, wakePayload } from './delivery.jobs.js';
+import { wakeEndpoints } from './wake-endpoints.js';
 import { SETTLEMENT_SHARDS } from './delivery-records.js';
 import { orderedNumbering, sequenceCtes } from './ordering.js';
 import { deliveriesCreatedFactSql } from '../analytics/analytics-facts.js';
@@ -52,7 +52,7 @@ export async function insertGenerations(
        SELECT x.id, $1, x.tenant_id, x.message_id, x.endpoint_id, x.event_type, x.generation, x.replay_of, $2,
               'queued', $3, $4, x.body, x.body_bytes, x.content_type, x.units, $5, seq.first + x.rank - 1, $3, $3
          FROM unnest($6::text[], $7::text[], $8::text[], $9::text[], $10::text[], $11::int[], $12::text[],
-                     $13::bytea[], $14::int[], $15::text[], $16::int[], $23::int[])
+                     $13::bytea[], $14::int[], $15::text[], $16::int[], $22::int[])
               AS x(id, tenant_id, message_id, endpoint_id, event_type, generation, replay_of, body, body_bytes,
                    content_type, units, rank)
          LEFT JOIN seq ON seq.endpoint_id = x.endpoint_id
@@ -65,10 +65,9 @@ export async function insertGenerations(
        INSERT INTO endpoint_queue_counts AS q (endpoint_id, shard, pending)
        SELECT x.endpoint_id, $17, x.n FROM unnest($18::text[], $19::int[]) WITH ORDINALITY AS x(endpoint_id, n, i)
         ORDER BY x.i
-       ON CONFLICT (endpoint_id, shard) DO UPDATE SET pending = q.pending + EXCLUDED.pending),
-     wake AS (SELECT pg_notify('${DELIVERY_WAKE_CHANNEL}', $22))
+       ON CONFLICT (endpoint_id, shard) DO UPDATE SET pending = q.pending + EXCLUDED.pending)
      INSERT INTO team_queue_counts AS t (team_id, shard, pending, content_bytes)
-     SELECT $1, $17, $20, $21 FROM wake
+     SELECT $1, $17, $20, $21
      ON CONFLICT (team_id, shard) DO UPDATE
        SET pending = t.pending + EXCLUDED.pending, content_bytes = t.content_bytes + EXCLUDED.content_bytes`,
     [
@@ -93,9 +92,9 @@ export async function insertGenerations(
       endpoints.map((id) => perEndpoint.get(id)!),
       generations.length,
       storedBytes,
-      wakePayload(endpoints),
       orderedNumbering(generations.map((g) => g.endpointId)).ranks,
     ],
   );
+  wakeEndpoints(tx, endpoints);
   return ids;
 }

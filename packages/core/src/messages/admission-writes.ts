@@ -3,7 +3,7 @@ import { admissionFactsSql } from '../analytics/analytics-facts.js';
 import type { BillingService, ChargeItem } from '../billing/billing.service.js';
 import type { Actor } from '../common/context.js';
 import { queryPrepared, statementParameters } from '../common/transaction.js';
-import { DELIVERY_WAKE_CHANNEL, wakePayload } from '../deliveries/delivery.jobs.js';
+import { wakeEndpoints } from '../deliveries/wake-endpoints.js';
 import { orderedNumbering, sequenceCtes } from '../deliveries/ordering.js';
 import { idempotencyRecordsSql, type IdempotencyRecord } from '../idempotency/idempotency.service.js';
 import type { MessageBody } from './message-body.js';
@@ -55,7 +55,6 @@ export async function writeAdmissions(
   const endpointCounts = endpointCounters(plans);
   const teamCounts = teamCounters(plans);
   const records = plans.flatMap((p) => (p.idempotency ? [p.idempotency] : []));
-  const wake = wakePayload(deliveries.map((d) => d.delivery.endpointId));
   const order = orderedNumbering(deliveries.map((d) => d.delivery.endpointId));
   const ranks = bind(order.ranks);
 
@@ -152,14 +151,16 @@ export async function writeAdmissions(
     ),
   ];
   if (records.length > 0) ctes.push(`idempotency AS (${idempotencyRecordsSql(records, now, bind)})`);
-  // Wakes the endpoints' owners when the transaction commits.
-  if (deliveries.length > 0)
-    ctes.push(`wake AS (SELECT pg_notify('${DELIVERY_WAKE_CHANNEL}', ${bind(wake)}::text) AS sent)`);
   const rows = await queryPrepared<{ charged: string[] }>(
     tx,
     `WITH ${ctes.join(',\n')}
-     SELECT ARRAY(SELECT key_id FROM charged) AS charged${deliveries.length > 0 ? ', (SELECT count(*) FROM wake) AS woke' : ''}`,
+     SELECT ARRAY(SELECT key_id FROM charged) AS charged`,
     parameters,
+  );
+  // The endpoints' owners are woken once the transaction commits.
+  wakeEndpoints(
+    tx,
+    deliveries.map((d) => d.delivery.endpointId),
   );
   return new Set(rows[0]?.charged ?? []);
 }
