@@ -7079,6 +7079,15 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
+      /** @description Service Unavailable */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
     };
   };
   getMessage: {
