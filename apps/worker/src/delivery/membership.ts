@@ -90,6 +90,8 @@ export class Membership {
     await this.exclusive('housekeeping', async () => {
       await this.options.services.ownership.releaseOrphans();
       await this.options.services.ownership.expireDue();
+      // Scheduled deliveries of ordered endpoints that came due get their numbers (and their owners a wake-up).
+      await this.options.services.ownership.numberStrayRows();
     });
   }
 

@@ -80,6 +80,57 @@ describe('ordered endpoints', () => {
     expect(String(row.sequence)).toBe('1');
   });
 
+  it('number a scheduled delivery when it comes due: it never holds back what was due before it', async () => {
+    const { tenantId } = await stack.setup('/scheduled', { ordering: 'ordered' });
+    const later = new Date(stack.h.clock.now().getTime() + 3_600_000).toISOString();
+    const scheduled = await post(stack.h, '/messages', {
+      tenant_id: tenantId,
+      event_type: 'order.created',
+      payload: { n: 'scheduled' },
+      deliver_at: later,
+    });
+    expect(scheduled.status, scheduled.text).toBe(202);
+    const now = [await stack.publish(tenantId, { n: 1 }), await stack.publish(tenantId, { n: 2 })];
+    for (const id of now) await settled(id);
+    // Before, the scheduled one took number 1 at admission and held both back for the hour.
+    expect(sequences('/scheduled')).toEqual([1, 2]);
+    await stack.advance(3_601_000);
+    await settled(scheduled.json.id);
+    expect(sequences('/scheduled')).toEqual([1, 2, 3]);
+    expect(JSON.parse(on('/scheduled')[2]!.body.toString())).toEqual({ n: 'scheduled' });
+  });
+
+  it('hold only for the head: a delivery behind it that expires leaves a gap, and the endpoint goes on', async () => {
+    stack.script.set('/gap', [503, 200, 200]);
+    const { tenantId, endpointId } = await stack.setup('/gap', {
+      ordering: 'ordered',
+      ordering_on_failure: 'hold',
+      retry_delays_seconds: [60],
+    });
+    const head = await stack.publish(tenantId, { n: 1 });
+    await stack.until('the head to fail once', () => (on('/gap').length === 1 ? true : undefined));
+    const soon = new Date(stack.h.clock.now().getTime() + 30_000).toISOString();
+    const behind = await post(stack.h, '/messages', {
+      tenant_id: tenantId,
+      event_type: 'order.created',
+      payload: { n: 2 },
+      expires_at: soon,
+    });
+    expect(behind.status, behind.text).toBe(202);
+    const last = await stack.publish(tenantId, { n: 3 });
+    // The one behind the head expires while the head waits for its retry: the sweep expires it, and holds nothing.
+    await stack.advance(31_000);
+    await stack.until('the delivery behind the head to expire', async () =>
+      (await stack.messageStatus(behind.json.id)).status === 'failed' ? true : undefined,
+    );
+    expect((await endpoint(endpointId)).json.status).toBe('enabled');
+    await stack.advance(60_000);
+    expect((await settled(head)).status).toBe('succeeded');
+    expect((await settled(last)).status).toBe('succeeded');
+    // The receiver sees the gap in the numbers (2 expired unsent).
+    expect(sequences('/gap')).toEqual([1, 1, 3]);
+  });
+
   it('keep the order across retries: nothing behind a delivery goes while it waits for its retry', async () => {
     stack.script.set('/retried', [503, 503, 200]);
     const { tenantId } = await stack.setup('/retried', { ordering: 'ordered', retry_delays_seconds: [1, 1] });

@@ -40,6 +40,11 @@ export interface FinishedDelivery {
   reason: string | null;
   /** The attempt number of the lease the finishing worker holds (claim-time finishes only). */
   fence?: number;
+  /**
+   * false: on an ordered endpoint it was not the head (the expiry sweep reached a delivery waiting behind another),
+   * so it leaves a gap in the numbers and never holds the endpoint. Every other finish holds as its settings say.
+   */
+  wasHead?: boolean;
 }
 
 /** A delivery row as the statements that finish deliveries return it (`RETURNING ${FINISHED_ROW_COLUMNS}`). */
@@ -51,6 +56,8 @@ export interface FinishedRow {
   endpoint_id: string;
   attempt_count: number;
   last_status_code: number | null;
+  /** Only from the expiry sweep: whether it was its ordered endpoint's head (FinishedDelivery.wasHead). */
+  was_head?: boolean;
 }
 
 /** The columns of FinishedRow, for a RETURNING clause over `deliveries d`. */
@@ -73,6 +80,7 @@ export function finishedFromRows(
     attempts: d.attempt_count,
     lastStatusCode: d.last_status_code,
     reason,
+    ...(d.was_head === undefined ? {} : { wasHead: d.was_head }),
   }));
 }
 
@@ -104,17 +112,20 @@ export async function recordFinished(
   const notable = finished.filter(
     (d): d is FinishedDelivery & { status: 'failed' | 'expired' } => d.status === 'failed' || d.status === 'expired',
   );
-  // An ordered endpoint that holds on failure is paused by the same statement (deliveries/ordering.ts).
+  // An ordered endpoint that holds on failure is paused by the same statement (deliveries/ordering.ts), when what
+  // ended was its head.
   const hold = holdCandidates(
-    notable.map((d) => ({
-      deliveryId: d.id,
-      messageId: d.messageId,
-      endpointId: d.endpointId,
-      teamId: d.teamId,
-      tenantId: d.tenantId,
-      status: d.status,
-      reason: d.reason,
-    })),
+    notable
+      .filter((d) => d.wasHead !== false)
+      .map((d) => ({
+        deliveryId: d.id,
+        messageId: d.messageId,
+        endpointId: d.endpointId,
+        teamId: d.teamId,
+        tenantId: d.tenantId,
+        status: d.status,
+        reason: d.reason,
+      })),
   );
   const held: { id: string; version: string }[] = await tx.query(
     `WITH facts AS (${FINISHED_FACTS}),

@@ -156,7 +156,13 @@ export class DispatchOwnershipService {
               SET status = 'expired', last_error = 'window_over', lease_expires_at = NULL, finished_at = $1,
                   updated_at = $1
              FROM gone WHERE d.id = gone.delivery_id AND d.status IN ('queued', 'retry_wait', 'in_flight')
-           RETURNING ${FINISHED_ROW_COLUMNS}`,
+           -- On an ordered endpoint, the head is the lowest number waiting (the statement's snapshot still shows
+           -- the rows it deletes, so of several expiring at once only the lowest is).
+           RETURNING ${FINISHED_ROW_COLUMNS},
+                     d.sequence IS NOT NULL AND NOT EXISTS (
+                       SELECT 1 FROM delivery_queue o
+                        WHERE o.endpoint_id = d.endpoint_id AND o.sequence IS NOT NULL AND o.sequence < d.sequence)
+                       AS was_head`,
           [now, limit],
         );
         await recordFinished(tx, finishedFromRows(rows, 'expired', 'window_over'), this.deps.events, now);
@@ -209,8 +215,9 @@ export class DispatchOwnershipService {
   async numberStrayRows(): Promise<number> {
     return retryOnConflict(() =>
       this.deps.db.transaction(async (tx) => {
-        const endpoints = await endpointsWithStrayRows(tx);
-        return endpoints.length === 0 ? 0 : numberWaiting(tx, endpoints);
+        const now = this.deps.clock.now();
+        const endpoints = await endpointsWithStrayRows(tx, now);
+        return endpoints.length === 0 ? 0 : numberWaiting(tx, endpoints, now);
       }),
     );
   }

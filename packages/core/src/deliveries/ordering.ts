@@ -9,14 +9,20 @@ import type { EngineEvent } from './delivery-records.js';
 /**
  * Each delivery's place among a batch's deliveries to its endpoint (1, 2, ...), in batch order, and the batch's
  * endpoints (ID order) with their delivery counts: an ordered endpoint's numbers are its first number plus the place.
+ * A delivery `scheduled` for later gets no place (null): it is numbered when it comes due (numberWaiting), so on an
+ * ordered endpoint it goes in the order it became deliverable and never holds back what was due before it.
  */
-export function orderedNumbering(endpointIds: readonly string[]): {
-  ranks: number[];
+export function orderedNumbering(
+  endpointIds: readonly string[],
+  scheduled: readonly boolean[] = [],
+): {
+  ranks: (number | null)[];
   endpoints: string[];
   counts: number[];
 } {
   const seen = new Map<string, number>();
-  const ranks = endpointIds.map((id) => {
+  const ranks = endpointIds.map((id, i) => {
+    if (scheduled[i]) return null;
     const rank = (seen.get(id) ?? 0) + 1;
     seen.set(id, rank);
     return rank;
@@ -51,28 +57,35 @@ export function sequenceCtes(endpoints: string, counts: string): string[] {
  * time. Off: numbers already given stay (and are still sent), new deliveries get none; the counter row stays so a
  * later switch back on never restarts at 1.
  */
-export async function setOrdering(tx: EntityManager, endpointId: string, ordered: boolean): Promise<void> {
+export async function setOrdering(tx: EntityManager, endpointId: string, ordered: boolean, now: Date): Promise<void> {
   await tx.query(
     `INSERT INTO endpoint_sequences (endpoint_id, ordered) VALUES ($1, $2)
      ON CONFLICT (endpoint_id) DO UPDATE SET ordered = EXCLUDED.ordered`,
     [endpointId, ordered],
   );
-  if (ordered) await numberWaiting(tx, [endpointId]);
+  if (ordered) await numberWaiting(tx, [endpointId], now);
 }
 
 /**
- * Numbers the waiting deliveries of ordered endpoints that have none, after every numbered one, in due order. Called
- * when ordering is switched on, and by the reconciliation sweep for a delivery admitted by a transaction that began
- * before the switch committed (it read the endpoint as not ordered). Answers how many it numbered.
+ * Numbers the due deliveries of ordered endpoints that have none, after every numbered one, in due order. Called
+ * when ordering is switched on, by the engine's housekeeping (every 2 s) for scheduled deliveries that came due (they
+ * are numbered then, not at admission), and by the reconciliation sweep for a delivery admitted by a transaction that
+ * began before the switch committed (it read the endpoint as not ordered). The endpoints' number rows are locked
+ * first, so two workers never number one delivery twice. Answers how many it numbered.
  */
-export async function numberWaiting(tx: EntityManager, endpointIds: readonly string[]): Promise<number> {
+export async function numberWaiting(tx: EntityManager, endpointIds: readonly string[], now: Date): Promise<number> {
+  await tx.query(
+    `SELECT endpoint_id FROM endpoint_sequences WHERE endpoint_id = ANY($1::text[]) AND ordered
+      ORDER BY endpoint_id FOR UPDATE`,
+    [endpointIds],
+  );
   const [rows]: [{ endpoint_id: string }[], number] = await tx.query(
     `WITH stray AS (
        SELECT q.delivery_id, q.endpoint_id,
               row_number() OVER (PARTITION BY q.endpoint_id ORDER BY q.due_at, q.delivery_id) AS rank
          FROM delivery_queue q
          JOIN endpoint_sequences s ON s.endpoint_id = q.endpoint_id AND s.ordered
-        WHERE q.endpoint_id = ANY($1::text[]) AND q.sequence IS NULL),
+        WHERE q.endpoint_id = ANY($1::text[]) AND q.sequence IS NULL AND q.due_at <= $2),
      counts AS (SELECT endpoint_id, count(*)::int AS n FROM stray GROUP BY endpoint_id),
      ${sequenceCtes('ARRAY(SELECT endpoint_id FROM counts ORDER BY endpoint_id)', 'ARRAY(SELECT n FROM counts ORDER BY endpoint_id)').join(',\n')},
      queued AS (
@@ -82,7 +95,7 @@ export async function numberWaiting(tx: EntityManager, endpointIds: readonly str
        RETURNING q.delivery_id, q.endpoint_id, q.sequence)
      UPDATE deliveries d SET sequence = queued.sequence FROM queued WHERE d.id = queued.delivery_id
      RETURNING queued.endpoint_id`,
-    [endpointIds],
+    [endpointIds, now],
   );
   if (rows.length > 0)
     wakeEndpoints(
@@ -92,12 +105,15 @@ export async function numberWaiting(tx: EntityManager, endpointIds: readonly str
   return rows.length;
 }
 
-/** Ordered endpoints with waiting deliveries that have no number (for the reconciliation sweep). */
-export async function endpointsWithStrayRows(tx: EntityManager): Promise<string[]> {
+/** Ordered endpoints with due deliveries that have no number (for housekeeping and the reconciliation sweep). */
+export async function endpointsWithStrayRows(tx: EntityManager, now: Date): Promise<string[]> {
   const rows: { endpoint_id: string }[] = await tx.query(
     `SELECT s.endpoint_id FROM endpoint_sequences s
-      WHERE s.ordered AND EXISTS (SELECT 1 FROM delivery_queue q WHERE q.endpoint_id = s.endpoint_id AND q.sequence IS NULL)
+      WHERE s.ordered
+        AND EXISTS (SELECT 1 FROM delivery_queue q
+                     WHERE q.endpoint_id = s.endpoint_id AND q.due_at <= $1 AND q.sequence IS NULL)
       LIMIT 100`,
+    [now],
   );
   return rows.map((r) => r.endpoint_id);
 }

@@ -121,7 +121,7 @@ export class EndpointService {
         deletedAt: null,
       });
       await tx.getRepository(EndpointEntity).insert(endpoint);
-      if (input.ordering === 'ordered') await setOrdering(tx, id, true);
+      if (input.ordering === 'ordered') await setOrdering(tx, id, true, this.deps.clock.now());
       const state = await insertEndpointState(tx, id);
       await this.credentials.secrets.addCurrent(tx, id, 1, credential.sealed, ctx.actor.keyId, now);
       return { endpoint: this.view(endpoint, state), signingSecret: credential.shown };
@@ -244,7 +244,8 @@ export class EndpointService {
       if (input.authorization !== undefined && !this.credentials.sameAuthorization(endpoint, input.authorization))
         change.authorizationSealed = this.credentials.sealAuthorization(id, input.authorization);
       if (Object.keys(change).length === 0) return this.view(endpoint, state);
-      if (change.ordering !== undefined) await setOrdering(tx, id, change.ordering === 'ordered');
+      if (change.ordering !== undefined)
+        await setOrdering(tx, id, change.ordering === 'ordered', this.deps.clock.now());
       // Health is the engine's row: touched only when the URL changes (a new URL starts healthy).
       const health = change.url !== undefined ? await resetEndpointHealth(tx, id) : state.health;
       return this.view(await this.applyChange(tx, endpoint, change), { ...state, health });

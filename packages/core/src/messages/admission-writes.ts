@@ -55,7 +55,11 @@ export async function writeAdmissions(
   const endpointCounts = endpointCounters(plans);
   const teamCounts = teamCounters(plans);
   const records = plans.flatMap((p) => (p.idempotency ? [p.idempotency] : []));
-  const order = orderedNumbering(deliveries.map((d) => d.delivery.endpointId));
+  // A delivery scheduled for later is numbered when it comes due (deliveries/ordering.ts).
+  const order = orderedNumbering(
+    deliveries.map((d) => d.delivery.endpointId),
+    deliveries.map((d) => d.plan.record.deliverAt > now),
+  );
   const ranks = bind(order.ranks);
 
   const ctes = [
