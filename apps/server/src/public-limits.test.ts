@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { systemClock } from '@svc/core';
 import { readServerConfig } from './config.js';
 import { post, startHarness, type Harness } from './testing/harness.js';
-import { addressBucketKey, MemoryBuckets, PUBLIC_LIMITS } from './public-limits.js';
+import { addressBucketKey, MemoryBuckets, PUBLIC_LIMITS, UNAUTHENTICATED_GRAPHQL } from './public-limits.js';
 
 let h: Harness;
 beforeAll(async () => {
@@ -118,6 +118,32 @@ describe('portal links without a shared bucket', () => {
     for (let i = 0; i <= burst; i += 1) answers.push(codeOf(await gqlFrom(`127.0.1.${i + 1}`, OPEN, { t: link })));
     // The first opening works; the link is used, so the next ones are refused; past the token's bucket, 429.
     expect(answers).toEqual([undefined, ...Array(burst - 1).fill('unauthorized'), 'rate_limited']);
+  });
+});
+
+describe('GraphQL work no team pays for', () => {
+  const refusedDocument = '{ noSuchField }';
+
+  it("is limited per address: one address's invalid documents stop neither its keyed requests nor another's", async () => {
+    const { burst } = UNAUTHENTICATED_GRAPHQL;
+    for (let i = 0; i < burst; i += 1) {
+      const answer = await gqlFrom('127.0.0.20', refusedDocument, {});
+      expect(answer.body.errors[0].extensions.code, `request ${i}`).toBe('GRAPHQL_VALIDATION_FAILED');
+    }
+    // Spent: refused before the document is read, with Retry-After.
+    const refused = await gqlFrom('127.0.0.20', refusedDocument, {});
+    expect(refused.status).toBe(429);
+    expect(refused.body.errors).toEqual([expect.objectContaining({ extensions: { code: 'rate_limited' } })]);
+    expect(codeOf(await gqlFrom('127.0.0.20', '{ __typename }', {}))).toBe('rate_limited');
+    // Credentials are checked first instead: a wrong one is 401 without reading the document, a key works.
+    const wrong = await gqlFrom('127.0.0.20', refusedDocument, {}, { authorization: `Bearer ${randomKey()}` });
+    expect([wrong.status, codeOf(wrong)]).toEqual([401, 'unauthorized']);
+    const keyed = await gqlFrom('127.0.0.20', '{ viewer { teamId } }', {}, { authorization: `Bearer ${h.team.key}` });
+    expect(keyed.body.data.viewer.teamId).toBe(h.team.teamId);
+    // Another address is untouched; time refills the bucket.
+    expect((await gqlFrom('127.0.0.21', '{ __typename }', {})).body.data.__typename).toBe('Query');
+    h.clock.advance(1_000 / UNAUTHENTICATED_GRAPHQL.rate);
+    expect((await gqlFrom('127.0.0.20', '{ __typename }', {})).body.data.__typename).toBe('Query');
   });
 });
 

@@ -29,6 +29,28 @@ export class MemoryBuckets {
 
   /** Takes one token of `key`'s bucket, or refuses with 429 rate_limited and the seconds until the next token. */
   take(key: string): void {
+    const refusal = this.refusal(key);
+    if (refusal) throw refusal;
+    this.bucketOf(key).tokens -= 1;
+  }
+
+  /** The refusal a take of `key` would meet now (429 rate_limited with Retry-After), or null; takes nothing. */
+  refusal(key: string): ServiceError | null {
+    const bucket = this.bucketOf(key);
+    if (bucket.tokens >= 1) return null;
+    return new ServiceError('rate_limited', 'too many requests; retry after the time in Retry-After', {
+      retryAfter: Math.max(1, Math.ceil((1 - bucket.tokens) / this.spec.rate)),
+    });
+  }
+
+  /** Spends a token of `key` if one is left (for work already done: it refuses nothing). */
+  spend(key: string): void {
+    const bucket = this.bucketOf(key);
+    bucket.tokens = Math.max(0, bucket.tokens - 1);
+  }
+
+  /** `key`'s bucket refilled to now, as the most recently used one. */
+  private bucketOf(key: string): Bucket {
     const now = this.clock.now().getTime();
     const bucket = this.buckets.get(key) ?? { tokens: this.spec.burst, at: now };
     // Most recently used last: re-inserting moves the key to the end of the map's order.
@@ -37,11 +59,7 @@ export class MemoryBuckets {
     bucket.at = now;
     this.buckets.set(key, bucket);
     if (this.buckets.size > this.maxKeys) this.buckets.delete(this.buckets.keys().next().value!);
-    if (bucket.tokens < 1)
-      throw new ServiceError('rate_limited', 'too many requests; retry after the time in Retry-After', {
-        retryAfter: Math.max(1, Math.ceil((1 - bucket.tokens) / this.spec.rate)),
-      });
-    bucket.tokens -= 1;
+    return bucket;
   }
 }
 
@@ -94,6 +112,12 @@ export const PUBLIC_LIMITS = {
 
 export type PublicAction = keyof typeof PUBLIC_LIMITS;
 
+/**
+ * GraphQL work no team pays for, per client address: documents refused before authentication (their limits, syntax,
+ * validation, operation limits) and operations of public fields only (introspection, sign-in, portal links).
+ */
+export const UNAUTHENTICATED_GRAPHQL: BucketSpec = { rate: 10, burst: 100 };
+
 /** The owner of the installation-wide buckets in rate_limit_buckets (no team has this ID). */
 const INSTALLATION = '*installation';
 
@@ -104,8 +128,10 @@ const INSTALLATION = '*installation';
  */
 export class PublicLimits {
   private readonly buckets: Record<PublicAction, { address: MemoryBuckets; credential: MemoryBuckets }>;
+  private readonly graphql: MemoryBuckets;
 
   constructor(private readonly services: Pick<Services, 'clock' | 'rateLimits'>) {
+    this.graphql = new MemoryBuckets(UNAUTHENTICATED_GRAPHQL, services.clock);
     const make = (limits: PublicActionLimits) => ({
       address: new MemoryBuckets(limits.perAddress, services.clock),
       credential: new MemoryBuckets(limits.perCredential, services.clock),
@@ -119,5 +145,15 @@ export class PublicLimits {
     buckets.credential.take(createHash('sha256').update(credential).digest('base64url'));
     const { bucket, spec } = PUBLIC_LIMITS[action].installation;
     await this.services.rateLimits.take(INSTALLATION, bucket, spec);
+  }
+
+  /** Whether the address has spent its unauthenticated GraphQL work: the refusal (429) it meets, or null. */
+  unauthenticatedGraphqlRefusal(clientAddress: string): ServiceError | null {
+    return this.graphql.refusal(addressBucketKey(clientAddress));
+  }
+
+  /** Counts a GraphQL request no team paid for against its address (after the work: it refuses nothing). */
+  chargeUnauthenticatedGraphql(clientAddress: string): void {
+    this.graphql.spend(addressBucketKey(clientAddress));
   }
 }

@@ -150,6 +150,7 @@ export {
 export * from './endpoints/endpoint.inputs.js';
 export * from './endpoints/endpoint.view.js';
 export { EndpointService } from './endpoints/endpoint.service.js';
+export { compileRules } from './endpoints/endpoint-rules.js';
 export { EndpointCredentialsService, type EndpointCredentials } from './endpoints/endpoint-credentials.service.js';
 export { previewEndpoint, type PreviewResult, type PreviewReason } from './endpoints/endpoint-preview.js';
 export * from './endpoints/endpoint-test.js';

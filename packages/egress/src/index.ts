@@ -2,7 +2,7 @@ export { classifyIPv4, classifyIp, parseIPv4, isLoopbackIPv4 } from './address.j
 export type { AddressClass, BlockReason, IPv4BlockReason } from './address.js';
 export { checkHostName, checkDestinationAddress, describeBlockReason } from './host-policy.js';
 export type { UrlPolicy, HostCheck, AddressCheck } from './host-policy.js';
-export { checkReceiverUrl, MAX_RECEIVER_URL_BYTES } from './url-policy.js';
+export { checkReceiverUrl, MAX_RECEIVER_URL_BYTES, RECEIVER_URL_PATTERN } from './url-policy.js';
 export type { UrlCheck, UrlCheckCode } from './url-policy.js';
 export { resolveDestination, checkConnectedAddress, systemLookup } from './resolve.js';
 export type { LookupFn, DestinationResult, DestinationBlock, ConnectedAddressCheck } from './resolve.js';

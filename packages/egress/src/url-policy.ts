@@ -28,6 +28,17 @@ export type UrlCheck =
 
 export const MAX_RECEIVER_URL_BYTES = 2048;
 
+/**
+ * The shape checkReceiverUrl accepts under the strict policy, as a pattern for the API description: https (any
+ * case), host labels that are not empty (a trailing dot allowed), port 443 if any, no user information, whitespace,
+ * control characters or fragment. The checker also refuses hosts that are not public (unsafe_url) and what the
+ * WHATWG parser cannot read (a numeric last label that is no IPv4 address); the byte bound is
+ * MAX_RECEIVER_URL_BYTES.
+ */
+export const RECEIVER_URL_PATTERN =
+  // eslint-disable-next-line no-control-regex -- controls are exactly what the pattern keeps out
+  /^[Hh][Tt][Tt][Pp][Ss]:\/\/(?:[^\x00-\x20\x7f@/?#\\:.]+\.)*[^\x00-\x20\x7f@/?#\\:.]+\.?(?::443)?(?:[/?\\][^\x00-\x20\x7f#]*)?$/;
+
 // C0 controls, space and DEL: the URL parser strips or re-encodes them, so the stored raw string and the
 // URL that was checked could disagree.
 function hasWhitespaceOrControl(raw: string): boolean {

@@ -68,7 +68,8 @@ export function operationGuardPlugin(): ApolloServerPlugin<GraphqlContext> {
               return kind === 'key' || kind === 'portal';
             });
             if (!needsKey) return;
-            const actor = await authenticateRequest(contextValue);
+            // Credentials may have been checked already, before the document (an address over its public limit).
+            const actor = contextValue.actor ?? (await authenticateRequest(contextValue));
             // A document mixing portal and operator fields is refused whole, before anything runs.
             for (const name of shape.rootFieldNames)
               if (accessOf(name) !== 'public')
@@ -87,6 +88,10 @@ export function operationGuardPlugin(): ApolloServerPlugin<GraphqlContext> {
           } catch (error) {
             throw isServiceError(error) ? toGraphqlError(error) : error;
           }
+        },
+        // Work no team paid for (refused before authentication, or public fields only) counts against the address.
+        async willSendResponse({ contextValue }) {
+          if (!contextValue.actor) contextValue.publicLimits.chargeUnauthenticatedGraphql(contextValue.clientAddress);
         },
       };
     },

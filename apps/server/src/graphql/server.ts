@@ -8,6 +8,7 @@ import { checkSvcMode } from '../rest/pipeline.js';
 import type { GraphqlContext } from './context.js';
 import { formatGraphqlError, toGraphqlError } from './errors.js';
 import { checkDocumentLimits, DOCUMENT_LIMITS } from './document-limits.js';
+import { authenticateRequest } from './authorization.js';
 import { operationGuardPlugin } from './guard.plugin.js';
 import { landingPagePlugin } from './landing-page.js';
 import { validationBudgetRule } from './validation-budget.js';
@@ -56,18 +57,31 @@ function documentOf(request: FastifyRequest): unknown {
 
 /**
  * The context of one request, made before Apollo parses anything. Svc-Mode is checked first, as on REST, and
- * answered with its REST status (422); then the document's limits, one pass of the lexer (422 invalid_field).
+ * answered with its REST status (422). An address that has spent its unauthenticated GraphQL work (public-limits.ts)
+ * is refused (429) before its document is read, unless it sends credentials, which are then checked first (401/403
+ * without parsing anything). Then the document's limits, one pass of the lexer (422 invalid_field). A refusal here is
+ * work no team paid for: it counts against the address.
  */
 export function graphqlContext(services: Services) {
   const publicLimits = new PublicLimits(services);
   return async (request: FastifyRequest): Promise<GraphqlContext> => {
+    const context: GraphqlContext = {
+      services,
+      authorization: request.headers.authorization,
+      clientAddress: request.ip,
+      publicLimits,
+    };
     try {
       checkSvcMode(request.headers['svc-mode']);
+      const spent = publicLimits.unauthenticatedGraphqlRefusal(context.clientAddress);
+      if (spent && context.authorization === undefined) throw spent;
+      if (spent) context.actor = await authenticateRequest(context);
       const document = documentOf(request);
       if (typeof document === 'string') checkDocumentLimits(document);
     } catch (error) {
+      publicLimits.chargeUnauthenticatedGraphql(context.clientAddress);
       throw isServiceError(error) ? toGraphqlError(error) : error;
     }
-    return { services, authorization: request.headers.authorization, clientAddress: request.ip, publicLimits };
+    return context;
   };
 }

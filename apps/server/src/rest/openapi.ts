@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { IDEMPOTENCY_KEY_PATTERN, SERVICE_VERSION, STRONG_ETAG } from '@svc/core';
 import { exampleOf } from './openapi-examples.js';
 import { pathParameter } from './openapi-parameters.js';
+import { referToRule, RULE_COMPONENTS } from './openapi-rules.js';
 import {
   documentedStatuses,
   errorExamples,
@@ -91,9 +92,13 @@ const FIELD_DESCRIPTIONS: Record<string, string> = {
   response_retention_days: 'Days response bodies are kept (1 to 7)',
 };
 
-/** zod emits `format: starts_with` for startsWith(); it is not an OpenAPI format (the pattern says the same). */
-function dropNonStandardFormats(ctx: { jsonSchema: Record<string, unknown> }): void {
+/**
+ * zod emits `format: starts_with` for startsWith(); it is not an OpenAPI format (the pattern says the same). A filter
+ * or transform field refers to its component (openapi-rules.ts).
+ */
+function adjustSchema(ctx: { jsonSchema: Record<string, unknown> }): void {
   if (ctx.jsonSchema['format'] === 'starts_with') delete ctx.jsonSchema['format'];
+  referToRule(ctx);
 }
 
 function describeFields(component: string, schema: unknown): unknown {
@@ -136,7 +141,7 @@ function convertAll(
     io,
     unrepresentable: 'any',
     target: 'draft-2020-12',
-    override: dropNonStandardFormats,
+    override: adjustSchema,
   }) as JsonObject;
   const defs = (json['$defs'] ?? {}) as Record<string, unknown>;
   for (const [name, def] of Object.entries(defs)) {
@@ -163,6 +168,7 @@ function queryParameter(name: string, schema: z.ZodType): JsonObject {
     io: 'input',
     unrepresentable: 'any',
     target: 'draft-2020-12',
+    override: adjustSchema,
   }) as JsonObject;
   return {
     name,
@@ -187,7 +193,7 @@ export function buildOpenApi(
   serverUrl: string,
   unauthenticated: readonly UnauthenticatedRouteSpec[] = [],
 ): Record<string, unknown> {
-  const components: Record<string, unknown> = {};
+  const components: Record<string, unknown> = { ...RULE_COMPONENTS };
   const responseSchemas = [...new Set(routes.flatMap((route) => Object.values(route.responses)))].filter(
     (schema): schema is z.ZodType => schema !== null,
   );

@@ -62,3 +62,20 @@ export const orderQuery = {
         '(422 invalid_cursor with the other)',
     ),
 };
+
+/**
+ * A route's query parameters for the API description, made from the schema its handler validates with, so the
+ * document says what is enforced (an ID filter carries its kind's pattern, a text filter its bounds). `limit`,
+ * `cursor` and `order` take their documented forms (the list service checks limit and cursor itself); `descriptions`
+ * adds the prose.
+ */
+export function queryOf(validated: z.ZodObject, descriptions: Record<string, string> = {}): z.ZodObject {
+  const documented: Record<string, z.ZodType> = { ...pageQuery, ...orderQuery };
+  const shape: Record<string, z.ZodType> = {};
+  for (const [name, field] of Object.entries(validated.shape as Record<string, z.ZodType>)) {
+    const schema = documented[name] ?? field;
+    const description = descriptions[name];
+    shape[name] = description === undefined ? schema : schema.describe(description);
+  }
+  return z.object(shape);
+}

@@ -977,7 +977,7 @@ export interface components {
     CreateEndpointRequest: {
       /** @description The tenant the endpoint receives messages for */
       tenant_id: string;
-      /** @description The receiver URL: HTTPS on a public host */
+      /** @description The receiver URL: https on a public host (422 unsafe_url for private, loopback or service-owned hosts), port 443 if any, no user information or fragment, at most 2,048 bytes (local mode also accepts http to loopback) */
       url: string;
       /**
        * @description A display name (1 to 128 UTF-8 bytes)
@@ -1000,12 +1000,12 @@ export interface components {
        * @description A filter on the payload (JSON object) or null; kept exactly as written
        * @default null
        */
-      filter?: unknown | null;
+      filter?: components['schemas']['Filter'] | null;
       /**
        * @description A transform of the payload (JSON object) or null; kept exactly as written
        * @default null
        */
-      transform?: unknown | null;
+      transform?: components['schemas']['Transform'] | null;
       /**
        * @description enabled or paused
        * @default enabled
@@ -1074,7 +1074,7 @@ export interface components {
       ordering_on_failure?: 'continue' | 'hold';
     };
     CreateEventSubscriptionRequest: {
-      /** @description The receiver URL: HTTPS on a public host */
+      /** @description The receiver URL: https on a public host (422 unsafe_url for private, loopback or service-owned hosts), port 443 if any, no user information or fragment, at most 2,048 bytes (local mode also accepts http to loopback) */
       url: string;
       /** @description Event type patterns: exact names, `<prefix>.*` or `*` (default ["*"]) */
       events: ('feature_flags.flag.updated' | 'feature_flags.*')[];
@@ -1666,6 +1666,25 @@ export interface components {
       /** @description Pass as `cursor` to get the next page; null on the last page */
       next_cursor: string | null;
     };
+    /** @description A condition, or a group of exactly one key: all or any (1 to 50 filters) or not (one filter). Groups nest at most 5 levels; a filter holds at most 50 conditions in all. Kept as written (exact decimals). */
+    Filter:
+      | components['schemas']['FilterCondition']
+      | {
+          all: components['schemas']['Filter'][];
+        }
+      | {
+          any: components['schemas']['Filter'][];
+        }
+      | {
+          not: components['schemas']['Filter'];
+        };
+    FilterCondition: {
+      /** @description An RFC 6901 JSON Pointer */
+      path: string;
+      /** @enum {unknown} */
+      op: 'eq' | 'ne' | 'in' | 'exists' | 'gt' | 'gte' | 'lt' | 'lte' | 'prefix';
+      value: unknown;
+    } & (unknown & unknown & unknown & unknown);
     /** @description A new portal session with its one-time link */
     IssuedPortalSession: {
       /** @description Portal session ID (wdp_...) */
@@ -2391,8 +2410,23 @@ export interface components {
       payload?: unknown | null;
     };
     TestEventSubscriptionRequest: Record<string, never>;
+    /** @description The new body: a JSON object with one member per field, copied from the payload (from, a JSON Pointer; required fails the transform when it is missing) or written as a literal (value). Names are unique. */
+    Transform: {
+      fields: (
+        | {
+            name: string;
+            /** @description An RFC 6901 JSON Pointer */
+            from: string;
+            required?: boolean;
+          }
+        | {
+            name: string;
+            value: unknown;
+          }
+      )[];
+    };
     UpdateEndpointRequest: {
-      /** @description The receiver URL: HTTPS on a public host */
+      /** @description The receiver URL: https on a public host (422 unsafe_url for private, loopback or service-owned hosts), port 443 if any, no user information or fragment, at most 2,048 bytes (local mode also accepts http to loopback) */
       url?: string;
       /** @description A display name (1 to 128 UTF-8 bytes) */
       name?: string;
@@ -2401,9 +2435,9 @@ export interface components {
       /** @description Event type patterns: exact names, `<prefix>.*` or `*` (default ["*"]) */
       events?: string[];
       /** @description A filter on the payload (JSON object) or null; kept exactly as written */
-      filter?: unknown | null;
+      filter?: components['schemas']['Filter'] | null;
       /** @description A transform of the payload (JSON object) or null; kept exactly as written */
-      transform?: unknown | null;
+      transform?: components['schemas']['Transform'] | null;
       /**
        * @description enabled or paused
        * @enum {string}
@@ -2433,7 +2467,7 @@ export interface components {
       ordering_on_failure?: 'continue' | 'hold';
     };
     UpdateEventSubscriptionRequest: {
-      /** @description The receiver URL: HTTPS on a public host */
+      /** @description The receiver URL: https on a public host (422 unsafe_url for private, loopback or service-owned hosts), port 443 if any, no user information or fragment, at most 2,048 bytes (local mode also accepts http to loopback) */
       url?: string;
       /** @description Event type patterns: exact names, `<prefix>.*` or `*` (default ["*"]) */
       events?: ('feature_flags.flag.updated' | 'feature_flags.*')[];
@@ -10604,6 +10638,7 @@ export interface operations {
   listReplays: {
     parameters: {
       query?: {
+        /** @description Only this endpoint's replays */
         endpoint_id?: string;
         /** @description Items per page, 1 to 200 (default 50) */
         limit?: number;

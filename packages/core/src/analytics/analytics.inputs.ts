@@ -1,7 +1,7 @@
 import { z } from 'zod';
+import { idOf } from '../common/validation.js';
 
 const timestamp = z.iso.datetime({ offset: true, message: 'must be an RFC 3339 timestamp' });
-const idFilter = z.string().regex(/^[a-z]+_[0-9a-z]{1,60}$/, 'must be an ID');
 
 export const ANALYTICS_BUCKETS = ['hour', 'day'] as const;
 export type AnalyticsBucket = (typeof ANALYTICS_BUCKETS)[number];
@@ -14,8 +14,8 @@ export const AnalyticsQuery = z.strictObject({
   created_after: timestamp,
   created_before: timestamp,
   bucket: z.enum(ANALYTICS_BUCKETS, { message: 'must be hour or day' }).default('hour'),
-  tenant_id: idFilter.optional(),
-  endpoint_id: idFilter.optional(),
-  source_id: idFilter.optional(),
+  tenant_id: idOf('tenant').optional(),
+  endpoint_id: idOf('endpoint').optional(),
+  source_id: idOf('source').optional(),
 });
 export type AnalyticsQuery = z.output<typeof AnalyticsQuery>;

@@ -82,8 +82,11 @@ export function formatUsd(micros: bigint): string {
 }
 
 /** A decimal USD string (at most 6 decimals) as micro-USD; null when malformed. */
+/** A decimal amount of USD as the API takes it: up to 12 digits, up to 6 decimals. */
+export const USD_AMOUNT_PATTERN = /^(\d{1,12})(?:\.(\d{1,6}))?$/;
+
 export function parseUsd(text: string): bigint | null {
-  const match = /^(\d{1,12})(?:\.(\d{1,6}))?$/.exec(text);
+  const match = USD_AMOUNT_PATTERN.exec(text);
   if (!match) return null;
   return BigInt(match[1]!) * 1_000_000n + BigInt((match[2] ?? '').padEnd(6, '0'));
 }

@@ -89,7 +89,8 @@ export function newId(kind: IdKind, clock: Clock): string {
   return ID_PREFIXES[kind] + encodeBase32(bytes);
 }
 
-const ID_SHAPE = /^[a-z]+_[0-9a-z]{26}$/;
+/** Any ID: a prefix of lowercase letters and `_`, then 26 lowercase base32 characters. */
+export const ID_SHAPE = /^[a-z]+_[0-9a-z]{26}$/;
 
 /**
  * Whether `id` has the shape of an ID the service makes (a prefix and 26 base32 characters), of `kind` when given.

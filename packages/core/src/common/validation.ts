@@ -1,6 +1,7 @@
 import { z } from 'zod';
+import { MAX_RECEIVER_URL_BYTES, RECEIVER_URL_PATTERN } from '@svc/egress';
 import { ServiceError } from './errors.js';
-import { ID_PREFIXES, isWellFormedId, type IdKind } from './ids.js';
+import { ID_PREFIXES, ID_SHAPE, type IdKind } from './ids.js';
 import { RawJson } from './raw-json.js';
 
 /**
@@ -174,11 +175,33 @@ function refuseUnstorableText(value: unknown, path: readonly string[]): void {
  * of the right shape that names nothing is the service's to answer.
  */
 export const idOf = (kind: IdKind) =>
-  z.string().refine((id) => isWellFormedId(id, kind), { message: `must be an ID (${ID_PREFIXES[kind]}...)` });
+  // A pattern rather than a check in code, so the API description carries it (isWellFormedId(id, kind) says the same).
+  z
+    .string()
+    .regex(new RegExp(`^${ID_PREFIXES[kind]}[0-9a-z]{26}$`), { message: `must be an ID (${ID_PREFIXES[kind]}...)` });
+
+/** An ID of any kind (a filter on resources of several kinds, such as an operational event's resource). */
+export const anyId = z.string().regex(ID_SHAPE, { message: 'must be an ID (a prefix, _ and 26 base32 characters)' });
 
 export function utf8Bytes(text: string): number {
   return Buffer.byteLength(text, 'utf8');
 }
+
+/**
+ * A receiver URL (endpoints, event subscriptions). The service checks it with @svc/egress's checker (the WHATWG
+ * parser, then the host); the API description carries the shape that checker accepts in production: https, a host,
+ * port 443 if any, no user information, fragment, whitespace or control characters, at most 2,048 bytes.
+ */
+export const receiverUrl = z
+  .string()
+  .min(1)
+  .meta({
+    maxLength: MAX_RECEIVER_URL_BYTES,
+    pattern: RECEIVER_URL_PATTERN.source,
+    description:
+      'The receiver URL: https on a public host (422 unsafe_url for private, loopback or service-owned hosts), port ' +
+      '443 if any, no user information or fragment, at most 2,048 bytes (local mode also accepts http to loopback)',
+  });
 
 /** A string of 1..max UTF-8 bytes. */
 export const boundedText = (min: number, max: number) =>
@@ -194,13 +217,21 @@ export const boundedText = (min: number, max: number) =>
 export const METADATA_MAX_KEYS = 50;
 export const METADATA_MAX_KEY_BYTES = 64;
 export const METADATA_MAX_VALUE_BYTES = 512;
-export const metadataSchema = z.record(z.string(), z.string()).superRefine((value, ctx) => {
-  const keys = Object.keys(value);
-  if (keys.length > METADATA_MAX_KEYS) ctx.addIssue({ code: 'custom', message: `at most ${METADATA_MAX_KEYS} keys` });
-  for (const key of keys) {
-    if (utf8Bytes(key) < 1 || utf8Bytes(key) > METADATA_MAX_KEY_BYTES)
-      ctx.addIssue({ code: 'custom', message: `keys are 1 to ${METADATA_MAX_KEY_BYTES} bytes`, path: [key] });
-    else if (utf8Bytes(value[key] ?? '') > METADATA_MAX_VALUE_BYTES)
-      ctx.addIssue({ code: 'custom', message: `values are at most ${METADATA_MAX_VALUE_BYTES} bytes`, path: [key] });
-  }
-});
+export const metadataSchema = z
+  .record(z.string(), z.string())
+  .superRefine((value, ctx) => {
+    const keys = Object.keys(value);
+    if (keys.length > METADATA_MAX_KEYS) ctx.addIssue({ code: 'custom', message: `at most ${METADATA_MAX_KEYS} keys` });
+    for (const key of keys) {
+      if (utf8Bytes(key) < 1 || utf8Bytes(key) > METADATA_MAX_KEY_BYTES)
+        ctx.addIssue({ code: 'custom', message: `keys are 1 to ${METADATA_MAX_KEY_BYTES} bytes`, path: [key] });
+      else if (utf8Bytes(value[key] ?? '') > METADATA_MAX_VALUE_BYTES)
+        ctx.addIssue({ code: 'custom', message: `values are at most ${METADATA_MAX_VALUE_BYTES} bytes`, path: [key] });
+    }
+  })
+  // For the API description: characters, which the byte bounds imply (a character is 1 to 4 bytes).
+  .meta({
+    maxProperties: METADATA_MAX_KEYS,
+    propertyNames: { type: 'string', minLength: 1, maxLength: METADATA_MAX_KEY_BYTES },
+    additionalProperties: { type: 'string', maxLength: METADATA_MAX_VALUE_BYTES },
+  });

@@ -1,9 +1,9 @@
 import { z } from 'zod';
 import { LIST_ORDERS } from '../common/paging.js';
+import { idOf } from '../common/validation.js';
 import { DELIVERY_STATUSES } from '../messages/message-status.js';
 
 const timestamp = z.iso.datetime({ offset: true, message: 'must be an RFC 3339 timestamp' });
-const idFilter = z.string().regex(/^[a-z]+_[0-9a-z]{1,60}$/, 'must be an ID');
 
 /**
  * GET /deliveries: status failed or expired lists the dead letters. Same window rules as GET /messages. Extensions:
@@ -13,9 +13,9 @@ export const ListDeliveriesQuery = z.strictObject({
   created_after: timestamp.optional(),
   created_before: timestamp.optional(),
   status: z.enum(DELIVERY_STATUSES).optional(),
-  message_id: idFilter.optional(),
-  endpoint_id: idFilter.optional(),
-  tenant_id: idFilter.optional(),
+  message_id: idOf('message').optional(),
+  endpoint_id: idOf('endpoint').optional(),
+  tenant_id: idOf('tenant').optional(),
   event_type: z.string().min(1).max(256).optional(),
   kind: z.enum(['original', 'replay']).optional(),
   repaired: z

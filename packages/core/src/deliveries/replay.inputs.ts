@@ -22,10 +22,7 @@ export const CreateReplayInput = z.strictObject({
 export type CreateReplayInput = z.output<typeof CreateReplayInput>;
 
 export const ListReplaysQuery = z.strictObject({
-  endpoint_id: z
-    .string()
-    .regex(/^[a-z]+_[0-9a-z]{1,60}$/, 'must be an ID')
-    .optional(),
+  endpoint_id: idOf('endpoint').optional(),
   limit: z.unknown().optional(),
   cursor: z.unknown().optional(),
 });

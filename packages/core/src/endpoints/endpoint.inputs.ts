@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { RawJson } from '../common/raw-json.js';
-import { boundedText, idOf, metadataSchema, utf8Bytes } from '../common/validation.js';
+import { boundedText, idOf, metadataSchema, receiverUrl, utf8Bytes } from '../common/validation.js';
 
 export const MAX_EVENT_PATTERNS = 50;
 export const DEFAULT_RETRY_DELAYS = [15, 60, 300, 900, 3600, 14400, 43200, 86400];
@@ -53,10 +53,13 @@ const events = z
   .refine((list) => new Set(list).size === list.length, 'patterns must not repeat')
   .meta({ uniqueItems: true });
 
-const rule = z
-  .instanceof(RawJson, { message: 'must be a JSON object or null' })
-  .refine((raw) => raw.byteLength <= MAX_RULE_BYTES, `must be at most ${MAX_RULE_BYTES} bytes`)
-  .nullable();
+/** A filter or a transform, kept as its JSON text; the API description refers to its component (openapi-rules.ts). */
+const ruleOf = (rule: 'Filter' | 'Transform') =>
+  z
+    .instanceof(RawJson, { message: 'must be a JSON object or null' })
+    .refine((raw) => raw.byteLength <= MAX_RULE_BYTES, `must be at most ${MAX_RULE_BYTES} bytes`)
+    .meta({ rule })
+    .nullable();
 
 const retryDelays = z
   .array(z.number().int().min(1).max(MAX_RETRY_DELAY_SECONDS))
@@ -75,37 +78,44 @@ function hasControlCharacters(value: string): boolean {
   return false;
 }
 
-export const headersSchema = z.record(z.string(), z.string()).superRefine((headers, ctx) => {
-  const names = Object.keys(headers);
-  if (names.length > MAX_HEADERS) ctx.addIssue({ code: 'custom', message: `at most ${MAX_HEADERS} headers` });
-  const seen = new Set<string>();
-  let total = 0;
-  for (const name of names) {
-    const value = headers[name] ?? '';
-    const lower = name.toLowerCase();
-    if (!HEADER_TOKEN.test(name)) ctx.addIssue({ code: 'custom', message: 'not a valid header name', path: [name] });
-    else if (isForbiddenHeader(name))
-      ctx.addIssue({
-        code: 'custom',
-        message: 'this header is set by the service and cannot be customised',
-        path: [name],
-      });
-    else if (seen.has(lower))
-      ctx.addIssue({ code: 'custom', message: 'header names must differ in more than case', path: [name] });
-    else if (utf8Bytes(value) > MAX_HEADER_VALUE_BYTES)
-      ctx.addIssue({ code: 'custom', message: `values are at most ${MAX_HEADER_VALUE_BYTES} bytes`, path: [name] });
-    else if (hasControlCharacters(value))
-      ctx.addIssue({
-        code: 'custom',
-        message: 'values must not contain line breaks or control characters',
-        path: [name],
-      });
-    seen.add(lower);
-    total += utf8Bytes(name) + utf8Bytes(value);
-  }
-  if (total > MAX_HEADERS_TOTAL_BYTES)
-    ctx.addIssue({ code: 'custom', message: `headers are at most ${MAX_HEADERS_TOTAL_BYTES} bytes in all` });
-});
+export const headersSchema = z
+  .record(z.string(), z.string())
+  .meta({
+    maxProperties: MAX_HEADERS,
+    propertyNames: { type: 'string', pattern: HEADER_TOKEN.source },
+    additionalProperties: { type: 'string', maxLength: MAX_HEADER_VALUE_BYTES },
+  })
+  .superRefine((headers, ctx) => {
+    const names = Object.keys(headers);
+    if (names.length > MAX_HEADERS) ctx.addIssue({ code: 'custom', message: `at most ${MAX_HEADERS} headers` });
+    const seen = new Set<string>();
+    let total = 0;
+    for (const name of names) {
+      const value = headers[name] ?? '';
+      const lower = name.toLowerCase();
+      if (!HEADER_TOKEN.test(name)) ctx.addIssue({ code: 'custom', message: 'not a valid header name', path: [name] });
+      else if (isForbiddenHeader(name))
+        ctx.addIssue({
+          code: 'custom',
+          message: 'this header is set by the service and cannot be customised',
+          path: [name],
+        });
+      else if (seen.has(lower))
+        ctx.addIssue({ code: 'custom', message: 'header names must differ in more than case', path: [name] });
+      else if (utf8Bytes(value) > MAX_HEADER_VALUE_BYTES)
+        ctx.addIssue({ code: 'custom', message: `values are at most ${MAX_HEADER_VALUE_BYTES} bytes`, path: [name] });
+      else if (hasControlCharacters(value))
+        ctx.addIssue({
+          code: 'custom',
+          message: 'values must not contain line breaks or control characters',
+          path: [name],
+        });
+      seen.add(lower);
+      total += utf8Bytes(name) + utf8Bytes(value);
+    }
+    if (total > MAX_HEADERS_TOTAL_BYTES)
+      ctx.addIssue({ code: 'custom', message: `headers are at most ${MAX_HEADERS_TOTAL_BYTES} bytes in all` });
+  });
 
 const authorization = z
   .string()
@@ -115,12 +125,12 @@ const authorization = z
   .nullable();
 
 const endpointFields = {
-  url: z.string().min(1),
+  url: receiverUrl,
   name: boundedText(1, 128),
   description: boundedText(0, 4096),
   events,
-  filter: rule,
-  transform: rule,
+  filter: ruleOf('Filter'),
+  transform: ruleOf('Transform'),
   status: z.enum(['enabled', 'paused'], { message: 'must be enabled or paused' }),
   rate_per_second: z.number().int().min(RATE_BOUNDS.min).max(RATE_BOUNDS.max),
   max_concurrency: z.number().int().min(1).max(3, 'at most 3'),
@@ -194,7 +204,7 @@ export const EmptyInput = z.strictObject({});
 export type EmptyInput = z.output<typeof EmptyInput>;
 
 export const ListEndpointsQuery = z.strictObject({
-  tenant_id: z.string().max(64).optional(),
+  tenant_id: idOf('tenant').optional(),
   status: z.enum(['enabled', 'paused', 'disabled']).optional(),
   limit: z.unknown().optional(),
   cursor: z.unknown().optional(),

@@ -14,7 +14,9 @@ export const eventTypeName = z
   .refine(
     (name) => !RESERVED_FIRST_WORDS.has(name.split('.')[0]!),
     'names starting with webhooks. or svc. are reserved',
-  );
+  )
+  // For the API description: the name's pattern with the reserved first words kept out.
+  .meta({ pattern: `^(?!(?:${[...RESERVED_FIRST_WORDS].join('|')})(?:\\.|$))${NAME_PATTERN.source.slice(1)}` });
 
 /** Whether `name` has the form of an event type name (of the catalog or not). */
 export function isEventTypeName(name: string): boolean {

@@ -11,7 +11,10 @@ export const MAX_FLAGS_PER_ENVIRONMENT = 1000;
 
 /** POST /feature_flags/environments. */
 export const CreateEnvironmentInput = z.strictObject({
-  name: boundedText(1, 128).refine((name) => name.trim() === name, { message: 'must not start or end with spaces' }),
+  name: boundedText(1, 128)
+    .refine((name) => name.trim() === name, { message: 'must not start or end with spaces' })
+    // For the API description: what trim() keeps (JavaScript's \s is the white space trim() removes).
+    .meta({ pattern: '^(?!\\s)[\\s\\S]*(?<!\\s)$' }),
 });
 export type CreateEnvironmentInput = z.output<typeof CreateEnvironmentInput>;
 

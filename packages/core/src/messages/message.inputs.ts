@@ -32,8 +32,6 @@ export type CreateMessageInput = z.output<typeof CreateMessageInput>;
 /** The raw fields of POST /messages (kept as exact text by the transport). */
 export const MESSAGE_RAW_FIELDS = ['payload'] as const;
 
-const idFilter = z.string().regex(/^[a-z]+_[0-9a-z]{1,60}$/, 'must be an ID');
-
 /**
  * GET /messages. Window: created_after inclusive, created_before exclusive, at most 30 days (common/window.ts).
  * `order` newest (an extension) reads the window from its end.
@@ -41,9 +39,9 @@ const idFilter = z.string().regex(/^[a-z]+_[0-9a-z]{1,60}$/, 'must be an ID');
 export const ListMessagesQuery = z.strictObject({
   created_after: timestamp.optional(),
   created_before: timestamp.optional(),
-  tenant_id: idFilter.optional(),
+  tenant_id: idOf('tenant').optional(),
   event_type: z.string().min(1).max(256).optional(),
-  source_id: idFilter.optional(),
+  source_id: idOf('source').optional(),
   status: z.enum(MESSAGE_STATUSES).optional(),
   external_id: z.string().min(1).max(256).optional(),
   order: z.enum(LIST_ORDERS).optional(),

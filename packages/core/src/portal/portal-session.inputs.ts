@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { HOUR, SECOND } from '../common/clock.js';
-import { parseUsd } from '../catalog/catalog.js';
+import { USD_AMOUNT_PATTERN } from '../catalog/catalog.js';
 
 /** What a portal session may do: read only, or also manage the tenant's endpoints (and retry and replay). */
 export const PORTAL_CAPABILITIES = ['read_only', 'manage_endpoints'] as const;
@@ -28,7 +28,7 @@ const httpsUrl = z
 
 const usd = z
   .string()
-  .refine((value) => parseUsd(value) !== null, 'must be a decimal USD amount like "5" or "0.25" (at most 6 decimals)');
+  .regex(USD_AMOUNT_PATTERN, 'must be a decimal USD amount like "5" or "0.25" (at most 6 decimals)');
 
 export const PortalBrandingInput = z.strictObject({
   display_name: z.string().trim().min(1).max(64).nullable().default(null),
@@ -54,12 +54,20 @@ export const CreatePortalSessionInput = z.strictObject({
     .array(z.string().min(1).max(256))
     .max(MAX_PORTAL_EVENT_TYPES, `at most ${MAX_PORTAL_EVENT_TYPES} event types`)
     .refine((list) => new Set(list).size === list.length, 'event types must not repeat')
+    .meta({ uniqueItems: true })
     .nullable()
     .default(null),
   branding: PortalBrandingInput.default({ display_name: null, accent_color: null, logo_url: null }),
   spending_cap_usd: usd.default('0'),
 });
 export type CreatePortalSessionInput = z.output<typeof CreatePortalSessionInput>;
+
+/**
+ * An origin as `new URL(x).origin` writes it: http or https, a lowercase host (a name, an IPv4 address or a
+ * bracketed IPv6 one), a port other than the scheme's default.
+ */
+const ORIGIN_PATTERN =
+  /^(?:https:\/\/(?:[a-z0-9_-]+(?:\.[a-z0-9_-]+)*\.?|\[[0-9a-f:.]+\])(?::(?!443$)[1-9][0-9]{0,4})?|http:\/\/(?:[a-z0-9_-]+(?:\.[a-z0-9_-]+)*\.?|\[[0-9a-f:.]+\])(?::(?!80$)[1-9][0-9]{0,4})?)$/;
 
 /** An origin a page framing the portal may have: scheme, host and port only. */
 const frameOrigin = z
@@ -72,13 +80,16 @@ const frameOrigin = z
     } catch {
       return false;
     }
-  }, 'must be an origin like https://app.example.com (scheme, host and port; no path)');
+  }, 'must be an origin like https://app.example.com (scheme, host and port; no path)')
+  // For the API description: what URL.origin writes (lowercase, no default port, no path).
+  .meta({ pattern: ORIGIN_PATTERN.source });
 
 /** The team setting portal_frame_origins (PATCH /settings, an extension). */
 export const PortalFrameOrigins = z
   .array(frameOrigin)
   .max(MAX_PORTAL_FRAME_ORIGINS, `at most ${MAX_PORTAL_FRAME_ORIGINS} origins`)
-  .refine((list) => new Set(list).size === list.length, 'origins must not repeat');
+  .refine((list) => new Set(list).size === list.length, 'origins must not repeat')
+  .meta({ uniqueItems: true });
 
 /** `GET /tenants/{id}/portal_sessions`: a page and nothing else (an unknown parameter is 422 like on every list). */
 export const ListPortalSessionsQuery = z.strictObject({

@@ -2,8 +2,6 @@ import { z } from 'zod';
 import { JSON_POINTER_PATTERN } from '@svc/json';
 import { idOf, metadataSchema } from '../common/validation.js';
 
-const idFilter = z.string().regex(/^[a-z]+_[0-9a-z]{1,60}$/, 'must be an ID');
-
 /** A JSON Pointer (RFC 6901) into the captured body: "" or "/a/b~1c". */
 const jsonPointer = z.string().max(512).regex(JSON_POINTER_PATTERN, 'must be a JSON Pointer such as /type');
 
@@ -46,7 +44,7 @@ export const UpdateSourceInput = z.strictObject({
 export type UpdateSourceInput = z.output<typeof UpdateSourceInput>;
 
 export const ListSourcesQuery = z.strictObject({
-  tenant_id: idFilter.optional(),
+  tenant_id: idOf('tenant').optional(),
   limit: z.unknown().optional(),
   cursor: z.unknown().optional(),
 });

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { boundedText } from '../common/validation.js';
+import { boundedText, receiverUrl } from '../common/validation.js';
 import { SUBSCRIBABLE_EVENTS } from './platform-events.js';
 
 export const SUBSCRIPTION_FORMATS = ['svc', 'chat_a', 'chat_b', 'chat_c'] as const;
@@ -25,7 +25,7 @@ const environmentIds = z
 
 /** POST /event_subscriptions. */
 export const CreateSubscriptionInput = z.strictObject({
-  url: z.string().min(1),
+  url: receiverUrl,
   events,
   environment_ids: environmentIds,
   description: boundedText(0, 1024).default(''),
@@ -35,7 +35,7 @@ export type CreateSubscriptionInput = z.output<typeof CreateSubscriptionInput>;
 
 /** PATCH /event_subscriptions/{id}: every field but the secret (rotate_secret changes that). */
 export const UpdateSubscriptionInput = z.strictObject({
-  url: z.string().min(1).optional(),
+  url: receiverUrl.optional(),
   events: events.optional(),
   environment_ids: environmentIds.optional(),
   description: boundedText(0, 1024).optional(),

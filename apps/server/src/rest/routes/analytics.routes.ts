@@ -9,7 +9,7 @@ import {
   type Services,
 } from '@svc/core';
 import { defineRoute, type RouteSpec } from '../route.js';
-import { ErrorShape, timestamp } from '../shapes.js';
+import { ErrorShape, queryOf, timestamp } from '../shapes.js';
 
 const count = (description: string) => z.number().int().min(0).describe(description);
 
@@ -77,13 +77,13 @@ export function analyticsRoutes(services: Services): RouteSpec[] {
       path: '/analytics',
       auth: 'secret_key',
       rateClass: 'read',
-      query: z.object({
-        created_after: timestamp.describe('Required; inclusive'),
-        created_before: timestamp.describe('Required; exclusive; at most 30 days after created_after'),
-        bucket: z.enum(ANALYTICS_BUCKETS).optional().describe('hour (default) or day, aligned to UTC'),
-        tenant_id: z.string().optional().describe("This tenant's counts (unless endpoint_id or source_id is given)"),
-        endpoint_id: z.string().optional().describe("This endpoint's counts (the most specific filter wins)"),
-        source_id: z.string().optional().describe("This source's counts (unless endpoint_id is given)"),
+      query: queryOf(AnalyticsQuery, {
+        created_after: 'Required; inclusive',
+        created_before: 'Required; exclusive; at most 30 days after created_after',
+        bucket: 'hour (default) or day, aligned to UTC',
+        tenant_id: "This tenant's counts (unless endpoint_id or source_id is given)",
+        endpoint_id: "This endpoint's counts (the most specific filter wins)",
+        source_id: "This source's counts (unless endpoint_id is given)",
       }),
       responses: { 200: AnalyticsShape, 422: ErrorShape },
       async handler({ ctx, query }) {

@@ -9,8 +9,8 @@ import {
   type Services,
 } from '@svc/core';
 import { defineRoute, type RouteSpec } from '../route.js';
-import { ErrorShape, orderQuery, pageQuery, timestamp } from '../shapes.js';
-import { windowQuery } from './messages.routes.js';
+import { ErrorShape, queryOf, timestamp } from '../shapes.js';
+import { WINDOW_DESCRIPTIONS } from './messages.routes.js';
 
 const TRIGGERS = ['scheduled', 'retry', 'probe', 'retry_now'] as const;
 
@@ -102,23 +102,11 @@ export function deliveryRoutes(services: Services): RouteSpec[] {
       path: '/deliveries',
       auth: 'secret_key',
       rateClass: 'read',
-      query: z.object({
-        ...windowQuery,
-        status: z.enum(DELIVERY_STATUSES).optional(),
-        message_id: z.string().optional(),
-        endpoint_id: z.string().optional(),
-        tenant_id: z.string().optional(),
-        event_type: z.string().optional(),
-        kind: z.enum(['original', 'replay']).optional(),
-        repaired: z
-          .enum(['true', 'false'])
-          .optional()
-          .describe(
-            'An extension: true lists only dead letters a later generation repaired (repaired_by set), false ' +
-              'leaves them out',
-          ),
-        ...orderQuery,
-        ...pageQuery,
+      query: queryOf(ListDeliveriesQuery, {
+        ...WINDOW_DESCRIPTIONS,
+        repaired:
+          'An extension: true lists only dead letters a later generation repaired (repaired_by set), false ' +
+          'leaves them out',
       }),
       responses: { 200: DeliveryListShape, 422: ErrorShape },
       async handler({ ctx, query }) {
@@ -145,7 +133,7 @@ export function deliveryRoutes(services: Services): RouteSpec[] {
       path: '/deliveries/:id/attempts',
       auth: 'secret_key',
       rateClass: 'read',
-      query: z.object({ ...pageQuery }),
+      query: queryOf(ListAttemptsQuery),
       responses: { 200: AttemptListShape, 404: ErrorShape, 422: ErrorShape },
       async handler({ ctx, params, query }) {
         const page = await deliveries.listAttempts(ctx, params['id']!, parseInput(ListAttemptsQuery, query));

@@ -1,4 +1,3 @@
-import { z } from 'zod';
 import {
   CreateEndpointInput,
   EmptyInput,
@@ -13,7 +12,7 @@ import {
   type Services,
 } from '@svc/core';
 import { defineRoute, type RouteResult, type RouteSpec } from '../route.js';
-import { ErrorShape, listOf, pageQuery } from '../shapes.js';
+import { ErrorShape, listOf, queryOf } from '../shapes.js';
 import {
   EndpointShape,
   EndpointWithSecretShape,
@@ -73,10 +72,9 @@ export function endpointRoutes(services: Services): RouteSpec[] {
       path: '/endpoints',
       auth: 'secret_key',
       rateClass: 'read',
-      query: z.object({
-        tenant_id: z.string().optional().describe('Only endpoints of this tenant'),
-        status: z.enum(['enabled', 'paused', 'disabled']).optional().describe('Only endpoints with this status'),
-        ...pageQuery,
+      query: queryOf(ListEndpointsQuery, {
+        tenant_id: 'Only endpoints of this tenant',
+        status: 'Only endpoints with this status',
       }),
       responses: { 200: EndpointListShape, 422: ErrorShape },
       async handler({ ctx, query }) {

@@ -9,7 +9,7 @@ import {
   type Services,
 } from '@svc/core';
 import { defineRoute, type RouteSpec } from '../route.js';
-import { createdAt, ErrorShape, listOf, pageQuery, updatedAt, versionField } from '../shapes.js';
+import { createdAt, ErrorShape, listOf, queryOf, updatedAt, versionField } from '../shapes.js';
 
 export const EventTypeShape = z
   .strictObject({
@@ -68,7 +68,7 @@ export function eventTypeRoutes(services: Services): RouteSpec[] {
       path: '/event_types',
       auth: 'secret_key',
       rateClass: 'read',
-      query: z.object({ name: z.string().optional().describe('Only the event type with this name'), ...pageQuery }),
+      query: queryOf(ListEventTypesQuery, { name: 'Only the event type with this name' }),
       responses: { 200: EventTypeListShape, 422: ErrorShape },
       async handler({ ctx, query }) {
         const page = await eventTypes.listEventTypes(ctx, parseInput(ListEventTypesQuery, query));

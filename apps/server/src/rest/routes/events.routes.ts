@@ -7,7 +7,7 @@ import {
   type Services,
 } from '@svc/core';
 import { defineRoute, type RouteSpec } from '../route.js';
-import { ErrorShape, orderQuery, pageQuery, timestamp } from '../shapes.js';
+import { ErrorShape, queryOf, timestamp } from '../shapes.js';
 
 export const OperationalEventShape = z
   .strictObject({
@@ -76,15 +76,10 @@ export function eventRoutes(services: Services): RouteSpec[] {
       path: '/events',
       auth: 'secret_key',
       rateClass: 'read',
-      query: z.object({
-        type: z.enum(OPERATIONAL_EVENT_TYPES).optional().describe('Only events of this type'),
-        resource_id: z
-          .string()
-          .optional()
-          .describe('Only events of this resource (also the first or last of a coalesced event)'),
-        tenant_id: z.string().optional().describe("Only this tenant's events"),
-        ...orderQuery,
-        ...pageQuery,
+      query: queryOf(ListOperationalEventsQuery, {
+        type: 'Only events of this type',
+        resource_id: 'Only events of this resource (also the first or last of a coalesced event)',
+        tenant_id: "Only this tenant's events",
       }),
       responses: { 200: OperationalEventListShape, 422: ErrorShape },
       async handler({ ctx, query }) {

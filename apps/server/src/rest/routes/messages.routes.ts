@@ -10,7 +10,7 @@ import {
   type Services,
 } from '@svc/core';
 import { defineRoute, type RouteSpec } from '../route.js';
-import { ErrorShape, metadataField, orderQuery, pageQuery, timestamp } from '../shapes.js';
+import { ErrorShape, metadataField, queryOf, timestamp } from '../shapes.js';
 
 const DeliveryCountsShape = z
   .strictObject(
@@ -101,9 +101,9 @@ const RedactResultShape = z
   .meta({ id: 'MessageRedactResult' });
 
 /** Query parameters of GET /messages and GET /deliveries: the window. */
-export const windowQuery = {
-  created_after: timestamp.optional().describe('Inclusive; default 30 days before created_before'),
-  created_before: timestamp.optional().describe('Exclusive; default now; at most 30 days after created_after'),
+export const WINDOW_DESCRIPTIONS = {
+  created_after: 'Inclusive; default 30 days before created_before',
+  created_before: 'Exclusive; default now; at most 30 days after created_after',
 };
 
 export function messageRoutes(services: Services): RouteSpec[] {
@@ -159,16 +159,7 @@ export function messageRoutes(services: Services): RouteSpec[] {
       path: '/messages',
       auth: 'secret_key',
       rateClass: 'read',
-      query: z.object({
-        ...windowQuery,
-        tenant_id: z.string().optional(),
-        event_type: z.string().optional(),
-        source_id: z.string().optional(),
-        status: z.enum(MESSAGE_STATUSES).optional().describe('Applied within each page'),
-        external_id: z.string().optional(),
-        ...orderQuery,
-        ...pageQuery,
-      }),
+      query: queryOf(ListMessagesQuery, { ...WINDOW_DESCRIPTIONS, status: 'Applied within each page' }),
       responses: { 200: MessageListShape, 422: ErrorShape },
       async handler({ ctx, query }) {
         const page = await messages.listMessages(ctx, parseInput(ListMessagesQuery, query));

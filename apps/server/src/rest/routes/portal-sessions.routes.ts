@@ -9,7 +9,7 @@ import {
   type Services,
 } from '@svc/core';
 import { defineRoute, type RouteSpec } from '../route.js';
-import { createdAt, ErrorShape, listOf, pageQuery, timestamp } from '../shapes.js';
+import { createdAt, ErrorShape, listOf, queryOf, timestamp } from '../shapes.js';
 
 export const PortalSessionShape = z
   .strictObject({
@@ -99,7 +99,7 @@ export function portalSessionRoutes(services: Services): RouteSpec[] {
       path: '/tenants/:id/portal_sessions',
       auth: 'secret_key',
       rateClass: 'read',
-      query: z.object({ ...pageQuery }),
+      query: queryOf(ListPortalSessionsQuery),
       responses: { 200: PortalSessionListShape, 404: ErrorShape, 422: ErrorShape },
       async handler({ ctx, params, query }) {
         const page = await portalSessions.listSessions(ctx, params['id']!, parseInput(ListPortalSessionsQuery, query));

@@ -9,7 +9,7 @@ import {
   type Services,
 } from '@svc/core';
 import { defineRoute, type RouteSpec } from '../route.js';
-import { ErrorShape, listOf, pageQuery, timestamp } from '../shapes.js';
+import { ErrorShape, listOf, queryOf, timestamp } from '../shapes.js';
 
 const usd = z
   .string()
@@ -99,7 +99,7 @@ export function replayRoutes(services: Services): RouteSpec[] {
       path: '/replays',
       auth: 'secret_key',
       rateClass: 'read',
-      query: z.object({ endpoint_id: z.string().optional(), ...pageQuery }),
+      query: queryOf(ListReplaysQuery, { endpoint_id: "Only this endpoint's replays" }),
       responses: { 200: listOf(ReplayShape, 'ReplayList'), 422: ErrorShape },
       async handler({ ctx, query }) {
         const page = await replays.listReplays(ctx, parseInput(ListReplaysQuery, query));

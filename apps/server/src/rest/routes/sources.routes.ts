@@ -25,10 +25,10 @@ import {
   ErrorShape,
   listOf,
   metadataField,
-  pageQuery,
+  queryOf,
+  timestamp,
   updatedAt,
   versionField,
-  timestamp,
 } from '../shapes.js';
 
 export const SourceShape = z
@@ -135,7 +135,7 @@ export function sourceRoutes(services: Services, publicBaseUrl: string): RouteSp
       path: '/sources',
       auth: 'secret_key',
       rateClass: 'read',
-      query: z.object({ tenant_id: z.string().optional().describe("Only this tenant's sources"), ...pageQuery }),
+      query: queryOf(ListSourcesQuery, { tenant_id: "Only this tenant's sources" }),
       responses: { 200: SourceListShape, 422: ErrorShape },
       async handler({ ctx, query }) {
         const page = await sources.listSources(ctx, parseInput(ListSourcesQuery, query));

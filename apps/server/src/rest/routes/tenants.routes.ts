@@ -8,7 +8,7 @@ import {
   type TenantView,
 } from '@svc/core';
 import { defineRoute, type RouteSpec } from '../route.js';
-import { createdAt, ErrorShape, listOf, metadataField, pageQuery, updatedAt, versionField } from '../shapes.js';
+import { createdAt, ErrorShape, listOf, metadataField, queryOf, updatedAt, versionField } from '../shapes.js';
 
 export const TenantShape = z
   .strictObject({
@@ -64,10 +64,7 @@ export function tenantRoutes(services: Services): RouteSpec[] {
       path: '/tenants',
       auth: 'secret_key',
       rateClass: 'read',
-      query: z.object({
-        external_id: z.string().optional().describe('Only the tenant with this external_id'),
-        ...pageQuery,
-      }),
+      query: queryOf(ListTenantsQuery, { external_id: 'Only the tenant with this external_id' }),
       responses: { 200: TenantListShape, 422: ErrorShape },
       async handler({ ctx, query }) {
         const page = await tenants.listTenants(ctx, parseInput(ListTenantsQuery, query));

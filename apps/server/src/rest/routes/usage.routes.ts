@@ -9,7 +9,7 @@ import {
   type UsageReport,
 } from '@svc/core';
 import { defineRoute, type RouteSpec } from '../route.js';
-import { ErrorShape, timestamp } from '../shapes.js';
+import { ErrorShape, queryOf, timestamp } from '../shapes.js';
 
 const usd = z
   .string()
@@ -122,12 +122,8 @@ export function usageRoutes(services: Services): RouteSpec[] {
       path: '/platform/meta/usage',
       auth: 'secret_key',
       rateClass: 'read',
-      query: z.object({
-        month: z
-          .string()
-          .regex(BILLING_MONTH_PATTERN)
-          .optional()
-          .describe('The billing month, YYYY-MM (UTC); default the current one. Not after the current month'),
+      query: queryOf(UsageQuery, {
+        month: 'The billing month, YYYY-MM (UTC); default the current one. Not after the current month',
       }),
       responses: { 200: UsageShape, 422: ErrorShape, 503: ErrorShape },
       async handler({ ctx, query }) {

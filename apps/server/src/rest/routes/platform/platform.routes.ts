@@ -13,7 +13,7 @@ import {
   type Services,
 } from '@svc/core';
 import { defineRoute, type RouteResult, type RouteSpec } from '../../route.js';
-import { ErrorShape, listOf, pageQuery } from '../../shapes.js';
+import { ErrorShape, listOf, queryOf } from '../../shapes.js';
 import { PLATFORM_PREFIX } from '../discovery.js';
 import {
   DeletedFlagShape,
@@ -84,7 +84,7 @@ export function platformRoutes(services: Services): RouteSpec[] {
       path: `${P}/feature_flags/environments`,
       auth: 'secret_key',
       rateClass: 'read',
-      query: z.object(pageQuery),
+      query: queryOf(ListPlatformPageQuery),
       responses: { 200: environmentList, 422: ErrorShape },
       async handler({ ctx, query }) {
         const page = await featureFlags.listEnvironments(ctx, parseInput(ListPlatformPageQuery, query));
@@ -111,7 +111,7 @@ export function platformRoutes(services: Services): RouteSpec[] {
       path: `${P}/feature_flags/environments/:environment_id/flags`,
       auth: 'secret_key',
       rateClass: 'read',
-      query: z.object(pageQuery),
+      query: queryOf(ListPlatformPageQuery),
       responses: { 200: flagList, 404: ErrorShape, 422: ErrorShape },
       async handler({ ctx, params, query }) {
         const page = await featureFlags.listFlags(
@@ -206,7 +206,7 @@ export function platformRoutes(services: Services): RouteSpec[] {
       path: `${P}/event_subscriptions`,
       auth: 'secret_key',
       rateClass: 'read',
-      query: z.object(pageQuery),
+      query: queryOf(ListPlatformPageQuery),
       responses: { 200: subscriptionList, 422: ErrorShape },
       async handler({ ctx, query }) {
         const page = await subscriptions.listSubscriptions(ctx, parseInput(ListPlatformPageQuery, query));
@@ -316,10 +316,9 @@ export function platformRoutes(services: Services): RouteSpec[] {
       path: `${P}/event_subscriptions/:endpoint_id/deliveries`,
       auth: 'secret_key',
       rateClass: 'read',
-      query: z.object({
-        status: z.enum(['pending', 'succeeded', 'failed', 'canceled']).optional().describe('Only this status'),
-        event_id: z.string().optional().describe('Only deliveries of this event'),
-        ...pageQuery,
+      query: queryOf(ListSubscriptionDeliveriesQuery, {
+        status: 'Only this status',
+        event_id: 'Only deliveries of this event',
       }),
       responses: { 200: deliveryList, 404: ErrorShape, 422: ErrorShape },
       async handler({ ctx, params, query }) {
@@ -361,10 +360,9 @@ export function platformRoutes(services: Services): RouteSpec[] {
       path: `${P}/events`,
       auth: 'secret_key',
       rateClass: 'read',
-      query: z.object({
-        type: z.string().optional().describe('Only events of this exact type'),
-        environment_id: z.string().optional().describe('Only events of this environment'),
-        ...pageQuery,
+      query: queryOf(ListPlatformEventsQuery, {
+        type: 'Only events of this exact type',
+        environment_id: 'Only events of this environment',
       }),
       responses: { 200: eventList, 422: ErrorShape },
       async handler({ ctx, query }) {
