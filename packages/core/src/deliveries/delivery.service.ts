@@ -404,7 +404,7 @@ export class DeliveryService {
         `WITH queue AS (UPDATE delivery_queue SET due_at = $2 WHERE delivery_id = $1 AND lease_owner IS NULL),
          probe AS (
            UPDATE endpoint_health SET next_probe_at = $2
-            WHERE endpoint_id = $3 AND circuit = 'open' AND (next_probe_at IS NULL OR next_probe_at > $2)),
+            WHERE endpoint_id = $3 AND circuit = 'open' AND (next_probe_at IS NULL OR next_probe_at > $2))
          UPDATE deliveries SET next_attempt_at = $2, next_trigger = 'retry_now', updated_at = $2 WHERE id = $1`,
         [id, now, row.endpoint_id],
       );
