@@ -28,12 +28,13 @@ export function freePort(): Promise<number> {
   });
 }
 
-export type ReceiverKind = 'fast' | 'slow' | 'hang';
+export type ReceiverKind = 'fast' | 'slow' | 'slow9' | 'hang' | 'reject';
 
 /**
- * Loopback receivers on one port: `/fast/<name>` answers 204 at once, `/slow/<name>` after 2 seconds, `/hang/<name>`
- * never (the sender's timeout ends the attempt; counted on arrival). Counts arrivals per name and, while recording,
- * each message's arrival time by its webhook-id.
+ * Loopback receivers on one port: `/fast/<name>` answers 204 at once, `/slow/<name>` after 2 seconds, `/slow9/<name>`
+ * after 9 seconds (inside the default 10 s timeout), `/reject/<name>` 400 at once, `/hang/<name>` never (the sender's
+ * timeout ends the attempt; counted on arrival). Counts arrivals per name, the requests open at once (and their peak)
+ * and, while recording, each message's arrival time by its webhook-id.
  */
 export class Receivers {
   readonly counts = new Map<string, number>();
@@ -41,6 +42,9 @@ export class Receivers {
   /** Per name, the Svc-Sequence numbers that arrived, in arrival order (ordered endpoints). */
   readonly sequences = new Map<string, number[]>();
   recording = false;
+  /** Requests open right now, and the most open at once since resetPeak(). */
+  open = 0;
+  peak = 0;
   private server: http.Server | null = null;
   port = 0;
 
@@ -49,6 +53,9 @@ export class Receivers {
       const arrivedAt = Date.now();
       const [, kind, name = ''] = (request.url ?? '').split('/');
       const count = () => this.counts.set(name, (this.counts.get(name) ?? 0) + 1);
+      this.open += 1;
+      this.peak = Math.max(this.peak, this.open);
+      response.once('close', () => (this.open -= 1));
       request.resume();
       if (kind === 'hang') {
         count();
@@ -65,15 +72,20 @@ export class Receivers {
             this.sequences.set(name, seen);
           }
           if (this.recording && typeof id === 'string' && !this.arrivals.has(id)) this.arrivals.set(id, arrivedAt);
-          response.writeHead(204).end();
+          response.writeHead(kind === 'reject' ? 400 : 204).end();
         };
         if (kind === 'slow') setTimeout(answer, 2000);
+        else if (kind === 'slow9') setTimeout(answer, 9000);
         else answer();
       });
     });
     this.server.maxRequestsPerSocket = 0;
     await new Promise<void>((resolve) => this.server!.listen(0, '127.0.0.1', resolve));
     this.port = (this.server.address() as net.AddressInfo).port;
+  }
+
+  resetPeak(): void {
+    this.peak = this.open;
   }
 
   url(kind: ReceiverKind, name: string): string {

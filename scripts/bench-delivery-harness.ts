@@ -54,11 +54,14 @@ export interface Harness {
  * postmaster's command line (packages/db), which outranks ALTER SYSTEM, so a running fsync=off cluster cannot be
  * switched by a reload. Otherwise the cluster is embedded with fsync=off, or a fresh database on BENCH_POSTGRES_URL.
  */
-export async function startHarness(build: ServiceBuild, options: { durable: boolean }): Promise<Harness> {
+export async function startHarness(
+  build: ServiceBuild,
+  options: { durable: boolean; specLimits?: boolean; label?: string },
+): Promise<Harness> {
   // BENCH_POSTGRES_URL + BENCH_POSTGRES_DIR: a Postgres started by hand (for example with pg_stat_statements
   // preloaded, see docs/benchmarks.md); the benchmark uses a fresh database on it. Otherwise an embedded cluster.
   const external = options.durable ? undefined : process.env['BENCH_POSTGRES_URL'];
-  const label = options.durable ? 'durable-' : '';
+  const label = options.label ?? (options.durable ? 'durable-' : '');
   const stops: (() => Promise<void>)[] = [];
   let postgresDir = process.env['BENCH_POSTGRES_DIR'] ?? '';
   let databaseUrl: string;
@@ -95,8 +98,8 @@ export async function startHarness(build: ServiceBuild, options: { durable: bool
       // Not 127.0.0.1: the service's own host is never accepted as a receiver.
       SVC_PUBLIC_BASE_URL: 'http://webhooks.bench.test',
       SVC_ALLOW_LOOPBACK_RECEIVERS: '1',
-      SVC_LIMIT_SERVICE_CONCURRENCY: '2000',
-      SVC_LIMIT_DISPATCH_RATE: '100000',
+      // The throughput scenarios raise the deployment-wide limits; `fairness` runs at the spec's (6 requests, 1,000/s).
+      ...(options.specLimits ? {} : { SVC_LIMIT_SERVICE_CONCURRENCY: '2000', SVC_LIMIT_DISPATCH_RATE: '100000' }),
       LOG_LEVEL: 'warn',
       PORT: String(port),
       HOST: '127.0.0.1',

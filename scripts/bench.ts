@@ -12,6 +12,9 @@
  *
  *   delivery        messages through the server and worker processes to loopback receivers (scripts/bench-delivery.ts)
  *                   vs  raw commits and raw undici POSTs measured in the same run
+ *   fairness        at the spec's default limits: a tenant's accept-to-receiver p99 beside slow receivers of other
+ *                   teams, with one and two workers, and a team's publish p99 beside a hot team
+ *                   (scripts/bench-fairness.ts)  vs  the same tenant's figures alone, in the same run
  *   analytics       GET /v1/analytics over 30 days of a busy team's hourly rollups, and the rollup's folding rate
  *                   (scripts/bench-analytics.ts)  vs  the same bytes from a bare node:http server, and appending the
  *                   same facts
@@ -41,6 +44,8 @@ import { countRoundTrips, ensureDatabase, runMigrations, startEmbeddedPostgres }
 import { buildApp, readServerConfig } from '@svc/server';
 import { runAnalyticsBench, type AnalyticsFigures } from './bench-analytics.js';
 import { runDeliveryBench, type DeliveryFigures } from './bench-delivery.js';
+import { buildServices } from './bench-delivery-env.js';
+import { runFairnessBench, type FairnessFigures } from './bench-fairness.js';
 import { printStart, runStartBench, type StartFigures } from './bench-start.js';
 import { printTracing, runTracingBench, type TracingFigures } from './bench-tracing.js';
 import { ROOT } from './local-runtime.js';
@@ -328,7 +333,7 @@ async function runCoreBench(): Promise<{ figures: Figure[]; roundTrips: RoundTri
 
 async function main(): Promise<void> {
   const only = process.env['BENCH_ONLY'];
-  const parts = ['delivery', 'analytics', 'tracing', 'start', 'core'];
+  const parts = ['delivery', 'fairness', 'analytics', 'tracing', 'start', 'core'];
   if (only && !parts.includes(only)) throw new Error(`BENCH_ONLY is ${parts.join(', ')}`);
   const runs = (part: string) => !only || only === part;
   const file = path.join(ROOT, '.tmp/bench.json');
@@ -341,6 +346,7 @@ async function main(): Promise<void> {
       };
   const previousDelivery = (previous['delivery'] ?? null) as Partial<DeliveryFigures> | null;
   const delivery = runs('delivery') ? (await runDeliveryBench(previousDelivery ?? {})).delivery : previousDelivery;
+  const fairness = runs('fairness') ? await runFairness() : ((previous['fairness'] ?? null) as FairnessFigures | null);
   const analytics = runs('analytics')
     ? (await runAnalyticsBench()).analytics
     : ((previous['analytics'] ?? null) as AnalyticsFigures | null);
@@ -366,6 +372,7 @@ async function main(): Promise<void> {
     console.log(
       `\nPostgres round trips per request: GET ${roundTrips.get}, PATCH ${roundTrips.patch}, create ${roundTrips.create}`,
     );
+  if (fairness) printFairness(fairness);
   if (analytics) printAnalytics(analytics);
   if (tracing) printTracing(tracing);
   if (start) printStart(start);
@@ -379,6 +386,7 @@ async function main(): Promise<void> {
         figures,
         round_trips: roundTrips,
         delivery,
+        fairness,
         analytics,
         tracing,
         start,
@@ -388,6 +396,38 @@ async function main(): Promise<void> {
     ),
   );
   console.log('\nJSON: .tmp/bench.json');
+}
+
+async function runFairness(): Promise<FairnessFigures> {
+  const build = await buildServices();
+  try {
+    return await runFairnessBench(build);
+  } finally {
+    build.remove();
+  }
+}
+
+/** Fairness at the spec's limits: each case's p99 over the same run's `alone` (targets in docs/benchmarks.md). */
+function printFairness(f: FairnessFigures): void {
+  const { alone } = f;
+  console.log(
+    `\nfairness at service_concurrency ${f.limits.service_concurrency}, max_concurrency ${f.limits.max_concurrency} ` +
+      `(p99 over alone, target <= 2.0; alone p50 ${alone.p50_ms} ms, p99 ${alone.p99_ms} ms)`,
+  );
+  for (const [name, c] of [
+    ['two_slow', f.two_slow],
+    ['six_slow', f.six_slow],
+    ['two_workers', f.two_workers],
+  ] as const)
+    console.log(
+      `  ${name.padEnd(12)} p99 ${String(c.p99_ms).padStart(6)} ms  ratio ${c.p99_ratio.toFixed(2)}  ` +
+        `undelivered ${c.undelivered}  peak in flight ${c.peak_in_flight} (limit 6)`,
+    );
+  const h = f.hot_team;
+  console.log(
+    `  hot_team     publish p99 ${h.beside_publish_p99_ms} ms beside team X (${h.hot_admitted_per_s}/s, a replay of ` +
+      `${h.replayed}) over ${h.alone_publish_p99_ms} ms alone: ratio ${h.publish_p99_ratio.toFixed(2)} (target <= 1.5)`,
+  );
 }
 
 function printAnalytics(a: AnalyticsFigures): void {

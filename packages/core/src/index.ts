@@ -59,6 +59,7 @@ export {
   parseWakePayload,
   wakePayload,
   WAKE_ALL,
+  type WakeTarget,
 } from './deliveries/delivery.jobs.js';
 export { DISPATCH_PARTITIONS, partitionOf } from './deliveries/dispatch-partitions.js';
 export {
@@ -76,6 +77,8 @@ export {
   type ClaimedAttempt,
   type ClaimResult,
   type LaneRequest,
+  type SlotClaim,
+  type SlotCapacity,
   type LaneState,
 } from './deliveries/dispatch.service.js';
 export {

@@ -8,14 +8,15 @@ import {
   partitionOf,
   type AttemptOutcome,
   type ClaimedAttempt,
-  type EndpointHealthState,
+  type ClaimResult,
   type LaneRequest,
-  type LaneState,
   type Services,
   type SettledOutcome,
   type SettlementResult,
+  type SlotCapacity,
+  type WakeTarget,
 } from '@svc/core';
-import { Coalescer } from './coalescer.js';
+import { KeyedBatcher } from './keyed-batcher.js';
 import {
   endClaimSpan,
   endJobSpan,
@@ -26,12 +27,15 @@ import {
   startJobSpan,
   type PendingSettle,
 } from './delivery-tracing.js';
+import { planSlots, type SlotCandidate } from './fair-share.js';
+import { EndpointSpeeds, Lane, SLOW_ATTEMPT_MS, UNKNOWN_CONCURRENCY } from './lane.js';
+import { Membership } from './membership.js';
 
 export interface DispatcherOptions {
   services: Services;
   workerId: string;
   logger: Logger;
-  /** The deployment-wide limits; this worker enforces its share of them (the limit over the live workers). */
+  /** The deployment-wide limits: service_concurrency is shared exactly through the slot rows, dispatch_rate per worker. */
   limits: { serviceConcurrency: number; dispatchRate: number };
   /** Sends one attempt (signs, POSTs, classifies); never throws. */
   send(attempt: ClaimedAttempt): Promise<AttemptOutcome>;
@@ -46,14 +50,18 @@ export interface DispatcherOptions {
 
 /** Most endpoints in one claim statement. */
 const MAX_CLAIM_ENDPOINTS = 500;
-/** Most attempts asked of one endpoint in one claim when nothing is known of it yet. */
-const UNKNOWN_CONCURRENCY = 1;
 /** A lane whose claim came back short for a reason memory cannot see (a row locked, a foreign lease) looks again. */
 const SHORT_CLAIM_RECHECK_MS = 250;
-/** A parked lane (paused endpoint) is read again this often even without a wake-up. */
-const PARKED_RECHECK_MS = 10_000;
 /** Claims (and settlement batches) start at most this often: under load, batches grow instead of their number. */
 const MIN_BATCH_GAP_MS = 2;
+/**
+ * Work waiting for slots other workers hold: the slot counts are read again this often (their settles wake no one
+ * here); sooner while a lane known fast waits, which a slot freed anywhere may serve at once.
+ */
+const STARVED_RECHECK_MS = 25;
+const FAST_STARVED_RECHECK_MS = 5;
+/** A worker's slot count drifting down (attempts settling, nothing to claim) is written at most this often. */
+const REPORT_GAP_MS = 50;
 /** After a connection error, claims wait this long (the lanes keep their state). */
 const UNAVAILABLE_RECHECK_MS = 1000;
 /** The longest a lane whose claims keep failing on its own waits before it is tried again. */
@@ -61,97 +69,49 @@ const MAX_LANE_BACKOFF_MS = 30_000;
 /** The longest a timer waits: the service clock may move (tests), so due times are compared at least this often. */
 const MAX_SLEEP_MS = 1000;
 
-/** One endpoint this worker owns, with what it knows of it. */
-class Lane {
-  /** The earliest time (service clock, ms) a row of this endpoint may be due; Infinity when none is known. */
-  nextDueAt = 0;
-  inFlight = 0;
-  /** Attempts of other workers still holding rows of this endpoint (a handoff), as the last claim saw them. */
-  foreignInFlight = 0;
-  tokens = 1;
-  refilledAt = 0;
-  ratePerSecond: number | null = null;
-  maxConcurrency: number | null = null;
-  health: EndpointHealthState = CLOSED_CIRCUIT;
-  /** Moves with every settlement that sets `health`: a claim that read the row before it must not undo it. */
-  healthEpoch = 0;
-  /** A paused endpoint (real time, ms): nothing is claimed until a wake-up or this recheck. */
-  parkedUntil = 0;
-  /** Not before this real time (ms): after a short claim or a failed one. */
-  notBefore = 0;
-  claimFailures = 0;
-  claiming = false;
-  /** Due times learnt while a claim ran (a wake-up, a retry): the claim's older snapshot must not hide them. */
-  dueWhileClaiming = Infinity;
-
-  constructor(readonly id: string) {}
-
-  /** Something of this endpoint is due at `at` (or earlier). */
-  lower(at: number): void {
-    this.nextDueAt = Math.min(this.nextDueAt, at);
-    if (this.claiming) this.dueWhileClaiming = Math.min(this.dueWhileClaiming, at);
-  }
-
-  /** Rate tokens accrue in real time (a rate is per second of the wall clock, whatever the service clock says). */
-  refill(realNow: number): void {
-    const rate = this.ratePerSecond ?? 1;
-    this.tokens = Math.min(rate, this.tokens + (Math.max(0, realNow - this.refilledAt) / 1000) * rate);
-    this.refilledAt = realNow;
-  }
-
-  /** Milliseconds of real time until a rate token is there. */
-  tokenWaitMs(): number {
-    return this.tokens >= 1 ? 0 : Math.ceil(((1 - this.tokens) / (this.ratePerSecond ?? 1)) * 1000);
-  }
-
-  /**
-   * When (service clock) this lane could start an attempt, ignoring capacity and rate tokens (Infinity: only a
-   * wake-up or a settle helps).
-   */
-  eligibleAt(): number {
-    let at = this.nextDueAt;
-    if (this.health.circuit !== 'closed' && this.health.nextProbeAt)
-      at = Math.max(at, this.health.nextProbeAt.getTime());
-    return at;
-  }
-
-  free(): number {
-    const max = this.maxConcurrency ?? UNKNOWN_CONCURRENCY;
-    if (this.health.circuit !== 'closed') return this.inFlight + this.foreignInFlight === 0 ? 1 : 0;
-    return Math.max(0, max - this.inFlight - this.foreignInFlight);
-  }
+/**
+ * The slots of service_concurrency that slow lanes may never take (docs/delivery.md, "Fairness"): a third, at least
+ * one, so slow receivers cannot hold every slot while others wait. A lane of unknown speed leaves one free.
+ */
+export function reservedSlots(serviceConcurrency: number): number {
+  return serviceConcurrency <= 1 ? 0 : Math.max(1, Math.floor(serviceConcurrency / 3));
 }
 
 /**
  * The delivery engine of one worker process (docs/delivery.md, "The engine"). It owns whole partitions of the
- * endpoints (a heartbeat renews the leases), keeps each owned endpoint with work as a lane in memory, and claims
- * due rows for every lane with room in one statement per batch: concurrency, rate and circuit timing are decided
- * here, so a busy, slow or failing endpoint costs nothing while it waits and never delays another. Attempts settle
- * in batches (one statement each); a failed batch settles its outcomes one by one.
+ * endpoints (membership.ts), keeps each owned endpoint with work as a lane in memory, and claims due rows for the
+ * lanes with room in one statement per batch. Concurrency, rate and circuit timing per endpoint are decided here;
+ * the deployment's slots (service_concurrency, across every worker) are planned fairly here (fair-share.ts) and
+ * counted exactly by the claim. Attempts settle in batches; a failed batch settles its outcomes one by one.
  */
 export class Dispatcher {
   private readonly lanes = new Map<string, Lane>();
-  private partitions = new Set<number>();
+  private readonly speeds = new EndpointSpeeds();
+  private readonly membership: Membership;
+  private partitions: ReadonlySet<number> = new Set();
   private liveWorkers = 1;
   private running = 0;
   private globalTokens = 0;
   private globalRefilledAt = 0;
+  /** Other workers' slots as the last claim read them. */
+  private capacity: SlotCapacity = { othersInUse: 0, othersStarvedTeams: 0 };
+  /** What this worker's slot row says since its last claim: its count, teams and whether it waited for slots. */
+  private reported = { inUse: 0, teams: 0, starved: false };
+  /** Not before this real time: the next read of the slot counts while work waits for other workers' slots. */
+  private starvedRecheckAt = 0;
   private stopping = false;
   private claimRunning = false;
   /** After a connection error: no claim before this real time. */
   private unavailableUntil = 0;
   private tickQueued = false;
   private timer: NodeJS.Timeout | null = null;
-  private heartbeatTimer: NodeJS.Timeout | null = null;
-  private lastDiscovery = 0;
-  private lastHousekeeping = 0;
   private lastClaimAt = 0;
-  private beating = false;
+  private lastReportAt = 0;
   private idleWaiters: (() => void)[] = [];
-  private readonly settles: Coalescer<PendingSettle, SettledOutcome>;
+  private readonly settles: KeyedBatcher<PendingSettle, SettledOutcome>;
 
   constructor(private readonly options: DispatcherOptions) {
-    this.settles = new Coalescer((pending) => this.settleBatch(pending), {
+    this.settles = new KeyedBatcher((pending) => this.settleBatch(pending), {
       maxConcurrent: 2,
       maxBatch: 500,
       minGapMs: MIN_BATCH_GAP_MS,
@@ -159,27 +119,49 @@ export class Dispatcher {
       // of one endpoint at once would each start from the same count and one would lose the other's failures.
       keyOf: (pending) => pending.outcome.attempt.endpointId,
     });
+    this.membership = new Membership({
+      services: options.services,
+      workerId: options.workerId,
+      logger: options.logger,
+      heartbeatMs: options.heartbeatMs,
+      discoveryMs: options.discoveryMs,
+      housekeepingMs: options.housekeepingMs,
+      onMembership: (partitions, liveWorkers) => {
+        this.partitions = partitions;
+        this.liveWorkers = liveWorkers;
+        for (const [id, lane] of this.lanes)
+          if (!partitions.has(partitionOf(id)) && lane.inFlight === 0 && !lane.claiming) this.lanes.delete(id);
+        this.schedule();
+      },
+      onDiscovered: (found) => {
+        for (const { endpointId, nextDueAt } of found)
+          if (this.partitions.has(partitionOf(endpointId))) this.lane(endpointId).lower(nextDueAt.getTime());
+        this.schedule();
+      },
+    });
   }
 
   async start(): Promise<void> {
-    await this.heartbeat();
-    this.heartbeatTimer = setInterval(() => void this.heartbeat(), this.options.heartbeatMs ?? 1000);
-    this.heartbeatTimer.unref();
+    await this.membership.start();
   }
 
-  /** Work became due at these endpoints (a NOTIFY); null: anywhere (a discovery pass). */
-  wake(endpointIds: readonly string[] | null): void {
+  /**
+   * Work became due at these endpoints (a NOTIFY); null: anywhere (a discovery pass). A wake-up for new work only
+   * makes the lane look at its rows: an endpoint behind an open circuit or paused stays so until its probe time, or
+   * until a wake-up that says its configuration changed (`reread`: resume, retry_now, an edit).
+   */
+  wake(targets: readonly WakeTarget[] | null): void {
     if (this.stopping) return;
-    if (endpointIds === null) {
-      this.lastDiscovery = 0;
-      void this.discover([...this.partitions]);
+    if (targets === null) {
+      this.membership.discoverAll();
       return;
     }
     const now = this.now();
-    for (const id of endpointIds) {
-      if (!this.partitions.has(partitionOf(id))) continue;
-      const lane = this.lane(id);
+    for (const { endpointId, reread } of targets) {
+      if (!this.partitions.has(partitionOf(endpointId))) continue;
+      const lane = this.lane(endpointId);
       lane.lower(now);
+      if (!reread) continue;
       lane.parkedUntil = 0;
       lane.notBefore = 0;
       // The probe time may have moved (retry_now, resume): let the next claim read the circuit again.
@@ -197,11 +179,8 @@ export class Dispatcher {
   async stop(): Promise<void> {
     this.stopping = true;
     if (this.timer) clearTimeout(this.timer);
-    if (this.heartbeatTimer) clearInterval(this.heartbeatTimer);
     while (this.claimRunning || this.running > 0) await new Promise<void>((resolve) => this.idleWaiters.push(resolve));
-    await this.options.services.ownership.leave(this.options.workerId).catch((error: unknown) => {
-      this.options.logger.warn({ err: error }, 'leaving the dispatch partitions failed');
-    });
+    await this.membership.stop();
   }
 
   private now(): number {
@@ -218,51 +197,6 @@ export class Dispatcher {
     return lane;
   }
 
-  private async heartbeat(): Promise<void> {
-    if (this.stopping || this.beating) return;
-    this.beating = true;
-    const { services, workerId, logger } = this.options;
-    try {
-      const membership = await services.ownership.heartbeat(workerId);
-      const before = this.partitions;
-      this.partitions = new Set(membership.partitions);
-      this.liveWorkers = Math.max(1, membership.liveWorkers);
-      for (const [id, lane] of this.lanes)
-        if (!this.partitions.has(partitionOf(id)) && lane.inFlight === 0 && !lane.claiming) this.lanes.delete(id);
-      const gained = membership.partitions.filter((p) => !before.has(p));
-      const now = Date.now();
-      if (gained.length > 0) await this.discover(gained);
-      else if (now - this.lastDiscovery >= (this.options.discoveryMs ?? 10_000)) {
-        this.lastDiscovery = now;
-        for (const lane of this.lanes.values()) lane.parkedUntil = Math.min(lane.parkedUntil, 0);
-        await this.discover([...this.partitions]);
-      }
-      if (now - this.lastHousekeeping >= (this.options.housekeepingMs ?? 2000)) {
-        this.lastHousekeeping = now;
-        await services.ownership.releaseOrphans();
-        await services.ownership.expireDue();
-      }
-    } catch (error) {
-      if (!this.stopping) logger.error({ err: error }, 'dispatch heartbeat failed');
-    } finally {
-      this.beating = false;
-    }
-    this.schedule();
-  }
-
-  private async discover(partitions: number[]): Promise<void> {
-    if (partitions.length === 0) return;
-    try {
-      const found = await this.options.services.ownership.discover(partitions);
-      for (const { endpointId, nextDueAt } of found) {
-        this.lane(endpointId).lower(nextDueAt.getTime());
-      }
-    } catch (error) {
-      if (!this.stopping) this.options.logger.error({ err: error }, 'dispatch discovery failed');
-    }
-    this.schedule();
-  }
-
   /** Runs a tick soon: at once when one is due, else when the earliest lane becomes eligible. */
   private schedule(): void {
     if (this.stopping || this.tickQueued) return;
@@ -276,17 +210,15 @@ export class Dispatcher {
     else setImmediate(run);
   }
 
-  /** This worker's share of the deployment-wide limits: attempts running, and a rate bucket in real time. */
-  private globalFree(realNow: number): number {
-    const { serviceConcurrency, dispatchRate } = this.options.limits;
-    const concurrencyShare = Math.max(1, Math.ceil(serviceConcurrency / this.liveWorkers));
-    const rateShare = Math.max(1, dispatchRate / this.liveWorkers);
+  /** This worker's share of dispatch_rate: a token bucket in real time. */
+  private rateTokens(realNow: number): number {
+    const rateShare = Math.max(1, this.options.limits.dispatchRate / this.liveWorkers);
     this.globalTokens = Math.min(
       rateShare,
       this.globalTokens + (Math.max(0, realNow - this.globalRefilledAt) / 1000) * rateShare,
     );
     this.globalRefilledAt = realNow;
-    return Math.max(0, Math.min(concurrencyShare - this.running, Math.floor(this.globalTokens)));
+    return Math.floor(this.globalTokens);
   }
 
   private async tick(): Promise<void> {
@@ -300,11 +232,13 @@ export class Dispatcher {
     }
     const now = this.now();
     const realNow = Date.now();
-    let budget = this.globalFree(realNow);
-    const requests: LaneRequest[] = [];
+    const reserve = reservedSlots(this.options.limits.serviceConcurrency);
+    const candidates: SlotCandidate[] = [];
+    const teamRunning = new Map<string, number>();
     // Real milliseconds to sleep: until the earliest lane is due (service clock) or has a rate token (real time).
     let sleepMs = Infinity;
     for (const lane of this.lanes.values()) {
+      if (lane.inFlight > 0) teamRunning.set(lane.teamKey, (teamRunning.get(lane.teamKey) ?? 0) + lane.inFlight);
       if (lane.claiming) continue;
       lane.refill(realNow);
       const at = lane.eligibleAt();
@@ -328,58 +262,145 @@ export class Dispatcher {
         sleepMs = Math.min(sleepMs, lane.tokenWaitMs());
         continue;
       }
-      if (budget <= 0 || requests.length >= MAX_CLAIM_ENDPOINTS) {
-        sleepMs = Math.min(sleepMs, budget <= 0 ? 5 : 0);
-        continue;
-      }
-      const want = Math.min(free, Math.floor(lane.tokens), budget);
-      if (want <= 0) continue;
-      budget -= want;
-      lane.claiming = true;
-      requests.push({ endpointId: lane.id, want, mine: lane.inFlight });
+      const speed = this.speedOf(lane, realNow);
+      candidates.push({
+        endpointId: lane.id,
+        teamKey: lane.teamKey,
+        // A lane of unknown speed starts one attempt; once it has answered, it is known fast or slow.
+        want: Math.min(speed === 'unknown' ? 1 : free, free, Math.floor(lane.tokens)),
+        inFlight: lane.inFlight,
+        lastServedAt: lane.lastServedAt,
+        headroom: speed === 'fast' ? 0 : speed === 'unknown' ? Math.min(1, reserve) : reserve,
+        slow: speed === 'slow',
+      });
     }
-    if (requests.length > 0) {
+    const teams = new Set([...teamRunning.keys(), ...candidates.map((c) => c.teamKey)]).size;
+    const { free, slowCap, sharedOut } = this.slotBudget(teams, this.rateTokens(realNow));
+    const plan = planSlots({ candidates, teamRunning, free, slowCap, maxLanes: MAX_CLAIM_ENDPOINTS });
+    const requests: LaneRequest[] = plan.requests.map((r) => ({ ...r, mine: this.lanes.get(r.endpointId)!.inFlight }));
+    if (plan.starved) {
+      // Slots held here free themselves with a settle (which ticks again); slots other workers hold do not.
+      if (sharedOut) sleepMs = Math.min(sleepMs, Math.max(0, this.starvedRecheckAt - realNow));
+      if (this.globalTokens < 1) sleepMs = Math.min(sleepMs, 1000 / Math.max(1, this.options.limits.dispatchRate));
+    }
+    // Tell the other workers (through this worker's slot row) when its count, its teams or its waiting changed and
+    // nothing is claimed now that would say so: a worker going idle gives its slots back at once.
+    const recheck = plan.starved && sharedOut && realNow >= this.starvedRecheckAt;
+    if (requests.length > 0 || recheck || this.reportDue(plan.starved, teams, realNow)) {
+      this.lastReportAt = realNow;
+      if (recheck) {
+        // A waiting fast lane asks anyway: the claim reads the newest counts and grants what is free by then.
+        const planned = new Set(requests.map((r) => r.endpointId));
+        const fastWaiting = candidates.filter((c) => c.headroom === 0 && !planned.has(c.endpointId));
+        for (const c of fastWaiting)
+          requests.push({ endpointId: c.endpointId, want: 1, headroom: 0, mine: c.inFlight });
+        this.starvedRecheckAt = realNow + (fastWaiting.length > 0 ? FAST_STARVED_RECHECK_MS : STARVED_RECHECK_MS);
+      }
+      for (const request of requests) {
+        const lane = this.lanes.get(request.endpointId)!;
+        lane.claiming = true;
+        lane.lastServedAt = realNow;
+      }
       this.claimRunning = true;
       this.lastClaimAt = Date.now();
-      await this.claim(requests);
+      await this.claim(requests, { teams, starved: plan.starved });
       this.claimRunning = false;
       this.notifyIdle();
       this.schedule();
       return;
     }
-    if (!this.stopping) this.timer = setTimeout(() => void this.tick(), Math.min(MAX_SLEEP_MS, Math.max(1, sleepMs)));
+    if (!this.stopping && sleepMs !== Infinity)
+      this.timer = setTimeout(() => void this.tick(), Math.min(MAX_SLEEP_MS, Math.max(1, sleepMs)));
+    else if (!this.stopping) this.timer = setTimeout(() => void this.tick(), MAX_SLEEP_MS);
   }
 
-  private async claim(requests: LaneRequest[]): Promise<void> {
+  /**
+   * The slots this worker may plan with: service_concurrency less what other workers hold (as the last claim read
+   * it) and what runs here. Slow lanes get less: never the reserve (their headroom), and while other workers' teams
+   * wait for slots, no more than this worker's share by teams (`slowCap`; slow attempts hold slots for seconds, fast
+   * ones give them back at once, so capping those would only leave slots idle). `sharedOut`: other workers hold or
+   * wait for slots, so their settles (which do not wake this worker) matter.
+   */
+  private slotBudget(teams: number, rateTokens: number): { free: number; slowCap: number; sharedOut: boolean } {
+    const limit = this.options.limits.serviceConcurrency;
+    const { othersInUse, othersStarvedTeams } = this.capacity;
+    const free = limit - othersInUse - this.running;
+    let slowCap = Infinity;
+    if (othersStarvedTeams > 0 && teams > 0)
+      slowCap = Math.max(1, Math.floor((limit * teams) / (teams + othersStarvedTeams))) - this.running;
+    return {
+      free: Math.max(0, Math.min(free, rateTokens)),
+      slowCap,
+      sharedOut: othersInUse > 0 || othersStarvedTeams > 0,
+    };
+  }
+
+  /**
+   * Whether this worker's slot row should be written although nothing is claimed: only other workers read it, so
+   * with one live worker never; else when its waiting changed, at once when it went idle, and at most every
+   * REPORT_GAP_MS while its count drifts (its claims write it anyway whenever it claims).
+   */
+  private reportDue(starved: boolean, teams: number, realNow: number): boolean {
+    if (this.liveWorkers <= 1) return false;
+    if (this.reported.starved !== starved || (starved && this.reported.teams !== teams)) return true;
+    if (this.reported.inUse === this.running) return false;
+    return this.running === 0 || realNow - this.lastReportAt >= REPORT_GAP_MS;
+  }
+
+  /**
+   * How a lane's attempts hold slots: slow (an attempt running over a second, or answers slower than that lately),
+   * fast, or unknown (it has not answered here yet).
+   */
+  private speedOf(lane: Lane, realNow: number): 'slow' | 'fast' | 'unknown' {
+    if (lane.holdsSlowAttempt(realNow)) return 'slow';
+    const mean = this.speeds.meanMs(lane.id);
+    if (mean === undefined) return lane.inFlight > 0 ? 'slow' : 'unknown';
+    return mean > SLOW_ATTEMPT_MS ? 'slow' : 'fast';
+  }
+
+  private async claim(requests: LaneRequest[], report: { teams: number; starved: boolean }): Promise<void> {
     const { services, workerId, logger } = this.options;
     const epochs = new Map(requests.map((r) => [r.endpointId, this.lanes.get(r.endpointId)?.healthEpoch ?? 0]));
     const span = startClaimSpan(workerId, requests.length);
-    let result;
+    const slots = {
+      limit: this.options.limits.serviceConcurrency,
+      running: this.running,
+      ...report,
+    };
+    let result: ClaimResult;
     try {
-      result = await services.dispatch.claim(workerId, requests);
+      result = await services.dispatch.claim(workerId, requests, { slots });
     } catch (error) {
       markFailed(span, errorReason(error));
       span.end();
+      for (const request of requests) {
+        const lane = this.lanes.get(request.endpointId);
+        if (lane) lane.claiming = false;
+      }
+      // What the slot row says is unknown now: the next tick writes it again.
+      this.reported = { inUse: -1, teams: -1, starved: !report.starved };
       if (isConnectionError(error)) {
         // Postgres is away (a restart, a network cut): nothing is any lane's fault. Every lane looks again in a
         // second, and none is held back once the database is there again.
-        for (const request of requests) {
-          const lane = this.lanes.get(request.endpointId);
-          if (lane) lane.claiming = false;
-        }
         this.unavailableUntil = Date.now() + UNAVAILABLE_RECHECK_MS;
         if (!this.stopping) logger.warn({ err: error }, 'claiming deliveries failed: the database is unavailable');
         return;
       }
-      // One bad endpoint must not hold back the others: a failed batch is retried lane by lane, and a lane that
-      // fails alone backs off (its rows stay queued; reconciliation and expiry still reach them).
+      // One bad endpoint must not hold back the others: a failed batch is claimed again in halves (one bad lane
+      // costs about log2(batch) statements, not one per lane), and a lane that fails alone backs off.
       if (requests.length > 1) {
-        for (const request of requests) await this.claim([request]);
+        const half = Math.ceil(requests.length / 2);
+        for (const part of [requests.slice(0, half), requests.slice(half)]) {
+          for (const request of part) {
+            const lane = this.lanes.get(request.endpointId);
+            if (lane) lane.claiming = true;
+          }
+          await this.claim(part, report);
+        }
         return;
       }
       const lane = this.lanes.get(requests[0]!.endpointId);
       if (lane) {
-        lane.claiming = false;
         lane.claimFailures += 1;
         lane.notBefore = Date.now() + Math.min(MAX_LANE_BACKOFF_MS, 500 * 2 ** Math.min(6, lane.claimFailures));
       }
@@ -387,7 +408,14 @@ export class Dispatcher {
       return;
     }
     endClaimSpan(span, result);
+    this.capacity = result.capacity;
+    this.reported = {
+      inUse: slots.running + result.attempts.length + result.finished.length,
+      teams: report.teams,
+      starved: report.starved,
+    };
     const now = this.now();
+    const realNow = Date.now();
     this.globalTokens -= result.attempts.length;
     const claimedPer = new Map<string, number>();
     for (const attempt of result.attempts)
@@ -406,42 +434,33 @@ export class Dispatcher {
         if (lane.inFlight === 0) this.lanes.delete(lane.id);
         continue;
       }
-      this.apply(lane, state, epochs.get(lane.id) ?? lane.healthEpoch);
+      lane.apply(state, epochs.get(lane.id) ?? lane.healthEpoch);
       const claimed = claimedPer.get(lane.id) ?? 0;
-      lane.inFlight += claimed;
+      lane.started(realNow, claimed);
       lane.tokens -= claimed;
       const progressed = claimed + (finishedPer.get(lane.id) ?? 0);
-      // Short although the claim itself saw more rows due (a row locked by another transaction, a foreign lease):
-      // look again a little later rather than at once. Rows that arrived during the claim (a wake-up) are not a
-      // reason to wait: they are claimed on the next tick.
+      // Short although the slots allowed more and the claim itself saw more rows due (a row locked by another
+      // transaction, a foreign lease): look again a little later rather than at once. Rows that arrived during the
+      // claim (a wake-up) are not a reason to wait: they are claimed on the next tick. Short of slots is no
+      // reason either: a settle, or the slot recheck, brings the lane back.
       const stillDue = state.nextDueAt !== null && state.nextDueAt.getTime() <= now;
-      if (progressed < request.want && stillDue && state.status === 'enabled' && (lane.free() > 0 || progressed === 0))
+      const slotShort = state.granted < request.want;
+      if (
+        !slotShort &&
+        progressed < request.want &&
+        stillDue &&
+        state.status === 'enabled' &&
+        (lane.free() > 0 || progressed === 0)
+      )
         lane.notBefore = Date.now() + SHORT_CLAIM_RECHECK_MS;
+      if (slotShort && !(this.starvedRecheckAt > realNow)) this.starvedRecheckAt = realNow + STARVED_RECHECK_MS;
       if (lane.nextDueAt === Infinity && lane.inFlight === 0) this.lanes.delete(lane.id);
     }
-    for (const attempt of result.attempts) void this.run(attempt, span.spanContext());
-  }
-
-  /**
-   * What the claim read of an endpoint replaces what memory had (Postgres is the authority), except a circuit that a
-   * settlement set while the claim ran (`epoch` is the lane's when the claim started): that one is newer than the
-   * row the claim read.
-   */
-  private apply(lane: Lane, state: LaneState, epoch: number): void {
-    lane.maxConcurrency = state.maxConcurrency;
-    if (lane.ratePerSecond !== state.ratePerSecond) {
-      lane.ratePerSecond = state.ratePerSecond;
-      lane.tokens = Math.min(lane.tokens, state.ratePerSecond);
-    }
-    if (lane.healthEpoch === epoch) lane.health = state.health;
-    lane.foreignInFlight = state.foreignInFlight;
-    lane.nextDueAt = Math.min(state.nextDueAt ? state.nextDueAt.getTime() : Infinity, lane.dueWhileClaiming);
-    lane.dueWhileClaiming = Infinity;
-    lane.parkedUntil = state.status === 'paused' && !state.deleted ? Date.now() + PARKED_RECHECK_MS : 0;
+    for (const attempt of result.attempts) void this.run(attempt, realNow, span.spanContext());
   }
 
   /** One claimed attempt: send, then settle; traced as a job of the message's trace (delivery-tracing.ts). */
-  private async run(attempt: ClaimedAttempt, claim: SpanContext): Promise<void> {
+  private async run(attempt: ClaimedAttempt, startedAt: number, claim: SpanContext): Promise<void> {
     this.running += 1;
     const { services, logger } = this.options;
     services.metrics.poolInUse.set(this.running);
@@ -449,6 +468,7 @@ export class Dispatcher {
     let outcome: AttemptOutcome | null = null;
     try {
       outcome = await sendTraced(attempt, job.context, this.options.send);
+      this.speeds.record(attempt.endpointId, outcome.durationMs);
       const settled = await settleTraced(outcome, job.context, (pending) => this.settles.submit(pending));
       this.options.onSettled?.(outcome, settled);
     } catch (error) {
@@ -462,7 +482,7 @@ export class Dispatcher {
       services.metrics.poolInUse.set(this.running);
       const lane = this.lanes.get(attempt.endpointId);
       if (lane) {
-        lane.inFlight -= 1;
+        lane.ended(startedAt);
         const idle = lane.inFlight === 0 && !lane.claiming;
         if (idle && (lane.nextDueAt === Infinity || !this.partitions.has(partitionOf(lane.id))))
           this.lanes.delete(lane.id);
@@ -492,8 +512,16 @@ export class Dispatcher {
     });
   }
 
-  /** What memory learns from a settled batch: the circuits as written, and the lanes' next due times. */
+  /**
+   * What memory learns from a settled batch: the circuits as written, and the lanes' next due times. Endpoints the
+   * batch disabled get their backlogs canceled in bounded batches beside the engine, not in its settlement slots.
+   */
   private applySettlement(outcomes: AttemptOutcome[], result: SettlementResult): SettledOutcome[] {
+    if (result.disabled.length > 0)
+      void this.options.services.ownership.cancelDisabledBacklogs(result.disabled).catch((error: unknown) => {
+        // The reconciliation sweep cancels what is left.
+        if (!this.stopping) this.options.logger.error({ err: error }, 'canceling a disabled endpoint’s backlog failed');
+      });
     for (const [id, health] of result.health) {
       const lane = this.lanes.get(id);
       if (lane) {

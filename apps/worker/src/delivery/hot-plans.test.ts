@@ -91,7 +91,9 @@ async function deliveryOf(messageId: string): Promise<{ id: string; endpoint_id:
 async function attemptOnce(messageId: string): Promise<ClaimedAttempt> {
   await stack.h.services.ownership.heartbeat(WORKER);
   const delivery = await deliveryOf(messageId);
-  const claimed = await dispatch.claim(WORKER, [{ endpointId: delivery.endpoint_id, want: 1, mine: 0 }], [delivery.id]);
+  const claimed = await dispatch.claim(WORKER, [{ endpointId: delivery.endpoint_id, want: 1, mine: 0 }], {
+    onlyDeliveryIds: [delivery.id],
+  });
   const attempt = claimed.attempts[0];
   expect(attempt?.deliveryId).toBe(delivery.id);
   const ok = { kind: 'response' as const, status: 200, retryAfterSeconds: null };

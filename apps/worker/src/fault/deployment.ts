@@ -20,21 +20,8 @@ export interface ApiAnswer {
   text: string;
 }
 
-/**
- * A production-shaped deployment for fault tests: the real server process and real worker processes (system
- * clock) over one database, plus an in-test core (same sealing key, system clock) for the team, its key and the
- * database checks.
- */
-export interface Deployment {
-  readonly databaseUrl: string;
-  readonly core: OpenedCore;
-  readonly server: ServiceProcess;
-  readonly apiUrl: string;
-  /** The environment the deployment's processes get (the database, the sealing key, the public URL). */
-  readonly env: Readonly<Record<string, string>>;
-  /** Starts the server process again on the same port (after a kill -9 of it, say). */
-  restartServer(): Promise<ServiceProcess>;
-  startWorker(name?: string, extraEnv?: Record<string, string>): Promise<ServiceProcess>;
+/** The REST API as one team sees it (its own key). */
+export interface TeamClient {
   /** One REST call with the team's key and a fresh Idempotency-Key (or the one given). */
   api(
     method: string,
@@ -53,6 +40,25 @@ export interface Deployment {
     url: string,
     extra?: Record<string, unknown>,
   ): Promise<{ tenantId: string; endpointId: string; secret: string }>;
+}
+
+/**
+ * A production-shaped deployment for fault tests: the real server process and real worker processes (system
+ * clock) over one database, plus an in-test core (same sealing key, system clock) for the team, its key and the
+ * database checks.
+ */
+export interface Deployment extends TeamClient {
+  readonly databaseUrl: string;
+  readonly core: OpenedCore;
+  readonly server: ServiceProcess;
+  readonly apiUrl: string;
+  /** The environment the deployment's processes get (the database, the sealing key, the public URL). */
+  readonly env: Readonly<Record<string, string>>;
+  /** Starts the server process again on the same port (after a kill -9 of it, say). */
+  restartServer(): Promise<ServiceProcess>;
+  startWorker(name?: string, extraEnv?: Record<string, string>): Promise<ServiceProcess>;
+  /** Another team with a key of its own and the event type order.created. */
+  addTeam(name: string): Promise<TeamClient>;
   close(): Promise<void>;
 }
 
@@ -106,35 +112,10 @@ export async function startDeployment(options: DeploymentOptions): Promise<Deplo
     let server = await launchServer();
     const apiUrl = `http://127.0.0.1:${port}/v1`;
 
-    const api = async (
-      method: string,
-      path: string,
-      body?: unknown,
-      idempotencyKey?: string,
-      extraHeaders: Record<string, string> = {},
-    ): Promise<ApiAnswer> => {
-      const headers: Record<string, string> = { ...extraHeaders, authorization: `Bearer ${key.secret}` };
-      if (method === 'POST' || method === 'PUT') headers['idempotency-key'] = idempotencyKey ?? randomUUID();
-      if (body !== undefined) headers['content-type'] = 'application/json';
-      const response = await fetch(`${apiUrl}${path}`, {
-        method,
-        headers,
-        body: body === undefined ? undefined : JSON.stringify(body),
-        signal: AbortSignal.timeout(20_000),
-      });
-      const text = await response.text();
-      let json: unknown;
-      try {
-        json = text ? JSON.parse(text) : undefined;
-      } catch {
-        json = undefined;
-      }
-      return { status: response.status, headers: response.headers, json, text };
-    };
-    const created = await api('POST', '/event_types', { name: 'order.created' });
+    const fault = teamClient(apiUrl, key.secret);
+    const created = await fault.api('POST', '/event_types', { name: 'order.created' });
     if (created.status !== 201) throw new Error(`event type: ${created.status} ${created.text}`);
 
-    let endpoints = 0;
     return {
       databaseUrl,
       core,
@@ -143,7 +124,7 @@ export async function startDeployment(options: DeploymentOptions): Promise<Deplo
       },
       apiUrl,
       env,
-      api,
+      ...fault,
       async restartServer() {
         server = await launchServer();
         return server;
@@ -154,38 +135,14 @@ export async function startDeployment(options: DeploymentOptions): Promise<Deplo
         await worker.waitFor('worker started', 45_000);
         return worker;
       },
-      async publish(tenantId, payload, idempotencyKey = randomUUID()) {
-        for (;;) {
-          const body = { tenant_id: tenantId, event_type: 'order.created', payload };
-          const answer = await api('POST', '/messages', body, idempotencyKey);
-          if (answer.status !== 429) return answer;
-          const wait = Math.min(1000, Number(answer.headers.get('retry-after') ?? 0) * 1000);
-          await new Promise((resolve) => setTimeout(resolve, wait || 20 + Math.random() * 80));
-        }
-      },
-      async endpoint(url, extra = {}) {
-        endpoints += 1;
-        // Tests that look for an endpoint in a given partition make many in a burst: a 429 is waited out, as a
-        // client would (its Idempotency-Key kept).
-        const create = async (path: string, body: unknown) => {
-          const idempotencyKey = randomUUID();
-          for (;;) {
-            const answer = await api('POST', path, body, idempotencyKey);
-            if (answer.status !== 429) return answer;
-            await new Promise((resolve) =>
-              setTimeout(resolve, Math.min(2000, Number(answer.headers.get('retry-after') ?? 1) * 1000)),
-            );
-          }
-        };
-        const tenant = await create('/tenants', { external_id: `fault-${endpoints}`, name: `fault ${endpoints}` });
-        if (tenant.status !== 201) throw new Error(`tenant: ${tenant.status} ${tenant.text}`);
-        const endpoint = await create('/endpoints', { tenant_id: tenant.json.id, url, ...extra });
-        if (endpoint.status !== 201) throw new Error(`endpoint: ${endpoint.status} ${endpoint.text}`);
-        return {
-          tenantId: tenant.json.id as string,
-          endpointId: endpoint.json.id as string,
-          secret: endpoint.json.signing_secret as string,
-        };
+      async addTeam(name) {
+        const other = await core.services.teams.createTeam(name);
+        const otherKey = await core.services.teams.createKey(other.id);
+        await core.services.teams.setPaymentCard(other.id, true);
+        const client = teamClient(apiUrl, otherKey.secret);
+        const eventType = await client.api('POST', '/event_types', { name: 'order.created' });
+        if (eventType.status !== 201) throw new Error(`event type: ${eventType.status} ${eventType.text}`);
+        return client;
       },
       async close() {
         await Promise.all(processes.map((p) => p.stop(5000)));
@@ -199,4 +156,70 @@ export async function startDeployment(options: DeploymentOptions): Promise<Deplo
     await core.close();
     throw error;
   }
+}
+
+let endpoints = 0;
+
+function teamClient(apiUrl: string, secret: string): TeamClient {
+  const api = async (
+    method: string,
+    path: string,
+    body?: unknown,
+    idempotencyKey?: string,
+    extraHeaders: Record<string, string> = {},
+  ): Promise<ApiAnswer> => {
+    const headers: Record<string, string> = { ...extraHeaders, authorization: `Bearer ${secret}` };
+    if (method === 'POST' || method === 'PUT') headers['idempotency-key'] = idempotencyKey ?? randomUUID();
+    if (body !== undefined) headers['content-type'] = 'application/json';
+    const response = await fetch(`${apiUrl}${path}`, {
+      method,
+      headers,
+      body: body === undefined ? undefined : JSON.stringify(body),
+      signal: AbortSignal.timeout(20_000),
+    });
+    const text = await response.text();
+    let json: unknown;
+    try {
+      json = text ? JSON.parse(text) : undefined;
+    } catch {
+      json = undefined;
+    }
+    return { status: response.status, headers: response.headers, json, text };
+  };
+  return {
+    api,
+    async publish(tenantId, payload, idempotencyKey = randomUUID()) {
+      for (;;) {
+        const body = { tenant_id: tenantId, event_type: 'order.created', payload };
+        const answer = await api('POST', '/messages', body, idempotencyKey);
+        if (answer.status !== 429) return answer;
+        const wait = Math.min(1000, Number(answer.headers.get('retry-after') ?? 0) * 1000);
+        await new Promise((resolve) => setTimeout(resolve, wait || 20 + Math.random() * 80));
+      }
+    },
+    async endpoint(url, extra = {}) {
+      endpoints += 1;
+      // Tests that look for an endpoint in a given partition make many in a burst: a 429 is waited out, as a
+      // client would (its Idempotency-Key kept).
+      const create = async (path: string, body: unknown) => {
+        const idempotencyKey = randomUUID();
+        for (;;) {
+          const answer = await api('POST', path, body, idempotencyKey);
+          if (answer.status !== 429) return answer;
+          await new Promise((resolve) =>
+            setTimeout(resolve, Math.min(2000, Number(answer.headers.get('retry-after') ?? 1) * 1000)),
+          );
+        }
+      };
+      const tenant = await create('/tenants', { external_id: `fault-${endpoints}`, name: `fault ${endpoints}` });
+      if (tenant.status !== 201) throw new Error(`tenant: ${tenant.status} ${tenant.text}`);
+      const endpoint = await create('/endpoints', { tenant_id: tenant.json.id, url, ...extra });
+      if (endpoint.status !== 201) throw new Error(`endpoint: ${endpoint.status} ${endpoint.text}`);
+      return {
+        tenantId: tenant.json.id as string,
+        endpointId: endpoint.json.id as string,
+        secret: endpoint.json.signing_secret as string,
+      };
+    },
+  };
 }

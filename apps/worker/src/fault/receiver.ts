@@ -31,6 +31,13 @@ export interface Receiver {
   readonly heldResponses: number;
   /** The most requests on the path that were open at the same time (from headers in until the response ends). */
   maxConcurrent(path: string): number;
+  /** The most requests open at the same time on all paths together (since the last resetPeakTotal). */
+  readonly peakTotal: number;
+  resetPeakTotal(): void;
+  /** Requests open right now on all paths together. */
+  heldOpen(): number;
+  /** The most requests open at the same time on the paths that match (since the receiver started). */
+  peakOf(match: (path: string) => boolean): number;
   close(): Promise<void>;
 }
 
@@ -47,16 +54,25 @@ export async function startReceiver(): Promise<Receiver> {
   let unreadToAccept = 0;
   let unreadConnections = 0;
   let heldResponses = 0;
+  let openTotal = 0;
+  let peakTotal = 0;
+  /** Each request's opening (+1) and end (-1) in order, for the peak of any set of paths. */
+  const changes: { path: string; delta: 1 | -1 }[] = [];
 
   const httpServer = http.createServer((request, response) => {
     const path = request.url ?? '';
     open.set(path, (open.get(path) ?? 0) + 1);
     peak.set(path, Math.max(peak.get(path) ?? 0, open.get(path)!));
+    openTotal += 1;
+    peakTotal = Math.max(peakTotal, openTotal);
+    changes.push({ path, delta: 1 });
     let closed = false;
     const finish = () => {
       if (closed) return;
       closed = true;
       open.set(path, open.get(path)! - 1);
+      openTotal -= 1;
+      changes.push({ path, delta: -1 });
     };
     response.once('close', finish);
     const chunks: Buffer[] = [];
@@ -110,6 +126,23 @@ export async function startReceiver(): Promise<Receiver> {
       return heldResponses;
     },
     maxConcurrent: (path) => peak.get(path) ?? 0,
+    get peakTotal() {
+      return peakTotal;
+    },
+    resetPeakTotal() {
+      peakTotal = openTotal;
+    },
+    heldOpen: () => openTotal,
+    peakOf(match) {
+      let open = 0;
+      let peak = 0;
+      for (const change of changes) {
+        if (!match(change.path)) continue;
+        open += change.delta;
+        peak = Math.max(peak, open);
+      }
+      return peak;
+    },
     async close() {
       for (const socket of sockets) socket.destroy();
       httpServer.close();

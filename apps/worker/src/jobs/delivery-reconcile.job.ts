@@ -16,6 +16,7 @@ export const deliveryReconcileHandler = defineJobHandler({
     while ((await services.ownership.expireDue()) > 0);
     await services.ownership.restoreLostRows();
     await services.ownership.numberStrayRows();
+    await services.ownership.cancelDisabledBacklogs();
     await services.replays.giveUpStranded();
   },
 });

@@ -58,7 +58,7 @@ describe('the sealing key check at start', () => {
     const url = await database();
     const original = randomBytes(32);
     // Secrets sealed before the check existed: a team, a tenant and an endpoint made with the original key, then the
-    // check value removed as if migration 0027 had just run.
+    // check value removed as if migration 0031 had just run.
     const before = await open(url, original);
     const team = await before.services.teams.createTeam('upgraded');
     const key = await before.services.teams.createKey(team.id);

@@ -19,7 +19,7 @@ const SEALED_COLUMNS: readonly (readonly [table: string, column: string])[] = [
 
 /**
  * The key IDs the stored sealed values name (the 4 bytes after the format byte). Once per database, at the first
- * start after migration 0027: a scan of the tables that hold secrets, one row per endpoint, source or subscription.
+ * start after migration 0031: a scan of the tables that hold secrets, one row per endpoint, source or subscription.
  */
 const STORED_KEY_IDS_SQL = `
   SELECT DISTINCT encode(substring(v FROM 2 FOR 4), 'hex') AS key_id

@@ -166,20 +166,28 @@ export async function recordFinished(
 /**
  * Cancels the waiting (queued or retry_wait) deliveries of endpoints that go away (deleted by the operator, with
  * their tenant, or disabled by the service). Their queue rows go first, and only rows no attempt holds: a delivery
- * in flight finishes its attempt, and the claim of its retry finds the endpoint gone and cancels it.
+ * in flight finishes its attempt, and the claim of its retry finds the endpoint gone and cancels it. With `limit`,
+ * at most that many (rows another transaction holds are skipped): a backlog is canceled in bounded batches.
  */
 export async function cancelWaitingDeliveries(
   tx: EntityManager,
   where: { endpointIds: readonly string[] } | { tenantId: string },
   reason: 'endpoint_deleted' | 'tenant_deleted' | 'endpoint_disabled',
   now: Date,
+  limit?: number,
 ): Promise<number> {
   const byEndpoint = 'endpointIds' in where;
+  const endpoints = byEndpoint ? 'SELECT unnest($1::text[])' : 'SELECT id FROM endpoints WHERE tenant_id = $1';
   const [rows]: [FinishedRow[], number] = await tx.query(
     `WITH gone AS (
        DELETE FROM delivery_queue q
-        WHERE q.lease_owner IS NULL
-          AND q.endpoint_id IN (${byEndpoint ? 'SELECT unnest($1::text[])' : 'SELECT id FROM endpoints WHERE tenant_id = $1'})
+        WHERE ${
+          limit === undefined
+            ? `q.lease_owner IS NULL AND q.endpoint_id IN (${endpoints})`
+            : `q.delivery_id IN (SELECT b.delivery_id FROM delivery_queue b
+                                  WHERE b.lease_owner IS NULL AND b.endpoint_id IN (${endpoints})
+                                  LIMIT ${Math.floor(limit)} FOR UPDATE SKIP LOCKED)`
+        }
        RETURNING q.delivery_id)
      UPDATE deliveries d SET status = 'canceled', last_error = $2, lease_expires_at = NULL, finished_at = $3,
                              updated_at = $3

@@ -26,14 +26,32 @@ const MAX_WAKE_PAYLOAD = 7_000;
 /** The payload that wakes every endpoint of every owner (a discovery pass). */
 export const WAKE_ALL = '*';
 
-/** The endpoints a commit made work due for, as a NOTIFY payload: their IDs, comma separated, once each. */
-export function wakePayload(endpointIds: readonly string[]): string {
-  const payload = [...new Set(endpointIds)].join(',');
+/** An endpoint to look at again: its rows (`reread` false), or also its configuration and circuit (an edit, resume). */
+export interface WakeTarget {
+  endpointId: string;
+  reread: boolean;
+}
+
+/** Marks an endpoint whose configuration changed in a payload (its owner reads its circuit and status again). */
+const REREAD_MARK = '~';
+
+/**
+ * The endpoints a commit made work due for, as a NOTIFY payload: their IDs, comma separated, once each; with
+ * `reread`, each marked so its owner also reads its configuration and circuit again.
+ */
+export function wakePayload(endpointIds: readonly string[], options: { reread?: boolean } = {}): string {
+  const mark = options.reread ? REREAD_MARK : '';
+  const payload = [...new Set(endpointIds)].map((id) => mark + id).join(',');
   return payload.length > MAX_WAKE_PAYLOAD ? WAKE_ALL : payload;
 }
 
-/** The endpoint IDs of a NOTIFY payload; null for WAKE_ALL (or an empty payload from an old sender). */
-export function parseWakePayload(payload: string | undefined): string[] | null {
+/** The endpoints of a NOTIFY payload; null for WAKE_ALL (or an empty payload from an old sender). */
+export function parseWakePayload(payload: string | undefined): WakeTarget[] | null {
   if (!payload || payload === WAKE_ALL) return null;
-  return payload.split(',').filter((id) => id.length > 0);
+  return payload
+    .split(',')
+    .filter((id) => id.length > 0)
+    .map((id) =>
+      id.startsWith(REREAD_MARK) ? { endpointId: id.slice(1), reread: true } : { endpointId: id, reread: false },
+    );
 }

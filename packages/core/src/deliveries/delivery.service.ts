@@ -23,7 +23,7 @@ import { inTransaction, lockTeamQueue, reader } from '../common/transaction.js';
 import { MAX_WINDOW_DAYS, openWindowedPage, windowedCursor } from '../common/window.js';
 import { compileRules } from '../endpoints/endpoint-rules.js';
 import type { JobQueue } from '../jobs/job-queue.js';
-import { DELIVERY_WAKE_CHANNEL } from './delivery.jobs.js';
+import { DELIVERY_WAKE_CHANNEL, wakePayload } from './delivery.jobs.js';
 import { DELIVERY_FROM, LEASE_JOIN, SHOWN_ATTEMPT_COUNT_SQL, shownStatusSql } from './delivery-status.js';
 import { repairedBySql } from './repairs.js';
 import { insertGenerations } from './replay-generations.js';
@@ -404,10 +404,10 @@ export class DeliveryService {
          probe AS (
            UPDATE endpoint_health SET next_probe_at = $2
             WHERE endpoint_id = $3 AND circuit = 'open' AND (next_probe_at IS NULL OR next_probe_at > $2)),
-         wake AS (SELECT pg_notify('${DELIVERY_WAKE_CHANNEL}', $3))
+         wake AS (SELECT pg_notify('${DELIVERY_WAKE_CHANNEL}', $4))
          UPDATE deliveries SET next_attempt_at = $2, next_trigger = 'retry_now', updated_at = $2
           WHERE id = $1 AND EXISTS (SELECT 1 FROM wake)`,
-        [id, now, row.endpoint_id],
+        [id, now, row.endpoint_id, wakePayload([row.endpoint_id], { reread: true })],
       );
       return toDeliveryView(await this.readDelivery(tx, ctx.actor.teamId, id));
     });

@@ -4,6 +4,7 @@ import type { Clock } from '../common/clock.js';
 import { retryOnConflict } from '../common/transaction.js';
 import { DELIVERY_WAKE_CHANNEL, wakePayload } from './delivery.jobs.js';
 import {
+  cancelWaitingDeliveries,
   FINISHED_ROW_COLUMNS,
   finishedFromRows,
   recordFinished,
@@ -49,16 +50,24 @@ export class DispatchOwnershipService {
          live AS (
            SELECT 1 + count(*) FILTER (WHERE id <> $1)::int AS n FROM dispatch_workers
             WHERE heartbeat_at > now() - make_interval(secs => $2::float8)),
-         candidates AS (
-           SELECT partition, coalesce(owner = $1, false) AS mine FROM dispatch_partitions
-            WHERE owner = $1 OR owner IS NULL OR lease_until < now()
+         slots AS (INSERT INTO dispatch_slots (worker_id) VALUES ($1) ON CONFLICT (worker_id) DO NOTHING),
+         -- Its own partitions are renewed without a lock of their own: a claim holds them FOR KEY SHARE, which an
+         -- UPDATE of the lease does not wait for, and a row another claim holds is never skipped and given away.
+         free AS (
+           SELECT partition FROM dispatch_partitions
+            WHERE (owner IS NULL OR lease_until < now()) AND owner IS DISTINCT FROM $1
             ORDER BY partition FOR UPDATE SKIP LOCKED),
+         candidates AS (
+           SELECT partition, true AS mine FROM dispatch_partitions WHERE owner = $1
+           UNION ALL SELECT partition, false FROM free),
          pick AS (
            SELECT partition FROM candidates ORDER BY mine DESC, partition
             LIMIT (SELECT ceil($3::float8 / n)::int FROM live)),
          take AS (
            UPDATE dispatch_partitions p SET owner = $1, lease_until = now() + make_interval(secs => $4::float8)
              FROM pick WHERE p.partition = pick.partition
+              -- Rechecked on the newest row: a lapsed lease of this worker that another took meanwhile stays theirs.
+              AND (p.owner = $1 OR p.owner IS NULL OR p.lease_until < now())
            RETURNING p.partition),
          give AS (
            UPDATE dispatch_partitions p SET owner = NULL, lease_until = NULL
@@ -76,7 +85,8 @@ export class DispatchOwnershipService {
   /** A worker that stops: its partitions are free at once and its row goes (its leases, if any, become orphans). */
   async leave(workerId: string): Promise<void> {
     await this.deps.db.query(
-      `WITH free AS (UPDATE dispatch_partitions SET owner = NULL, lease_until = NULL WHERE owner = $1)
+      `WITH free AS (UPDATE dispatch_partitions SET owner = NULL, lease_until = NULL WHERE owner = $1),
+            slots AS (DELETE FROM dispatch_slots WHERE worker_id = $1)
        DELETE FROM dispatch_workers WHERE id = $1`,
       [workerId],
     );
@@ -96,7 +106,8 @@ export class DispatchOwnershipService {
          UPDATE delivery_queue q SET due_at = $1, lease_owner = NULL
           WHERE q.lease_owner IS NOT NULL AND q.lease_owner NOT IN (SELECT id FROM alive)
          RETURNING q.endpoint_id),
-       forgotten AS (DELETE FROM dispatch_workers WHERE heartbeat_at < now() - interval '1 hour')
+       forgotten AS (DELETE FROM dispatch_workers WHERE heartbeat_at < now() - interval '1 hour' RETURNING id),
+       forgotten_slots AS (DELETE FROM dispatch_slots s WHERE s.worker_id IN (SELECT id FROM forgotten))
        SELECT DISTINCT endpoint_id FROM freed`,
       [now, this.settings.deadAfterSeconds],
     );
@@ -153,6 +164,43 @@ export class DispatchOwnershipService {
         return rows.length;
       }),
     );
+  }
+
+  /**
+   * Cancels the waiting deliveries of endpoints the service disabled (410, an unsafe destination), in transactions of
+   * `batch` rows each, so a backlog of 100,000 never rides in one transaction, a settlement or the engine's memory.
+   * Without `endpointIds`: of every disabled endpoint that still has waiting rows (the reconciliation sweep, for a
+   * process that stopped half-way). Returns how many were canceled.
+   */
+  async cancelDisabledBacklogs(endpointIds?: readonly string[], batch = 1000): Promise<number> {
+    const ids =
+      endpointIds ??
+      (
+        (await this.deps.db.query(
+          `SELECT e.id FROM endpoints e
+            WHERE e.status = 'disabled' AND e.deleted_at IS NULL
+              AND EXISTS (SELECT 1 FROM delivery_queue q WHERE q.endpoint_id = e.id AND q.lease_owner IS NULL)
+            LIMIT 100`,
+        )) as { id: string }[]
+      ).map((r) => r.id);
+    let canceled = 0;
+    if (ids.length === 0) return 0;
+    for (;;) {
+      const n = await retryOnConflict(() =>
+        this.deps.db.transaction(async (tx) => {
+          // Only while the endpoint is still disabled: resumed meanwhile, its waiting deliveries go on.
+          const [row]: { still: string[] | null }[] = await tx.query(
+            `SELECT array_agg(id) AS still FROM endpoints WHERE id = ANY($1::text[]) AND status = 'disabled'`,
+            [ids],
+          );
+          const still = row?.still ?? [];
+          if (still.length === 0) return 0;
+          return cancelWaitingDeliveries(tx, { endpointIds: still }, 'endpoint_disabled', this.deps.clock.now(), batch);
+        }),
+      );
+      canceled += n;
+      if (n < batch) return canceled;
+    }
   }
 
   /**

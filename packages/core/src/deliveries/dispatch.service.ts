@@ -6,6 +6,7 @@ import { SealedWithAnotherKey } from '../common/sealing.js';
 import type { EndpointCredentialsService } from '../endpoints/endpoint-credentials.service.js';
 import type { AttemptTrigger, EndpointHealthState } from './delivery-policy.js';
 import { DISPATCH_PARTITIONS } from './dispatch-partitions.js';
+import { DEFAULT_OWNERSHIP } from './dispatch-ownership.service.js';
 import { dropStaleRows, finishDeliveries, type EngineEventSink, type FinishedDelivery } from './delivery-records.js';
 import { mismatchedDelivery, type MismatchedDelivery, type SealingKeyMismatches } from './sealing-key-mismatch.js';
 
@@ -44,11 +45,38 @@ export interface LaneRequest {
   endpointId: string;
   want: number;
   mine: number;
+  /**
+   * The deployment's slots this lane must leave free (docs/delivery.md, "Fairness"): the reserve for a slow lane,
+   * one for a lane of unknown speed, none for a lane known to answer fast.
+   */
+  headroom?: number;
+}
+
+/**
+ * The deployment-wide slots as the engine claims them (docs/delivery.md, "Fairness"): `limit` attempts in flight
+ * across every worker (service_concurrency). `running` is what this worker has in flight as it asks; `teams` and
+ * `starved` tell other workers whether its work waits.
+ */
+export interface SlotClaim {
+  limit: number;
+  running: number;
+  teams: number;
+  starved: boolean;
+}
+
+/** What the claim read of the other live workers' slots. */
+export interface SlotCapacity {
+  othersInUse: number;
+  /** Teams with work on other workers whose last claim was short of slots (0: no other worker waits). */
+  othersStarvedTeams: number;
 }
 
 /** An endpoint as the claim read it: its configuration, its circuit, and when its next row is due. */
 export interface LaneState {
   endpointId: string;
+  teamId: string;
+  /** Attempts the deployment's slots allowed this lane in this claim (before rows were locked). */
+  granted: number;
   version: string;
   status: 'enabled' | 'paused' | 'disabled';
   deleted: boolean;
@@ -66,6 +94,14 @@ export interface ClaimResult {
   lanes: LaneState[];
   /** Deliveries the claim finished instead of attempting (expired, canceled, secrets unreadable). */
   finished: FinishedDelivery[];
+  capacity: SlotCapacity;
+}
+
+export interface ClaimOptions {
+  /** Narrows the claim to these deliveries (tools and tests that attempt one delivery by hand). */
+  onlyDeliveryIds?: readonly string[];
+  /** The engine's slots; without them (a claim by hand) no slot is taken or counted. */
+  slots?: SlotClaim;
 }
 
 export interface DispatchServiceDeps {
@@ -74,6 +110,8 @@ export interface DispatchServiceDeps {
   clock: Clock;
   credentials: EndpointCredentialsService;
   events: EngineEventSink;
+  /** A worker whose heartbeat is older than this holds no slots (dispatch-ownership.service.ts). */
+  deadAfterSeconds?: number;
   /** Deliveries whose secrets are sealed with another key go back unsent (sealing-key-mismatch.ts). */
   keyMismatches: SealingKeyMismatches;
 }
@@ -81,7 +119,14 @@ export interface DispatchServiceDeps {
 /** How long an attempt holds its row beyond the endpoint's timeout before the row is due again. */
 export const LEASE_MARGIN_MS = 5 * SECOND;
 
+/** The slot limit of a claim by hand: no deployment limit applies to it. */
+const UNLIMITED_SLOTS = 2_147_483_647;
+
 interface ClaimRow {
+  others_in_use: number;
+  others_starved_teams: number;
+  team_id: string;
+  granted: number;
   endpoint_id: string;
   version: string;
   status: 'enabled' | 'paused' | 'disabled';
@@ -111,7 +156,6 @@ interface ClaimRow {
   // The claimed delivery, when this row has one.
   id: string | null;
   attempt: number | null;
-  team_id: string;
   tenant_id: string;
   message_id: string;
   event_type: string;
@@ -137,17 +181,18 @@ interface ClaimRow {
  * half-opened, and each endpoint's next due time. Body bytes are read only for deliveries that will be sent.
  */
 const CLAIM_SQL = hotStatement(
-  'engine_claim_v6',
+  'engine_claim_v7',
   `
 WITH owned AS (
-  -- Only the partitions this worker owns under a live lease; FOR SHARE makes a handoff wait for this claim, so two
-  -- workers never claim for one endpoint at once.
-  SELECT partition FROM dispatch_partitions WHERE owner = $4 AND lease_until > now() FOR SHARE
+  -- Only the partitions this worker owns under a live lease; FOR KEY SHARE makes another worker's take (FOR UPDATE)
+  -- wait for this claim, so two workers never claim for one endpoint at once, while the owner's own lease renewal
+  -- (a plain UPDATE) never waits for it.
+  SELECT partition FROM dispatch_partitions WHERE owner = $4 AND lease_until > now() FOR KEY SHARE
 ), want AS (
-  SELECT w.* FROM unnest($1::text[], $2::int[], $3::int[]) AS w(endpoint_id, n, mine)
+  SELECT w.* FROM unnest($1::text[], $2::int[], $3::int[], $11::int[]) WITH ORDINALITY AS w(endpoint_id, n, mine, headroom, ord)
    WHERE svc_dispatch_partition(w.endpoint_id, $7) IN (SELECT partition FROM owned)
 ), lane AS (
-  SELECT w.endpoint_id, w.n, w.mine, e.version, e.status, e.deleted_at IS NOT NULL AS deleted, e.max_concurrency,
+  SELECT w.endpoint_id, w.n, w.mine, w.headroom, w.ord, e.team_id, e.version, e.status, e.deleted_at IS NOT NULL AS deleted, e.max_concurrency,
          e.ordering = 'ordered' AS ordered,
          e.rate_per_second, e.timeout_seconds, e.url, e.url_revision, e.retry_delays_seconds, e.headers_sealed,
          e.authorization_sealed, h.circuit, h.consecutive_failures, h.last_success_at, h.last_failure_at,
@@ -166,6 +211,27 @@ WITH owned AS (
               WHEN l.ordered THEN greatest(0, least(l.n, 1 - l.mine - l.foreign_in_flight))
               ELSE greatest(0, least(l.n, l.max_concurrency - l.mine - l.foreign_in_flight)) END AS take
     FROM lane l
+), slot_rows AS (
+  -- Every worker's slot row, locked in ID order: claims across workers take slots one after another, and each reads
+  -- the newest counts (a locking read sees the latest committed row, whatever the statement's snapshot).
+  SELECT s.worker_id, s.in_use, s.teams, s.starved FROM dispatch_slots s ORDER BY s.worker_id FOR UPDATE
+), capacity AS (
+  SELECT coalesce(sum(r.in_use) FILTER (WHERE r.worker_id <> $4), 0)::int AS others_in_use,
+         coalesce(sum(r.teams) FILTER (WHERE r.worker_id <> $4 AND r.starved), 0)::int AS others_starved_teams
+    FROM slot_rows r JOIN dispatch_workers dw ON dw.id = r.worker_id
+   WHERE dw.heartbeat_at > now() - make_interval(secs => $12::float8)
+), budgeted AS (
+  -- The deployment's slots, in the order the owner asked (its fair order): a lane gets what is left after the lanes
+  -- before it, less its headroom (the slots it must leave free: the reserve for a slow lane). Finishing a deleted or disabled endpoint's rows sends
+  -- nothing and takes no slot.
+  SELECT q.*, q.deleted OR q.status = 'disabled' AS slotless,
+         CASE WHEN q.deleted OR q.status = 'disabled' THEN q.take
+              ELSE greatest(0, least(q.take,
+                     $9::int - q.headroom - c.others_in_use - $10::int
+                     - coalesce(sum(q.take) FILTER (WHERE NOT (q.deleted OR q.status = 'disabled'))
+                         OVER (ORDER BY q.ord ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING), 0)))
+         END AS granted
+    FROM quota q CROSS JOIN capacity c
 ), head AS (
   -- An ordered endpoint's head: its waiting row with the lowest number, due or not, leased or not. Only the head
   -- may be claimed, and only once it is due; it is read before it is locked, so a head that another transaction
@@ -178,20 +244,20 @@ WITH owned AS (
    WHERE quota.ordered
 ), picked AS (
   SELECT p.delivery_id, p.endpoint_id, quota.timeout_seconds
-    FROM quota, LATERAL (
+    FROM budgeted quota, LATERAL (
       SELECT q.delivery_id, q.endpoint_id FROM delivery_queue q
        WHERE q.endpoint_id = quota.endpoint_id AND q.due_at <= $5
          AND (cardinality($8::text[]) = 0 OR q.delivery_id = ANY($8::text[]))
-       ORDER BY q.due_at LIMIT quota.take FOR UPDATE SKIP LOCKED) p
-   WHERE quota.take > 0 AND NOT quota.ordered
+       ORDER BY q.due_at LIMIT quota.granted FOR UPDATE SKIP LOCKED) p
+   WHERE quota.granted > 0 AND NOT quota.ordered
   UNION ALL
   SELECT p.delivery_id, p.endpoint_id, quota.timeout_seconds
-    FROM quota JOIN head ON head.endpoint_id = quota.endpoint_id, LATERAL (
+    FROM budgeted quota JOIN head ON head.endpoint_id = quota.endpoint_id, LATERAL (
       SELECT q.delivery_id, q.endpoint_id FROM delivery_queue q
        WHERE q.delivery_id = head.delivery_id AND q.due_at <= $5
          AND (cardinality($8::text[]) = 0 OR q.delivery_id = ANY($8::text[]))
        FOR UPDATE SKIP LOCKED) p
-   WHERE quota.take > 0
+   WHERE quota.granted > 0
 ), leased AS (
   UPDATE delivery_queue q
      SET lease_owner = $4, attempt = q.attempt + 1,
@@ -201,6 +267,16 @@ WITH owned AS (
    -- made beside a small queue otherwise walks the whole queue for each picked row).
    WHERE q.delivery_id = ANY (ARRAY(SELECT delivery_id FROM picked)) AND q.delivery_id = p.delivery_id
   RETURNING q.delivery_id, q.endpoint_id, q.attempt, q.due_at
+), my_slots AS (
+  -- This worker's count: what it ran when it asked plus what it takes now (stale-high while its attempts settle,
+  -- never low: its next claim or idle report writes it again). The subquery on capacity runs first, so every slot
+  -- row is locked in ID order before this one is written.
+  UPDATE dispatch_slots s
+     SET in_use = $10::int + (SELECT count(*) FROM picked p JOIN budgeted b ON b.endpoint_id = p.endpoint_id
+                               WHERE NOT b.slotless)::int
+                  + 0 * (SELECT others_in_use FROM capacity),
+         teams = $13, starved = $14
+   WHERE s.worker_id = $4 AND $15::bool
 ), probe AS (
   UPDATE endpoint_health h SET circuit = 'half_open', next_probe_at = l.due_at
     FROM leased l JOIN quota ON quota.endpoint_id = l.endpoint_id
@@ -214,7 +290,8 @@ WITH owned AS (
     FROM leased l JOIN deliveries d ON d.id = l.delivery_id
    WHERE d.id = ANY (ARRAY(SELECT delivery_id FROM leased)) AND d.status IN ('queued', 'retry_wait', 'in_flight')
 )
-SELECT quota.endpoint_id, quota.version, quota.status, quota.deleted, quota.max_concurrency, quota.rate_per_second,
+SELECT c.others_in_use, c.others_starved_teams, quota.team_id, quota.granted,
+       quota.endpoint_id, quota.version, quota.status, quota.deleted, quota.max_concurrency, quota.rate_per_second,
        quota.circuit, quota.consecutive_failures, quota.last_success_at, quota.last_failure_at, quota.next_probe_at,
        quota.probe_wait_seconds, quota.foreign_in_flight, quota.probing, quota.url, quota.url_revision,
        quota.timeout_seconds, quota.retry_delays_seconds, quota.headers_sealed, quota.authorization_sealed,
@@ -233,14 +310,15 @@ SELECT quota.endpoint_id, quota.version, quota.status, quota.deleted, quota.max_
                   OFFSET (SELECT count(*) FROM picked p WHERE p.endpoint_id = quota.endpoint_id) LIMIT 1)
        END AS next_due_at,
        s.secret_versions, s.secrets_sealed, l.delivery_id AS leased_id, l.attempt AS leased_attempt,
-       m.id, m.attempt, m.team_id, m.tenant_id, m.message_id, m.event_type,
+       m.id, m.attempt, m.tenant_id, m.message_id, m.event_type,
        -- An earlier attempt that never settled (its lease lapsed): this one is its retry.
        m.attempt - 1 > m.attempt_count AS lost_attempt, m.next_trigger, m.cancel_retries, m.expires_at, m.content_type, m.last_status_code,
        CASE WHEN m.id IS NOT NULL AND NOT m.cancel_retries AND m.expires_at > $5 AND NOT quota.deleted
                  AND quota.status <> 'disabled'
             THEN coalesce(m.body, (SELECT c.body FROM message_contents c WHERE c.message_id = m.message_id)) END AS body,
        msg.created_at AS message_created_at, msg.deliver_at, msg.traceparent, m.sequence
-  FROM quota
+  FROM capacity c
+  LEFT JOIN budgeted quota ON true
   LEFT JOIN leased l ON l.endpoint_id = quota.endpoint_id
   LEFT JOIN marked m ON m.id = l.delivery_id
   LEFT JOIN messages msg ON msg.id = m.message_id
@@ -263,15 +341,14 @@ export class DispatchService {
   constructor(private readonly deps: DispatchServiceDeps) {}
 
   /**
-   * Claims for a batch of endpoints. `onlyDeliveryIds` narrows the claim to those deliveries (tools and tests that
-   * attempt one delivery by hand); the engine claims whatever is due, oldest first.
+   * Claims for a batch of endpoints, in the order given (the owner's fair order: the deployment's slots go to the
+   * first lanes first); the engine claims whatever is due, oldest first. With `slots` and no requests, the claim
+   * only writes this worker's slot count (a worker going idle gives its slots back).
    */
-  async claim(
-    workerId: string,
-    requests: readonly LaneRequest[],
-    onlyDeliveryIds: readonly string[] = [],
-  ): Promise<ClaimResult> {
-    if (requests.length === 0) return { attempts: [], lanes: [], finished: [] };
+  async claim(workerId: string, requests: readonly LaneRequest[], options: ClaimOptions = {}): Promise<ClaimResult> {
+    const { onlyDeliveryIds = [], slots } = options;
+    if (requests.length === 0 && !slots)
+      return { attempts: [], lanes: [], finished: [], capacity: { othersInUse: 0, othersStarvedTeams: 0 } };
     const now = this.deps.clock.now();
     const rows = await this.deps.hot.query<ClaimRow>(CLAIM_SQL, [
       requests.map((r) => r.endpointId),
@@ -282,13 +359,25 @@ export class DispatchService {
       LEASE_MARGIN_MS / 1000,
       DISPATCH_PARTITIONS,
       onlyDeliveryIds,
+      slots?.limit ?? UNLIMITED_SLOTS,
+      slots?.running ?? 0,
+      requests.map((r) => r.headroom ?? 0),
+      this.deps.deadAfterSeconds ?? DEFAULT_OWNERSHIP.deadAfterSeconds,
+      slots?.teams ?? 0,
+      slots?.starved ?? false,
+      slots !== undefined,
     ]);
     const lanes = new Map<string, LaneState>();
     const attempts: ClaimedAttempt[] = [];
     const finished: FinishedDelivery[] = [];
     const stale: { id: string; fence: number }[] = [];
+    const capacity: SlotCapacity = {
+      othersInUse: rows[0]?.others_in_use ?? 0,
+      othersStarvedTeams: rows[0]?.others_starved_teams ?? 0,
+    };
     const mismatched: MismatchedDelivery[] = [];
     for (const row of rows) {
+      if (row.endpoint_id === null) continue; // The capacity row of a claim without requests.
       if (!lanes.has(row.endpoint_id)) lanes.set(row.endpoint_id, toLane(row));
       if (row.leased_id !== null && row.id === null) stale.push({ id: row.leased_id, fence: row.leased_attempt! });
       if (row.id === null) continue;
@@ -325,7 +414,7 @@ export class DispatchService {
     if (finished.length > 0) await finishDeliveries(this.deps.db, workerId, finished, now, this.deps.events);
     if (stale.length > 0) await dropStaleRows(this.deps.db, workerId, stale);
     if (mismatched.length > 0) await this.deps.keyMismatches.release(workerId, mismatched);
-    return { attempts, lanes: [...lanes.values()], finished };
+    return { attempts, lanes: [...lanes.values()], finished, capacity };
   }
 
   private finishReason(row: ClaimRow, now: Date): { status: FinishedDelivery['status']; reason: string } | null {
@@ -378,6 +467,8 @@ export class DispatchService {
 function toLane(row: ClaimRow): LaneState {
   return {
     endpointId: row.endpoint_id,
+    teamId: row.team_id,
+    granted: row.granted,
     version: String(row.version),
     status: row.status,
     deleted: row.deleted,

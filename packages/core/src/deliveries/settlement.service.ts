@@ -13,12 +13,7 @@ import {
   type DeliveryDecision,
   type EndpointHealthState,
 } from './delivery-policy.js';
-import {
-  cancelWaitingDeliveries,
-  SETTLEMENT_SHARDS,
-  type EngineEvent,
-  type EngineEventSink,
-} from './delivery-records.js';
+import { SETTLEMENT_SHARDS, type EngineEvent, type EngineEventSink } from './delivery-records.js';
 import type { ClaimedAttempt } from './dispatch.service.js';
 
 /** What one attempt produced, as the worker hands it to settlement. */
@@ -43,6 +38,11 @@ export interface SettlementResult {
   outcomes: SettledOutcome[];
   /** Each endpoint's circuit after the batch, as written (the owner keeps it in memory). */
   health: Map<string, EndpointHealthState>;
+  /**
+   * Endpoints this batch disabled (410, an unsafe destination): their waiting deliveries are the caller's to cancel,
+   * outside the settlement (DispatchOwnershipService.cancelDisabledBacklogs; the reconciliation sweep does it too).
+   */
+  disabled: string[];
 }
 
 export interface SettlementDeps {
@@ -160,7 +160,7 @@ export class SettlementService {
     outcomes: readonly AttemptOutcome[],
     healthOf: (endpointId: string) => EndpointHealthState,
   ): Promise<SettlementResult> {
-    if (outcomes.length === 0) return { outcomes: [], health: new Map() };
+    if (outcomes.length === 0) return { outcomes: [], health: new Map(), disabled: [] };
     const now = this.deps.clock.now();
     const decisions = outcomes.map((o) =>
       decideAfterAttempt({
@@ -187,6 +187,7 @@ export class SettlementService {
     const simple = disable.size === 0 && events.length === 0 && !mayEmit;
 
     const params = settleParams(workerId, outcomes, decisions, changed, lastErrors, now);
+    const disabled: string[] = [];
     const applied = simple
       ? await retryOnConflict(async () => statuses(await this.deps.hot.query<SettledRow>(SETTLE_SQL, params)))
       : await retryOnConflict(() =>
@@ -224,7 +225,7 @@ export class SettlementService {
                 },
               });
             });
-            await this.disableEndpoints(tx, disable, all, now);
+            disabled.push(...(await this.disableEndpoints(tx, disable, all, now)));
             all.push(...(await holdOrderedEndpoints(tx, ended, now)));
             if (all.length > 0) await this.deps.events.emit(tx, all);
             return done;
@@ -236,6 +237,7 @@ export class SettlementService {
         applied: applied.has(outcomes[i]!.attempt.deliveryId),
       })),
       health,
+      disabled,
     };
   }
 
@@ -327,15 +329,17 @@ export class SettlementService {
 
   /**
    * 410 Gone or a destination resolving to a private address: the service disables the endpoint (reason
-   * endpoint_gone or unsafe_destination), cancels its waiting deliveries and emits webhooks.endpoint.disabled.
+   * endpoint_gone or unsafe_destination) and emits webhooks.endpoint.disabled. Its waiting deliveries (up to
+   * max_pending_deliveries of them) are canceled after this transaction, in bounded batches of their own
+   * (DispatchOwnershipService.cancelDisabledBacklogs), never inside a settlement.
    */
   private async disableEndpoints(
     tx: EntityManager,
     disable: Map<string, { reason: string; teamId: string; tenantId: string }>,
     events: EngineEvent[],
     now: Date,
-  ): Promise<void> {
-    if (disable.size === 0) return;
+  ): Promise<string[]> {
+    if (disable.size === 0) return [];
     const ids = [...disable.keys()].sort();
     // TypeORM answers an UPDATE with [rows, count].
     const [changed]: [{ id: string; version: string }[], number] = await tx.query(
@@ -356,7 +360,7 @@ export class SettlementService {
         data: { endpoint_id: row.id, reason: info.reason },
       });
     }
-    await cancelWaitingDeliveries(tx, { endpointIds: ids }, 'endpoint_disabled', now);
+    return changed.map((row) => row.id);
   }
 }
 

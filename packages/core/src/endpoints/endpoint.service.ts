@@ -12,7 +12,7 @@ import { inTransaction, lockOwned, lockTeam, reader } from '../common/transactio
 import type { Limits } from '../catalog/limits.js';
 import type { TenantService } from '../tenants/tenant.service.js';
 import { cancelWaitingDeliveries } from '../deliveries/delivery-records.js';
-import { DELIVERY_WAKE_CHANNEL } from '../deliveries/delivery.jobs.js';
+import { DELIVERY_WAKE_CHANNEL, wakePayload } from '../deliveries/delivery.jobs.js';
 import { setOrdering } from '../deliveries/ordering.js';
 import { compileRules } from './endpoint-rules.js';
 import { EndpointCredentialsService } from './endpoint-credentials.service.js';
@@ -398,7 +398,7 @@ export class EndpointService {
     };
     await tx.getRepository(EndpointEntity).update({ id: endpoint.id }, update);
     // The endpoint's owner reads its configuration again at once (enable, resume: waiting deliveries go now).
-    await tx.query(`SELECT pg_notify($1, $2)`, [DELIVERY_WAKE_CHANNEL, endpoint.id]);
+    await tx.query(`SELECT pg_notify($1, $2)`, [DELIVERY_WAKE_CHANNEL, wakePayload([endpoint.id], { reread: true })]);
     return Object.assign(endpoint, update);
   }
 }

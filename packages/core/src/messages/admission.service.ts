@@ -2,7 +2,7 @@ import type { Span } from '@opentelemetry/api';
 import type { DataSource, EntityManager } from 'typeorm';
 import { billingMonth, type BillingService, type ChargeItem } from '../billing/billing.service.js';
 import type { Limits } from '../catalog/limits.js';
-import { Coalescer } from '../common/coalescer.js';
+import { SerialBatcher } from '../common/serial-batcher.js';
 import type { Clock } from '../common/clock.js';
 import type { Actor } from '../common/context.js';
 import { isServiceError, ServiceError } from '../common/errors.js';
@@ -75,7 +75,7 @@ type Verdict =
 export class AdmissionService {
   private readonly context = new AdmissionContextReader();
   private readonly rules: AdmissionRules;
-  private readonly batches = new Coalescer<Pending>({
+  private readonly batches = new SerialBatcher<Pending>({
     windowMs: ADMISSION_WINDOW_MS,
     maxBatch: MAX_ADMISSION_BATCH,
     run: (batch) => this.runBatch(batch),

@@ -28,7 +28,7 @@ export class EngineSteps {
     const claimed = await this.services.dispatch.claim(
       STEP_WORKER_ID,
       rows.map((r) => ({ endpointId: r.endpoint_id, want: r.n, mine: 0 })),
-      deliveryIds,
+      { onlyDeliveryIds: deliveryIds },
     );
     for (const lane of claimed.lanes) this.health.set(lane.endpointId, lane.health);
     const wanted = new Set(deliveryIds);
@@ -38,6 +38,8 @@ export class EngineSteps {
   async settle(outcomes: readonly AttemptOutcome[]): Promise<SettlementResult> {
     const settled = await this.services.settlement.settle(STEP_WORKER_ID, outcomes, (id) => this.healthOf(id));
     for (const [id, health] of settled.health) this.health.set(id, health);
+    // As the engine does after a batch that disabled endpoints (outside the settlement).
+    if (settled.disabled.length > 0) await this.services.ownership.cancelDisabledBacklogs(settled.disabled);
     return settled;
   }
 

@@ -5,7 +5,7 @@
  * run in two batches at once, and run in the order they were submitted (a later batch takes them once the earlier
  * one is done): what one batch decides for a key is what the next one starts from.
  */
-export class Coalescer<I, O> {
+export class KeyedBatcher<I, O> {
   private queue: { item: I; resolve: (value: O) => void; reject: (error: unknown) => void }[] = [];
   private running = 0;
 
@@ -62,13 +62,13 @@ export class Coalescer<I, O> {
    * Moves up to `room` waiting entries into `batch`, in order. With keyOf it leaves those whose key another running
    * batch holds (every one of them, so a key's items keep their order), and marks the batch's new keys as held.
    */
-  private take(batch: Coalescer<I, O>['queue'], room: number, keys: Set<string>): Coalescer<I, O>['queue'] {
+  private take(batch: KeyedBatcher<I, O>['queue'], room: number, keys: Set<string>): KeyedBatcher<I, O>['queue'] {
     const { keyOf } = this.options;
     if (!keyOf) {
       batch.push(...this.queue.splice(0, room));
       return batch;
     }
-    const kept: Coalescer<I, O>['queue'] = [];
+    const kept: KeyedBatcher<I, O>['queue'] = [];
     for (const entry of this.queue) {
       const key = keyOf(entry.item);
       const free = keys.has(key) || !this.busy.has(key);

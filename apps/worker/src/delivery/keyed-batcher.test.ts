@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { Coalescer } from './coalescer.js';
+import { KeyedBatcher } from './keyed-batcher.js';
 
 interface Item {
   key: string;
@@ -23,15 +23,15 @@ function recorder() {
   return { batches, overlaps, run };
 }
 
-describe('Coalescer', () => {
+describe('KeyedBatcher', () => {
   it('with keyOf, never runs one key in two batches at once, and keeps each key in submission order', async () => {
     const r = recorder();
-    const coalescer = new Coalescer(r.run, { maxConcurrent: 2, maxBatch: 3, keyOf: (item: Item) => item.key });
+    const batcher = new KeyedBatcher(r.run, { maxConcurrent: 2, maxBatch: 3, keyOf: (item: Item) => item.key });
     const items = [
       ...Array.from({ length: 7 }, (_, n) => ({ key: 'a', n })),
       ...Array.from({ length: 4 }, (_, n) => ({ key: 'b', n })),
     ];
-    const results = await Promise.all(items.map((item) => coalescer.submit(item)));
+    const results = await Promise.all(items.map((item) => batcher.submit(item)));
     expect(results).toEqual(items.map((item) => `${item.key}${item.n}`));
     expect(r.overlaps).toEqual([]);
     for (const key of ['a', 'b']) {
@@ -47,8 +47,8 @@ describe('Coalescer', () => {
 
   it('without keyOf, batches of one key may run side by side (the behaviour keyOf exists to prevent)', async () => {
     const r = recorder();
-    const coalescer = new Coalescer(r.run, { maxConcurrent: 2, maxBatch: 2 });
-    await Promise.all(Array.from({ length: 6 }, (_, n) => coalescer.submit({ key: 'a', n })));
+    const batcher = new KeyedBatcher(r.run, { maxConcurrent: 2, maxBatch: 2 });
+    await Promise.all(Array.from({ length: 6 }, (_, n) => batcher.submit({ key: 'a', n })));
     expect(r.overlaps.length).toBeGreaterThan(0);
   });
 });

@@ -1,4 +1,4 @@
-export interface CoalescerOptions<T> {
+export interface SerialBatcherOptions<T> {
   /** How long the first item of a batch waits for others when nothing runs. */
   windowMs: number;
   maxBatch: number;
@@ -13,12 +13,12 @@ export interface CoalescerOptions<T> {
  * first item when nothing runs, at once when it is full, and as soon as the previous batch is done for the items
  * that arrived meanwhile (they have waited already).
  */
-export class Coalescer<T> {
+export class SerialBatcher<T> {
   private waiting: T[] = [];
   private running = false;
   private timer: NodeJS.Timeout | null = null;
 
-  constructor(private readonly options: CoalescerOptions<T>) {}
+  constructor(private readonly options: SerialBatcherOptions<T>) {}
 
   add(item: T): void {
     this.waiting.push(item);

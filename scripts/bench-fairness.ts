@@ -1,0 +1,279 @@
+/**
+ * The `fairness` scenario of `npm run bench` (docs/benchmarks.md, "Fairness"; docs/delivery.md, "Fairness"), at the
+ * spec's default limits (no SVC_LIMIT_* raised: service_concurrency 6 across every worker, max_concurrency 3):
+ *
+ *   alone        tenant C publishes 5 messages/s to a receiver that answers at once: accept-to-receiver p50/p99
+ *   two_slow     the same beside 2 other teams' receivers answering in 9 s, 200 messages queued each: p99 over alone
+ *   six_slow     beside 6 such tenants spread over 3 other teams
+ *   two_workers  two_slow with 2 worker processes; the receivers never see more than 6 requests at once
+ *   hot_team     team Y publishes 5/s (its publish request p99) alone, then beside team X publishing as fast as its
+ *                admission limit lets it and running a bulk replay of its dead letters: p99 over alone
+ *
+ * Each figure is a ratio against `alone`, measured in the same run on the same processes.
+ */
+import {
+  addEndpoint,
+  createTeams,
+  deleteEndpoint,
+  runLoad,
+  sleep,
+  type BenchTeam,
+  type ServiceBuild,
+} from './bench-delivery-env.js';
+import {
+  publishTeams,
+  publishWindow,
+  startExtraWorker,
+  startHarness,
+  stopExtraWorkers,
+  waitForPartitionOwners,
+  type Harness,
+} from './bench-delivery-harness.js';
+import type { PublishResult } from './bench-delivery-load.js';
+
+const SECONDS = Number(process.env['BENCH_FAIRNESS_SECONDS'] ?? 20);
+const SLOW_QUEUED = 200;
+const PROBE_RATE = 5;
+/** Dead letters of the hot team's endpoint, replayed in bulk while it publishes. */
+const DEAD_LETTERS = 1000;
+
+export interface FairnessCase {
+  p50_ms: number;
+  p99_ms: number;
+  p99_ratio: number;
+  undelivered: number;
+  /** The most requests open at once at the receivers while the case ran. */
+  peak_in_flight: number;
+}
+
+export interface FairnessFigures {
+  limits: { service_concurrency: number; max_concurrency: number };
+  alone: { p50_ms: number; p99_ms: number; undelivered: number };
+  two_slow: FairnessCase;
+  six_slow: FairnessCase;
+  two_workers: FairnessCase;
+  hot_team: {
+    alone_publish_p99_ms: number;
+    beside_publish_p99_ms: number;
+    publish_p99_ratio: number;
+    hot_admitted_per_s: number;
+    replayed: number;
+  };
+}
+
+function percentile(sorted: readonly number[], fraction: number): number {
+  return sorted.length === 0 ? 0 : sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * fraction))]!;
+}
+
+/** Tenant C's messages at 5/s: accept-to-receiver latencies (an undelivered one counts as waiting until the end). */
+async function probe(h: Harness, fast: BenchTeam) {
+  const which = (name: string) => name.startsWith('fair-c');
+  h.receivers.arrivals.clear();
+  h.receivers.recording = true;
+  const window = await publishWindow(
+    h,
+    { teams: publishTeams([fast]), perTeam: 4, rate: PROBE_RATE, durationMs: SECONDS * 1000, recordAccepted: true },
+    which,
+  );
+  const accepted = window.load.accepted ?? [];
+  const deadline = Date.now() + 30_000;
+  while (Date.now() < deadline && accepted.some(([id]) => !h.receivers.arrivals.has(id))) await sleep(50);
+  h.receivers.recording = false;
+  const end = Date.now();
+  let undelivered = 0;
+  const latencies = accepted
+    .map(([id, createdAt]) => {
+      const arrived = h.receivers.arrivals.get(id);
+      if (arrived === undefined) undelivered += 1;
+      return (arrived ?? end) - createdAt;
+    })
+    .sort((a, b) => a - b);
+  return { p50_ms: percentile(latencies, 0.5), p99_ms: percentile(latencies, 0.99), undelivered };
+}
+
+/** `tenants` slow tenants (one endpoint each, answering in 9 s) spread over `teams` teams, 200 messages queued each. */
+async function slowBacklog(h: Harness, prefix: string, teams: number, tenants: number) {
+  const made = await createTeams(h.core, h.origin, h.receivers, prefix, teams, 0);
+  const endpoints: { team: BenchTeam; tenantId: string; endpoint: { id: string; etag: string } }[] = [];
+  for (let i = 0; i < tenants; i++) {
+    const team = made[i % teams]!;
+    const tenantId = i < teams ? team.tenantId : await addTenant(h, team, `${prefix}-t${i}`);
+    const endpoint = await addEndpoint(
+      h.origin,
+      team.authorization,
+      tenantId,
+      h.receivers.url('slow9', `${prefix}-${i}`),
+    );
+    endpoints.push({ team, tenantId, endpoint });
+  }
+  await Promise.all(
+    endpoints.map(async ({ team, tenantId }) => {
+      for (let sent = 0; sent < SLOW_QUEUED;) {
+        const batch = Math.min(10, SLOW_QUEUED - sent);
+        const answers = await Promise.all(
+          Array.from({ length: batch }, () => publish(h, team, tenantId, { slow: true })),
+        );
+        sent += answers.filter((status) => status === 202).length;
+        if (answers.some((status) => status === 429)) await sleep(200);
+      }
+    }),
+  );
+  return endpoints;
+}
+
+async function addTenant(h: Harness, team: BenchTeam, externalId: string): Promise<string> {
+  const response = await fetch(`${h.origin}/v1/tenants`, {
+    method: 'POST',
+    headers: {
+      authorization: team.authorization,
+      'content-type': 'application/json',
+      'idempotency-key': `tenant-${externalId}`,
+    },
+    body: JSON.stringify({ external_id: externalId, name: externalId }),
+  });
+  if (response.status !== 201) throw new Error(`tenant: ${response.status} ${await response.text()}`);
+  return ((await response.json()) as { id: string }).id;
+}
+
+async function publish(h: Harness, team: BenchTeam, tenantId: string, payload: unknown): Promise<number> {
+  const response = await fetch(`${h.origin}/v1/messages`, {
+    method: 'POST',
+    headers: {
+      authorization: team.authorization,
+      'content-type': 'application/json',
+      'idempotency-key': `fair-${Math.random().toString(36).slice(2)}`,
+    },
+    body: JSON.stringify({ tenant_id: tenantId, event_type: team.eventType, payload }),
+  });
+  await response.arrayBuffer();
+  return response.status;
+}
+
+/** Deletes the slow endpoints (their backlogs are canceled) and waits for the attempts in flight to end. */
+async function clearSlow(h: Harness, endpoints: Awaited<ReturnType<typeof slowBacklog>>) {
+  for (const { team, endpoint } of endpoints) await deleteEndpoint(h.origin, team.authorization, endpoint);
+  const deadline = Date.now() + 15_000;
+  while (h.receivers.open > 0 && Date.now() < deadline) await sleep(100);
+}
+
+async function besideSlow(
+  h: Harness,
+  fast: BenchTeam,
+  alone: { p99_ms: number },
+  prefix: string,
+  teams: number,
+  tenants: number,
+) {
+  h.receivers.resetPeak();
+  const slow = await slowBacklog(h, prefix, teams, tenants);
+  const deadline = Date.now() + 20_000;
+  while (h.receivers.open < 4 && Date.now() < deadline) await sleep(100);
+  const beside = await probe(h, fast);
+  const peak = h.receivers.peak;
+  await clearSlow(h, slow);
+  return {
+    ...beside,
+    p99_ratio: Math.round((beside.p99_ms / Math.max(1, alone.p99_ms)) * 100) / 100,
+    peak_in_flight: peak,
+  };
+}
+
+/** Team Y's publish requests at 5/s: their p99 (the load process measures each request). */
+function publishP99(h: Harness, team: BenchTeam, seconds = SECONDS): Promise<PublishResult> {
+  return runLoad<PublishResult>({
+    kind: 'publish',
+    origin: h.origin,
+    teams: publishTeams([team]),
+    perTeam: 2,
+    rate: PROBE_RATE,
+    startAt: Date.now() + 500,
+    durationMs: seconds * 1000,
+  });
+}
+
+async function hotTeam(h: Harness) {
+  const [[hot], [quiet]] = await Promise.all([
+    createTeams(h.core, h.origin, h.receivers, 'fair-hot', 1, 1),
+    createTeams(h.core, h.origin, h.receivers, 'fair-y', 1, 1),
+  ]);
+  if (!hot || !quiet) throw new Error('no teams');
+  await publishP99(h, quiet, 5); // warm
+  const alone = await publishP99(h, quiet);
+  // Dead letters for the hot team's bulk replay: an endpoint (of a second tenant) answering 400 fails each delivery
+  // at once; once they are there it points at a fast receiver and the replay sends them again.
+  const deadTenant = await addTenant(h, hot, 'fair-hot-dead');
+  const rejecting = await addEndpoint(h.origin, hot.authorization, deadTenant, h.receivers.url('reject', 'fair-hot-r'));
+  for (let i = 0; i < DEAD_LETTERS; i += 10)
+    await Promise.all(Array.from({ length: 10 }, () => publish(h, hot, deadTenant, { dead: true })));
+  const deadline = Date.now() + 30_000;
+  while ((h.receivers.counts.get('fair-hot-r') ?? 0) < DEAD_LETTERS && Date.now() < deadline) await sleep(100);
+  await sleep(1000);
+  const patched = await fetch(`${h.origin}/v1/endpoints/${rejecting.id}`, {
+    method: 'PATCH',
+    headers: { authorization: hot.authorization, 'content-type': 'application/json', 'if-match': rejecting.etag },
+    body: JSON.stringify({ url: h.receivers.url('fast', 'fair-hot-replayed') }),
+  });
+  if (patched.status !== 200) throw new Error(`PATCH: ${patched.status} ${await patched.text()}`);
+  const replay = fetch(`${h.origin}/v1/replays`, {
+    method: 'POST',
+    headers: {
+      authorization: hot.authorization,
+      'content-type': 'application/json',
+      'idempotency-key': 'fair-hot-replay',
+    },
+    body: JSON.stringify({ endpoint_id: rejecting.id }),
+  });
+  const [beside, hotLoad] = await Promise.all([
+    publishP99(h, quiet),
+    runLoad<PublishResult>({
+      kind: 'publish',
+      origin: h.origin,
+      teams: publishTeams([hot]),
+      perTeam: 16,
+      startAt: Date.now() + 500,
+      durationMs: SECONDS * 1000,
+    }),
+    replay.then(async (r) => {
+      if (r.status !== 202) throw new Error(`replay: ${r.status} ${await r.text()}`);
+    }),
+  ]);
+  return {
+    alone_publish_p99_ms: alone.request_p99_ms,
+    beside_publish_p99_ms: beside.request_p99_ms,
+    publish_p99_ratio: Math.round((beside.request_p99_ms / Math.max(1, alone.request_p99_ms)) * 100) / 100,
+    hot_admitted_per_s: Math.round(hotLoad.admitted / (hotLoad.elapsed_ms / 1000)),
+    replayed: h.receivers.counts.get('fair-hot-replayed') ?? 0,
+  };
+}
+
+export async function runFairnessBench(build: ServiceBuild): Promise<FairnessFigures> {
+  const h = await startHarness(build, { durable: false, specLimits: true, label: 'fair-' });
+  try {
+    const [fast] = await createTeams(h.core, h.origin, h.receivers, 'fair-c', 1, 1);
+    await probe(h, fast!); // warm: the fast endpoint is known fast before anything else runs
+    const alone = await probe(h, fast!);
+    console.log(`  fairness alone: p50 ${alone.p50_ms} ms, p99 ${alone.p99_ms} ms`);
+    const twoSlow = await besideSlow(h, fast!, alone, 'fair-s2', 2, 2);
+    console.log(`  fairness two_slow: ${JSON.stringify(twoSlow)}`);
+    const sixSlow = await besideSlow(h, fast!, alone, 'fair-s6', 3, 6);
+    console.log(`  fairness six_slow: ${JSON.stringify(sixSlow)}`);
+    await startExtraWorker(h, 'worker-2');
+    await waitForPartitionOwners(h, 2);
+    await probe(h, fast!); // the new owner of the fast endpoint learns its speed
+    const twoWorkers = await besideSlow(h, fast!, alone, 'fair-w2', 2, 2);
+    console.log(`  fairness two_workers: ${JSON.stringify(twoWorkers)}`);
+    await stopExtraWorkers(h);
+    const hot = await hotTeam(h);
+    console.log(`  fairness hot_team: ${JSON.stringify(hot)}`);
+    return {
+      limits: { service_concurrency: 6, max_concurrency: 3 },
+      alone,
+      two_slow: twoSlow,
+      six_slow: sixSlow,
+      two_workers: twoWorkers,
+      hot_team: hot,
+    };
+  } finally {
+    await h.stop();
+  }
+}
