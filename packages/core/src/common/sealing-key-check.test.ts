@@ -6,7 +6,7 @@ import { ConfigError } from '../config.js';
 import { testCoreOptions } from '../testing/core-options.js';
 import { ManualClock } from './clock.js';
 import { Sealer } from './sealing.js';
-import { checkSealingKey } from './sealing-key-check.js';
+import { checkSealingKey, sealingKeyCheckValue } from './sealing-key-check.js';
 import { parseInput } from './validation.js';
 import { CreateEndpointInput } from '../endpoints/endpoint.inputs.js';
 import { CreateTenantInput } from '../tenants/tenant.inputs.js';
@@ -88,17 +88,25 @@ describe('the sealing key check at start', () => {
     expect(rows[0]!.n).toBe(1);
   });
 
-  it('lets exactly one of two first starts with different keys through', async () => {
+  it('refuses the second of two first starts with different keys: the first one recorded its key meanwhile', async () => {
     const url = await database();
-    // The check itself, twice at once over one pool (two connections), as two processes starting together run it.
     const { db } = (await open(url, randomBytes(32), { checkSealingKey: false })).services;
-    const results = await Promise.allSettled(
-      [randomBytes(32), randomBytes(32)].map((key) => checkSealingKey(db, new Sealer(key))),
-    );
-    expect(results.map((r) => (r.status === 'fulfilled' ? 'passed' : String(r.reason))).sort()).toEqual([
-      expect.stringMatching(/^ConfigError: SVC_ENCRYPTION_KEY is not the key/),
-      'passed',
+    // The first process's record, not committed yet when the second looks (it finds no check value).
+    const first = db.createQueryRunner();
+    await first.connect();
+    await first.startTransaction();
+    await first.query('INSERT INTO sealing_key_check (id, sealed) VALUES (true, $1)', [
+      sealingKeyCheckValue(new Sealer(randomBytes(32))),
     ]);
+    const second = checkSealingKey(db, new Sealer(randomBytes(32))).then(
+      () => 'passed',
+      (error: unknown) => String(error),
+    );
+    // The second's own record waits on the first's; once that commits, the second must open the first's, and cannot.
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    await first.commitTransaction();
+    await first.release();
+    expect(await second).toMatch(/^ConfigError: SVC_ENCRYPTION_KEY is not the key/);
   });
 
   it('is skipped, recording nothing, by a process that never opens a secret (the admin CLI)', async () => {

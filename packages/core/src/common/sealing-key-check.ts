@@ -26,6 +26,11 @@ const STORED_KEY_IDS_SQL = `
     FROM (${SEALED_COLUMNS.map(([table, column]) => `SELECT ${column} AS v FROM ${table}`).join(' UNION ALL ')}) s
    WHERE v IS NOT NULL AND length(v) > 5 AND get_byte(v, 0) = 1`;
 
+/** The check value a key records: the fixed text sealed under its own context. */
+export function sealingKeyCheckValue(sealer: Sealer): Buffer {
+  return sealer.seal(CHECK_PLAINTEXT, CHECK_CONTEXT);
+}
+
 function mismatch(sealer: Sealer, theirs: readonly string[]): ConfigError {
   return new ConfigError(
     `SVC_ENCRYPTION_KEY is not the key this database's secrets are sealed with (this key's ID is ${sealer.keyId}, ` +
@@ -47,7 +52,7 @@ export async function checkSealingKey(db: DataSource, sealer: Sealer): Promise<v
     if (keyIds.length > 0 && !keyIds.includes(sealer.keyId)) throw mismatch(sealer, keyIds);
     // Two first starts at once: one row wins, and the other process must open the winner's.
     await db.query(`INSERT INTO sealing_key_check (id, sealed) VALUES (true, $1) ON CONFLICT (id) DO NOTHING`, [
-      sealer.seal(CHECK_PLAINTEXT, CHECK_CONTEXT),
+      sealingKeyCheckValue(sealer),
     ]);
     stored = (await readCheckValue(db))!;
   }
