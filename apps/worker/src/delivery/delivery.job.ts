@@ -196,7 +196,10 @@ function standDownOnKeyMismatch(
         rejoinedAt = Date.now();
         standing = false;
         services.metrics.standingDown.set(0);
-        void dispatcher.start().catch((error: unknown) => options.logger.error({ err: error }, 'rejoining failed'));
+        void dispatcher.start().then(
+          () => options.logger.info({ stood_down_ms: pauseMs }, 'rejoined delivery after standing down'),
+          (error: unknown) => options.logger.error({ err: error }, 'rejoining failed'),
+        );
       }, pauseMs);
     });
   });

@@ -149,6 +149,10 @@ describe('a worker with the wrong SVC_ENCRYPTION_KEY', () => {
       sealed_key_id: newSealer.keyId,
       worker_key_id: oldSealer.keyId,
     });
+    // After its pause (10 s, on the real clock) the old worker rejoins; with nothing left it cannot open, it stays.
+    await old.waitFor('rejoined delivery after standing down', 30_000);
+    const rejoined = await (await fetch(`http://127.0.0.1:${port}/metrics`)).text();
+    expect(rejoined).toMatch(/^svc_worker_standing_down 0$/m);
     await Promise.all([old.stop(), fresh.stop()]);
   }, 150_000);
 });

@@ -19,12 +19,17 @@ const SEALED_COLUMNS: readonly (readonly [table: string, column: string])[] = [
 
 /**
  * The key IDs the stored sealed values name (the 4 bytes after the format byte). Once per database, at the first
- * start after migration 0027: a scan of the tables that hold secrets, one row per endpoint, source or subscription.
+ * start after migration 0031: a scan of the tables that hold secrets, one row per endpoint, source or subscription.
  */
 const STORED_KEY_IDS_SQL = `
   SELECT DISTINCT encode(substring(v FROM 2 FOR 4), 'hex') AS key_id
     FROM (${SEALED_COLUMNS.map(([table, column]) => `SELECT ${column} AS v FROM ${table}`).join(' UNION ALL ')}) s
    WHERE v IS NOT NULL AND length(v) > 5 AND get_byte(v, 0) = 1`;
+
+/** The check value a key records: the fixed text sealed under its own context. */
+export function sealingKeyCheckValue(sealer: Sealer): Buffer {
+  return sealer.seal(CHECK_PLAINTEXT, CHECK_CONTEXT);
+}
 
 function mismatch(sealer: Sealer, theirs: readonly string[]): ConfigError {
   return new ConfigError(
@@ -47,7 +52,7 @@ export async function checkSealingKey(db: DataSource, sealer: Sealer): Promise<v
     if (keyIds.length > 0 && !keyIds.includes(sealer.keyId)) throw mismatch(sealer, keyIds);
     // Two first starts at once: one row wins, and the other process must open the winner's.
     await db.query(`INSERT INTO sealing_key_check (id, sealed) VALUES (true, $1) ON CONFLICT (id) DO NOTHING`, [
-      sealer.seal(CHECK_PLAINTEXT, CHECK_CONTEXT),
+      sealingKeyCheckValue(sealer),
     ]);
     stored = (await readCheckValue(db))!;
   }
