@@ -20,7 +20,7 @@ CREATE INDEX delivery_queue_expiry_idx ON delivery_queue (expires_at);
 CREATE INDEX delivery_queue_leased_idx ON delivery_queue (endpoint_id) WHERE lease_owner IS NOT NULL;
 
 -- The partition of an endpoint: which worker owns it (dispatch_partitions). The same function in
--- packages/core/src/deliveries/dispatch-partitions.ts.
+-- packages/core/src/engine/dispatch-partitions.ts.
 CREATE FUNCTION svc_dispatch_partition(endpoint_id text, partitions integer) RETURNS integer
   LANGUAGE sql IMMUTABLE PARALLEL SAFE
   AS $$ SELECT (('x' || substr(md5(endpoint_id), 1, 8))::bit(32)::bigint % partitions)::integer $$;

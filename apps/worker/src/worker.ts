@@ -3,7 +3,7 @@ import type { Logger } from 'pino';
 import { randomBytes } from 'node:crypto';
 import { DELIVERY_WAKE_CHANNEL, ensureQueue, JOB_SCHEMA, parseWakePayload, type Services } from '@svc/core';
 import { poolConfig } from '@svc/db';
-import { createDeliveryEngine, type DeliveryEngine } from './delivery/delivery.job.js';
+import { createDeliveryEngine, type DeliveryEngine } from './engine/engine.js';
 import type { JobHandler } from './jobs/job.js';
 import { listenForWake } from './wake-listener.js';
 import { purgeExpiredHandler } from './jobs/purge-expired.job.js';

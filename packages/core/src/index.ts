@@ -60,13 +60,13 @@ export {
   WAKE_ALL,
   type WakeTarget,
 } from './deliveries/delivery.jobs.js';
-export { DISPATCH_PARTITIONS, partitionOf } from './deliveries/dispatch-partitions.js';
+export { DISPATCH_PARTITIONS, partitionOf } from './engine/dispatch-partitions.js';
 export {
   DispatchOwnershipService,
   DEFAULT_OWNERSHIP,
   type Membership,
   type OwnershipSettings,
-} from './deliveries/dispatch-ownership.service.js';
+} from './engine/dispatch-ownership.service.js';
 export * from './deliveries/delivery-policy.js';
 export type { EngineEvent, EngineEventSink } from './deliveries/delivery-records.js';
 export { DELIVERY_FROM, SHOWN_ATTEMPT_COUNT_SQL, shownStatusSql } from './deliveries/delivery-status.js';
@@ -79,14 +79,14 @@ export {
   type SlotClaim,
   type SlotCapacity,
   type LaneState,
-} from './deliveries/dispatch.service.js';
+} from './engine/dispatch.service.js';
 export {
   SettlementService,
   type AttemptOutcome,
   type SettledOutcome,
   type SettlementResult,
-} from './deliveries/settlement.service.js';
-export { wakeEndpoints, flushWakes } from './deliveries/wake-endpoints.js';
+} from './engine/settlement.service.js';
+export { wakeEndpoints, flushWakes } from './engine/wake-endpoints.js';
 export * from './messages/message.inputs.js';
 export * from './messages/message-status.js';
 export type { MessageView } from './messages/message.view.js';

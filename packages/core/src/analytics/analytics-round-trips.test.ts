@@ -3,14 +3,14 @@ import { countRoundTrips } from '@svc/db';
 import { ManualClock } from '../common/clock.js';
 import { parseInput } from '../common/validation.js';
 import { RawJson } from '../common/raw-json.js';
-import type { AttemptOutcome } from '../deliveries/settlement.service.js';
+import type { AttemptOutcome } from '../engine/settlement.service.js';
 import { CreateEndpointInput } from '../endpoints/endpoint.inputs.js';
 import { CreateEventTypeInput } from '../event-types/event-type.inputs.js';
 import { CreateMessageInput } from '../messages/message.inputs.js';
 import { CreateSourceInput } from '../sources/source.inputs.js';
 import { CreateTenantInput } from '../tenants/tenant.inputs.js';
 import { EngineSteps } from '../testing/engine-steps.js';
-import { flushWakes } from '../deliveries/wake-endpoints.js';
+import { flushWakes } from '../engine/wake-endpoints.js';
 import { useTestCore } from '../testing/test-core.js';
 
 const clock = new ManualClock('2026-11-02T10:00:00Z');
@@ -42,7 +42,7 @@ describe('round trips of the hot paths with analytics facts', () => {
     const counter = countRoundTrips();
 
     // A wake-up goes after the commit, on a connection of its own, merged with the others of the moment
-    // (deliveries/wake-endpoints.ts): it is counted where it is spent.
+    // (engine/wake-endpoints.ts): it is counted where it is spent.
     const spent = async () => {
       await flushWakes(s.db);
       return counter.count;

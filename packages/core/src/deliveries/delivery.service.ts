@@ -23,7 +23,7 @@ import { inTransaction, lockTeamQueue, reader } from '../common/transaction.js';
 import { MAX_WINDOW_DAYS, openWindowedPage, windowedCursor } from '../common/window.js';
 import { compileRules } from '../endpoints/endpoint-rules.js';
 import type { JobQueue } from '../jobs/job-queue.js';
-import { wakeEndpoints } from './wake-endpoints.js';
+import { wakeEndpoints } from '../engine/wake-endpoints.js';
 import { DELIVERY_FROM, LEASE_JOIN, SHOWN_ATTEMPT_COUNT_SQL, shownStatusSql } from './delivery-status.js';
 import { repairedBySql } from './repairs.js';
 import { insertGenerations } from './replay-generations.js';

@@ -1,5 +1,5 @@
 import type { EntityManager } from 'typeorm';
-import { wakeEndpoints } from './wake-endpoints.js';
+import { wakeEndpoints } from '../engine/wake-endpoints.js';
 import type { EngineEvent } from './delivery-records.js';
 
 // Ordered endpoints (docs/delivery.md, "Ordered endpoints"): an endpoint with `ordering: "ordered"` gets its

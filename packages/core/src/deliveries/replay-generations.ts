@@ -1,7 +1,7 @@
 import type { EntityManager } from 'typeorm';
 import type { Clock } from '../common/clock.js';
 import { newId } from '../common/ids.js';
-import { wakeEndpoints } from './wake-endpoints.js';
+import { wakeEndpoints } from '../engine/wake-endpoints.js';
 import { SETTLEMENT_SHARDS } from './delivery-records.js';
 import { orderedNumbering, sequenceCtes } from './ordering.js';
 import { deliveriesCreatedFactSql } from '../analytics/analytics-facts.js';

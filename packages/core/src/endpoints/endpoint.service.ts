@@ -12,7 +12,7 @@ import { inTransaction, lockOwned, lockTeam, reader } from '../common/transactio
 import type { Limits } from '../catalog/limits.js';
 import type { TenantService } from '../tenants/tenant.service.js';
 import { cancelWaitingDeliveries } from '../deliveries/delivery-records.js';
-import { wakeEndpoints } from '../deliveries/wake-endpoints.js';
+import { wakeEndpoints } from '../engine/wake-endpoints.js';
 import { setOrdering } from '../deliveries/ordering.js';
 import { compileRules } from './endpoint-rules.js';
 import { EndpointCredentialsService } from './endpoint-credentials.service.js';

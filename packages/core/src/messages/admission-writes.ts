@@ -3,7 +3,7 @@ import { admissionFactsSql } from '../analytics/analytics-facts.js';
 import type { BillingService, ChargeItem } from '../billing/billing.service.js';
 import type { Actor } from '../common/context.js';
 import { queryPrepared, statementParameters } from '../common/transaction.js';
-import { wakeEndpoints } from '../deliveries/wake-endpoints.js';
+import { wakeEndpoints } from '../engine/wake-endpoints.js';
 import { orderedNumbering, sequenceCtes } from '../deliveries/ordering.js';
 import { idempotencyRecordsSql, type IdempotencyRecord } from '../idempotency/idempotency.service.js';
 import type { MessageBody } from './message-body.js';

@@ -1,6 +1,6 @@
-import type { ClaimedAttempt } from '../deliveries/dispatch.service.js';
+import type { ClaimedAttempt } from '../engine/dispatch.service.js';
 import { CLOSED_CIRCUIT, type EndpointHealthState } from '../deliveries/delivery-policy.js';
-import type { AttemptOutcome, SettlementResult } from '../deliveries/settlement.service.js';
+import type { AttemptOutcome, SettlementResult } from '../engine/settlement.service.js';
 import type { Services } from '../services.js';
 
 /** The worker ID the step helpers claim and settle as (no worker process runs beside them in such tests). */

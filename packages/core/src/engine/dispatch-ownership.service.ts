@@ -1,4 +1,4 @@
-import { endpointsWithStrayRows, numberWaiting } from './ordering.js';
+import { endpointsWithStrayRows, numberWaiting } from '../deliveries/ordering.js';
 import type { DataSource } from 'typeorm';
 import type { Clock } from '../common/clock.js';
 import { retryOnConflict } from '../common/transaction.js';
@@ -10,7 +10,7 @@ import {
   recordFinished,
   type EngineEventSink,
   type FinishedRow,
-} from './delivery-records.js';
+} from '../deliveries/delivery-records.js';
 import { DISPATCH_PARTITIONS } from './dispatch-partitions.js';
 
 export interface OwnershipSettings {

@@ -6,7 +6,7 @@ import type {
   TransactionCommitEvent,
   TransactionRollbackEvent,
 } from 'typeorm';
-import { DELIVERY_WAKE_CHANNEL, REREAD_MARK, WAKE_ALL } from './delivery.jobs.js';
+import { DELIVERY_WAKE_CHANNEL, REREAD_MARK, WAKE_ALL } from '../deliveries/delivery.jobs.js';
 
 /** A NOTIFY payload is at most 8000 bytes; one notification carries at most this many characters of IDs. */
 const MAX_PAYLOAD = 7_000;

@@ -2,7 +2,7 @@ import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { systemClock } from '../common/clock.js';
 import { useTestCore } from '../testing/test-core.js';
-import { DELIVERY_WAKE_CHANNEL, parseWakePayload } from './delivery.jobs.js';
+import { DELIVERY_WAKE_CHANNEL, parseWakePayload } from '../deliveries/delivery.jobs.js';
 import { flushWakes, wakeEndpoints } from './wake-endpoints.js';
 
 /**

@@ -1,4 +1,4 @@
-import { holdOrderedEndpoints, type EndedDelivery } from './ordering.js';
+import { holdOrderedEndpoints, type EndedDelivery } from '../deliveries/ordering.js';
 import type { DataSource, EntityManager } from 'typeorm';
 import { hotStatement, type HotSql } from '@svc/db';
 import { attemptFactsSql } from '../analytics/analytics-facts.js';
@@ -12,8 +12,8 @@ import {
   type AttemptResult,
   type DeliveryDecision,
   type EndpointHealthState,
-} from './delivery-policy.js';
-import { SETTLEMENT_SHARDS, type EngineEvent, type EngineEventSink } from './delivery-records.js';
+} from '../deliveries/delivery-policy.js';
+import { SETTLEMENT_SHARDS, type EngineEvent, type EngineEventSink } from '../deliveries/delivery-records.js';
 import type { ClaimedAttempt } from './dispatch.service.js';
 
 /** What one attempt produced, as the worker hands it to settlement. */

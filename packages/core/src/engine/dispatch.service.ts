@@ -4,10 +4,15 @@ import { SECOND, type Clock } from '../common/clock.js';
 import { newId } from '../common/ids.js';
 import { SealedWithAnotherKey } from '../common/sealing.js';
 import type { EndpointCredentialsService } from '../endpoints/endpoint-credentials.service.js';
-import type { AttemptTrigger, EndpointHealthState } from './delivery-policy.js';
+import type { AttemptTrigger, EndpointHealthState } from '../deliveries/delivery-policy.js';
 import { DISPATCH_PARTITIONS } from './dispatch-partitions.js';
 import { DEFAULT_OWNERSHIP } from './dispatch-ownership.service.js';
-import { dropStaleRows, finishDeliveries, type EngineEventSink, type FinishedDelivery } from './delivery-records.js';
+import {
+  dropStaleRows,
+  finishDeliveries,
+  type EngineEventSink,
+  type FinishedDelivery,
+} from '../deliveries/delivery-records.js';
 import { mismatchedDelivery, type MismatchedDelivery, type SealingKeyMismatches } from './sealing-key-mismatch.js';
 
 /** Everything one attempt needs, read and opened when the attempt starts (current URL and credentials). */
