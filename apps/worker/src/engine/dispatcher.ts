@@ -286,16 +286,23 @@ export class Dispatcher {
     // Tell the other workers (through this worker's slot row) when its count, its teams or its waiting changed and
     // nothing is claimed now that would say so: a worker going idle gives its slots back at once.
     const recheck = plan.starved && sharedOut && realNow >= this.starvedRecheckAt;
-    if (requests.length > 0 || recheck || this.reportDue(plan.starved, teams, realNow)) {
+    if (requests.length === 0 && (recheck || this.reportDue(plan.starved, teams, realNow))) {
+      // Tell and ask without the claim's locks (other workers' claims never wait for it); the next tick plans with
+      // what is free by then, sooner while a lane known fast waits.
       this.lastReportAt = realNow;
       if (recheck) {
-        // A waiting fast lane asks anyway: the claim reads the newest counts and grants what is free by then.
-        const planned = new Set(requests.map((r) => r.endpointId));
-        const fastWaiting = candidates.filter((c) => c.headroom === 0 && !planned.has(c.endpointId));
-        for (const c of fastWaiting)
-          requests.push({ endpointId: c.endpointId, want: 1, headroom: 0, mine: c.inFlight });
-        this.starvedRecheckAt = realNow + (fastWaiting.length > 0 ? FAST_STARVED_RECHECK_MS : STARVED_RECHECK_MS);
+        const fastWaiting = candidates.some((c) => c.headroom === 0);
+        this.starvedRecheckAt = realNow + (fastWaiting ? FAST_STARVED_RECHECK_MS : STARVED_RECHECK_MS);
       }
+      this.claimRunning = true;
+      await this.report({ teams, starved: plan.starved });
+      this.claimRunning = false;
+      this.notifyIdle();
+      this.schedule();
+      return;
+    }
+    if (requests.length > 0) {
+      this.lastReportAt = realNow;
       for (const request of requests) {
         const lane = this.lanes.get(request.endpointId)!;
         lane.claiming = true;
@@ -356,6 +363,19 @@ export class Dispatcher {
     const mean = this.speeds.meanMs(lane.id);
     if (mean === undefined) return lane.inFlight > 0 ? 'slow' : 'unknown';
     return mean > SLOW_ATTEMPT_MS ? 'slow' : 'fast';
+  }
+
+  /** This worker's slot row written and the other workers' counts read (DispatchService.reportSlots). */
+  private async report(report: { teams: number; starved: boolean }): Promise<void> {
+    const running = this.running;
+    try {
+      this.capacity = await this.options.services.dispatch.reportSlots(this.options.workerId, { running, ...report });
+      this.reported = { inUse: running, ...report };
+    } catch (error) {
+      this.reported = { inUse: -1, teams: -1, starved: !report.starved };
+      if (isConnectionError(error)) this.unavailableUntil = Date.now() + UNAVAILABLE_RECHECK_MS;
+      if (!this.stopping) this.options.logger.warn({ err: error }, 'reporting the delivery slots failed');
+    }
   }
 
   private async claim(requests: LaneRequest[], report: { teams: number; starved: boolean }): Promise<void> {

@@ -336,6 +336,18 @@ SELECT c.others_in_use, c.others_starved_teams, quota.team_id, quota.granted,
  ORDER BY quota.endpoint_id, m.id`,
 );
 
+const REPORT_SQL = hotStatement(
+  'engine_report_slots_v1',
+  `
+WITH mine AS (
+  UPDATE dispatch_slots SET in_use = $2::int, teams = $3::int, starved = $4::bool WHERE worker_id = $1
+)
+SELECT coalesce(sum(s.in_use) FILTER (WHERE s.worker_id <> $1), 0)::int AS others_in_use,
+       coalesce(sum(s.teams) FILTER (WHERE s.worker_id <> $1 AND s.starved), 0)::int AS others_starved_teams
+  FROM dispatch_slots s JOIN dispatch_workers w ON w.id = s.worker_id
+ WHERE w.heartbeat_at > now() - make_interval(secs => $5::float8)`,
+);
+
 /**
  * The claim side of the delivery engine. The worker that owns a set of endpoints (docs/delivery.md, "Endpoint
  * ownership") decides in memory how many attempts each may start; one statement claims them for a whole batch of
@@ -420,6 +432,29 @@ export class DispatchService {
     if (stale.length > 0) await dropStaleRows(this.deps.db, workerId, stale);
     if (mismatched.length > 0) await this.deps.keyMismatches.release(workerId, mismatched);
     return { attempts, lanes: [...lanes.values()], finished, capacity };
+  }
+
+  /**
+   * This worker's slot row written (its count can only go down here: what it runs now) and the other live workers'
+   * counts read, without the claim's locks: a worker whose work waits for slots, or that went idle, tells and asks
+   * without making every other worker's claim wait for it. Lowering a count never lets a claim grant too much, and a
+   * count read here only plans; the claim that takes slots reads them under its locks.
+   */
+  async reportSlots(
+    workerId: string,
+    slots: Pick<SlotClaim, 'running' | 'teams' | 'starved'>,
+  ): Promise<SlotCapacity> {
+    const rows: { others_in_use: number; others_starved_teams: number }[] = await this.deps.hot.query(REPORT_SQL, [
+      workerId,
+      slots.running,
+      slots.teams,
+      slots.starved,
+      this.deps.deadAfterSeconds ?? DEFAULT_OWNERSHIP.deadAfterSeconds,
+    ]);
+    return {
+      othersInUse: rows[0]?.others_in_use ?? 0,
+      othersStarvedTeams: rows[0]?.others_starved_teams ?? 0,
+    };
   }
 
   private finishReason(row: ClaimRow, now: Date): { status: FinishedDelivery['status']; reason: string } | null {
