@@ -74,8 +74,12 @@ describe('410 with a backlog', () => {
     expect(transactions).toBe(3);
     expect(canceled).toBe(WAITING);
     expect(await statuses()).toEqual({ failed: 1, canceled: WAITING });
-    const events = await h.request('GET', `/events?resource_id=${endpointId}`);
-    expect(events.json.data.map((e: { type: string }) => e.type)).toContain('webhooks.endpoint.disabled');
+    // Read from the table: the feed (GET /events) waits for other test files' open transactions.
+    const events: { type: string }[] = await h.services.db.query(
+      `SELECT type FROM operational_events WHERE resource_id = $1`,
+      [endpointId],
+    );
+    expect(events.map((e) => e.type)).toContain('webhooks.endpoint.disabled');
     // Nothing is left for the reconciliation sweep.
     expect(await h.services.ownership.cancelDisabledBacklogs()).toBe(0);
   });
