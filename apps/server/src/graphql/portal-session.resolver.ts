@@ -121,8 +121,8 @@ export class PortalSessionResolver {
     @Ctx() context: GraphqlContext,
     @Arg('linkToken', () => String) linkToken: string,
   ): Promise<PortalLinkPreview> {
-    // The same buckets as opening it (public-limits.ts): reading a link is as public as opening one.
-    if (isPortalLinkToken(linkToken)) await context.publicLimits.take('portalOpen', context.clientAddress, linkToken);
+    // Reading uses nothing of the link's buckets (a page may be shown many times before its button is pressed): an
+    // operation of public fields only is held to the per-address limit of work no team pays for (public-limits.ts).
     return context.services.portalSessions.previewLink(linkToken);
   }
 
