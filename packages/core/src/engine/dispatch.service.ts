@@ -440,10 +440,7 @@ export class DispatchService {
    * without making every other worker's claim wait for it. Lowering a count never lets a claim grant too much, and a
    * count read here only plans; the claim that takes slots reads them under its locks.
    */
-  async reportSlots(
-    workerId: string,
-    slots: Pick<SlotClaim, 'running' | 'teams' | 'starved'>,
-  ): Promise<SlotCapacity> {
+  async reportSlots(workerId: string, slots: Pick<SlotClaim, 'running' | 'teams' | 'starved'>): Promise<SlotCapacity> {
     const rows: { others_in_use: number; others_starved_teams: number }[] = await this.deps.hot.query(REPORT_SQL, [
       workerId,
       slots.running,
