@@ -124,6 +124,18 @@ export interface DispatchServiceDeps {
 /** How long an attempt holds its row beyond the endpoint's timeout before the row is due again. */
 export const LEASE_MARGIN_MS = 5 * SECOND;
 
+/**
+ * The other live workers' slots from `rows` (dispatch_slots, or the claim's locked copy of it): the attempts they
+ * hold and the teams of those whose work waits for slots. `me` and `deadAfter` are placeholders.
+ */
+function othersSlotsSql(rows: string, me: string, deadAfter: string): string {
+  return `
+  SELECT coalesce(sum(r.in_use) FILTER (WHERE r.worker_id <> ${me}), 0)::int AS others_in_use,
+         coalesce(sum(r.teams) FILTER (WHERE r.worker_id <> ${me} AND r.starved), 0)::int AS others_starved_teams
+    FROM ${rows} r JOIN dispatch_workers dw ON dw.id = r.worker_id
+   WHERE dw.heartbeat_at > now() - make_interval(secs => ${deadAfter}::float8)`;
+}
+
 /** The slot limit of a claim by hand: no deployment limit applies to it. */
 const UNLIMITED_SLOTS = 2_147_483_647;
 
@@ -186,7 +198,7 @@ interface ClaimRow {
  * half-opened, and each endpoint's next due time. Body bytes are read only for deliveries that will be sent.
  */
 const CLAIM_SQL = hotStatement(
-  'engine_claim_v7',
+  'engine_claim_v8',
   `
 WITH owned AS (
   -- Only the partitions this worker owns under a live lease; FOR KEY SHARE makes another worker's take (FOR UPDATE)
@@ -220,11 +232,7 @@ WITH owned AS (
   -- Every worker's slot row, locked in ID order: claims across workers take slots one after another, and each reads
   -- the newest counts (a locking read sees the latest committed row, whatever the statement's snapshot).
   SELECT s.worker_id, s.in_use, s.teams, s.starved FROM dispatch_slots s ORDER BY s.worker_id FOR UPDATE
-), capacity AS (
-  SELECT coalesce(sum(r.in_use) FILTER (WHERE r.worker_id <> $4), 0)::int AS others_in_use,
-         coalesce(sum(r.teams) FILTER (WHERE r.worker_id <> $4 AND r.starved), 0)::int AS others_starved_teams
-    FROM slot_rows r JOIN dispatch_workers dw ON dw.id = r.worker_id
-   WHERE dw.heartbeat_at > now() - make_interval(secs => $12::float8)
+), capacity AS (${othersSlotsSql('slot_rows', '$4', '$12')}
 ), budgeted AS (
   -- The deployment's slots, in the order the owner asked (its fair order): a lane gets what is left after the lanes
   -- before it, less its headroom (the slots it must leave free: the reserve for a slow lane). Finishing a deleted or disabled endpoint's rows sends
@@ -274,13 +282,13 @@ WITH owned AS (
   RETURNING q.delivery_id, q.endpoint_id, q.attempt, q.due_at
 ), my_slots AS (
   -- This worker's count: what it ran when it asked plus what it takes now (stale-high while its attempts settle,
-  -- never low: its next claim or idle report writes it again). The subquery on capacity runs first, so every slot
-  -- row is locked in ID order before this one is written.
+  -- never low: its next claim or idle report writes it again). Joined with capacity, so every slot row is locked in
+  -- ID order (slot_rows) before this one is written.
   UPDATE dispatch_slots s
      SET in_use = $10::int + (SELECT count(*) FROM picked p JOIN budgeted b ON b.endpoint_id = p.endpoint_id
-                               WHERE NOT b.slotless)::int
-                  + 0 * (SELECT others_in_use FROM capacity),
+                               WHERE NOT b.slotless)::int,
          teams = $13, starved = $14
+    FROM capacity
    WHERE s.worker_id = $4 AND $15::bool
 ), probe AS (
   UPDATE endpoint_health h SET circuit = 'half_open', next_probe_at = l.due_at
@@ -337,15 +345,12 @@ SELECT c.others_in_use, c.others_starved_teams, quota.team_id, quota.granted,
 );
 
 const REPORT_SQL = hotStatement(
-  'engine_report_slots_v1',
+  'engine_report_slots_v2',
   `
 WITH mine AS (
   UPDATE dispatch_slots SET in_use = $2::int, teams = $3::int, starved = $4::bool WHERE worker_id = $1
 )
-SELECT coalesce(sum(s.in_use) FILTER (WHERE s.worker_id <> $1), 0)::int AS others_in_use,
-       coalesce(sum(s.teams) FILTER (WHERE s.worker_id <> $1 AND s.starved), 0)::int AS others_starved_teams
-  FROM dispatch_slots s JOIN dispatch_workers w ON w.id = s.worker_id
- WHERE w.heartbeat_at > now() - make_interval(secs => $5::float8)`,
+${othersSlotsSql('dispatch_slots', '$1', '$5')}`,
 );
 
 /**
@@ -388,10 +393,7 @@ export class DispatchService {
     const attempts: ClaimedAttempt[] = [];
     const finished: FinishedDelivery[] = [];
     const stale: { id: string; fence: number }[] = [];
-    const capacity: SlotCapacity = {
-      othersInUse: rows[0]?.others_in_use ?? 0,
-      othersStarvedTeams: rows[0]?.others_starved_teams ?? 0,
-    };
+    const capacity = capacityOf(rows[0]);
     const mismatched: MismatchedDelivery[] = [];
     for (const row of rows) {
       if (row.endpoint_id === null) continue; // The capacity row of a claim without requests.
@@ -448,10 +450,7 @@ export class DispatchService {
       slots.starved,
       this.deps.deadAfterSeconds ?? DEFAULT_OWNERSHIP.deadAfterSeconds,
     ]);
-    return {
-      othersInUse: rows[0]?.others_in_use ?? 0,
-      othersStarvedTeams: rows[0]?.others_starved_teams ?? 0,
-    };
+    return capacityOf(rows[0]);
   }
 
   private finishReason(row: ClaimRow, now: Date): { status: FinishedDelivery['status']; reason: string } | null {
@@ -499,6 +498,11 @@ export class DispatchService {
       sequence: row.sequence === null ? null : String(row.sequence),
     };
   }
+}
+
+/** What a claim or a report read of the other live workers' slots. */
+function capacityOf(row: { others_in_use: number; others_starved_teams: number } | undefined): SlotCapacity {
+  return { othersInUse: row?.others_in_use ?? 0, othersStarvedTeams: row?.others_starved_teams ?? 0 };
 }
 
 function toLane(row: ClaimRow): LaneState {
