@@ -69,7 +69,7 @@ describe('embedded Postgres', () => {
     // A session nobody ends does not keep Postgres up: it is terminated once the grace period is over.
     const again = await started({ dataDir: path.join(privateDirectory(), 'pg'), persistent: false });
     const stays = new pg.Client({ connectionString: again.url });
-    const terminated = new Promise<{ code?: string }>((resolve) => stays.on('error', resolve));
+    const terminated = new Promise<Error & { code?: string }>((resolve) => stays.on('error', resolve));
     await stays.connect();
     const began = Date.now();
     await again.stop();
