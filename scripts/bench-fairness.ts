@@ -32,6 +32,10 @@ import {
 import type { PublishResult } from './bench-delivery-load.js';
 
 const SECONDS = Number(process.env['BENCH_FAIRNESS_SECONDS'] ?? 20);
+/** The cases to run (comma-separated: two_slow, six_slow, two_workers, hot_team); all by default. */
+const CASES = new Set(
+  (process.env['BENCH_FAIRNESS_CASES'] ?? 'two_slow,six_slow,two_workers,hot_team').split(',').map((c) => c.trim()),
+);
 const SLOW_QUEUED = 200;
 const PROBE_RATE = 5;
 /** Dead letters of the hot team's endpoint, replayed in bulk while it publishes. */
@@ -49,10 +53,11 @@ export interface FairnessCase {
 export interface FairnessFigures {
   limits: { service_concurrency: number; max_concurrency: number };
   alone: { p50_ms: number; p99_ms: number; undelivered: number };
-  two_slow: FairnessCase;
-  six_slow: FairnessCase;
-  two_workers: FairnessCase;
-  hot_team: {
+  /** Each case is there unless BENCH_FAIRNESS_CASES left it out. */
+  two_slow?: FairnessCase;
+  six_slow?: FairnessCase;
+  two_workers?: FairnessCase;
+  hot_team?: {
     alone_publish_p99_ms: number;
     beside_publish_p99_ms: number;
     publish_p99_ratio: number;
@@ -253,26 +258,28 @@ export async function runFairnessBench(build: ServiceBuild): Promise<FairnessFig
     await probe(h, fast!); // warm: the fast endpoint is known fast before anything else runs
     const alone = await probe(h, fast!);
     console.log(`  fairness alone: p50 ${alone.p50_ms} ms, p99 ${alone.p99_ms} ms`);
-    const twoSlow = await besideSlow(h, fast!, alone, 'fair-s2', 2, 2);
-    console.log(`  fairness two_slow: ${JSON.stringify(twoSlow)}`);
-    const sixSlow = await besideSlow(h, fast!, alone, 'fair-s6', 3, 6);
-    console.log(`  fairness six_slow: ${JSON.stringify(sixSlow)}`);
-    await startExtraWorker(h, 'worker-2');
-    await waitForPartitionOwners(h, 2);
-    await probe(h, fast!); // the new owner of the fast endpoint learns its speed
-    const twoWorkers = await besideSlow(h, fast!, alone, 'fair-w2', 2, 2);
-    console.log(`  fairness two_workers: ${JSON.stringify(twoWorkers)}`);
-    await stopExtraWorkers(h);
-    const hot = await hotTeam(h);
-    console.log(`  fairness hot_team: ${JSON.stringify(hot)}`);
-    return {
-      limits: { service_concurrency: 6, max_concurrency: 3 },
-      alone,
-      two_slow: twoSlow,
-      six_slow: sixSlow,
-      two_workers: twoWorkers,
-      hot_team: hot,
-    };
+    const figures: FairnessFigures = { limits: { service_concurrency: 6, max_concurrency: 3 }, alone };
+    if (CASES.has('two_slow')) {
+      figures.two_slow = await besideSlow(h, fast!, alone, 'fair-s2', 2, 2);
+      console.log(`  fairness two_slow: ${JSON.stringify(figures.two_slow)}`);
+    }
+    if (CASES.has('six_slow')) {
+      figures.six_slow = await besideSlow(h, fast!, alone, 'fair-s6', 3, 6);
+      console.log(`  fairness six_slow: ${JSON.stringify(figures.six_slow)}`);
+    }
+    if (CASES.has('two_workers')) {
+      await startExtraWorker(h, 'worker-2');
+      await waitForPartitionOwners(h, 2);
+      await probe(h, fast!); // the new owner of the fast endpoint learns its speed
+      figures.two_workers = await besideSlow(h, fast!, alone, 'fair-w2', 2, 2);
+      console.log(`  fairness two_workers: ${JSON.stringify(figures.two_workers)}`);
+      await stopExtraWorkers(h);
+    }
+    if (CASES.has('hot_team')) {
+      figures.hot_team = await hotTeam(h);
+      console.log(`  fairness hot_team: ${JSON.stringify(figures.hot_team)}`);
+    }
+    return figures;
   } finally {
     await h.stop();
   }

@@ -419,15 +419,18 @@ function printFairness(f: FairnessFigures): void {
     ['six_slow', f.six_slow],
     ['two_workers', f.two_workers],
   ] as const)
-    console.log(
-      `  ${name.padEnd(12)} p99 ${String(c.p99_ms).padStart(6)} ms  ratio ${c.p99_ratio.toFixed(2)}  ` +
-        `undelivered ${c.undelivered}  peak in flight ${c.peak_in_flight} (limit 6)`,
-    );
+    if (c)
+      console.log(
+        `  ${name.padEnd(12)} p99 ${String(c.p99_ms).padStart(6)} ms  ratio ${c.p99_ratio.toFixed(2)}  ` +
+          `undelivered ${c.undelivered}  peak in flight ${c.peak_in_flight} (limit 6)`,
+      );
   const h = f.hot_team;
-  console.log(
-    `  hot_team     publish p99 ${h.beside_publish_p99_ms} ms beside team X (${h.hot_admitted_per_s}/s, a replay of ` +
-      `${h.replayed}) over ${h.alone_publish_p99_ms} ms alone: ratio ${h.publish_p99_ratio.toFixed(2)} (target <= 1.5)`,
-  );
+  if (h)
+    console.log(
+      `  hot_team     publish p99 ${h.beside_publish_p99_ms} ms beside team X (${h.hot_admitted_per_s}/s, a replay ` +
+        `of ${h.replayed}) over ${h.alone_publish_p99_ms} ms alone: ratio ${h.publish_p99_ratio.toFixed(2)} ` +
+        '(target <= 1.5)',
+    );
 }
 
 function printAnalytics(a: AnalyticsFigures): void {

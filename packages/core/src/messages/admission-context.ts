@@ -66,7 +66,18 @@ export interface AdmissionContext {
   payers: Map<string, PayerState>;
   /** Requested endpoints that are deleted or of another tenant of the team (matching names them in its refusal). */
   foreignEndpoints: Map<string, CandidateEndpoint>;
+  /**
+   * Teams whose queue lock another transaction held (a read that did not wait): their requests were left out, with
+   * no key lock and no slot taken, and are admitted in a transaction that waits for the lock.
+   */
+  busy: ReadonlySet<string>;
 }
+
+/**
+ * How the opening statement takes the teams' queue locks: waiting for each, or without waiting, leaving out the
+ * teams whose lock is held elsewhere (`AdmissionContext.busy`).
+ */
+export type QueueLocks = 'wait' | 'skip_busy';
 
 interface CachedEndpoints {
   version: string;
@@ -91,6 +102,7 @@ interface ContextRow {
   settings: { team_id: string; retention_days: number }[];
   payer_config: { key_id: string; limit: string | null; card: boolean }[];
   requested: CandidateEndpoint[];
+  busy: string[];
 }
 
 const ENDPOINT_JSON = `json_build_object(
@@ -98,8 +110,8 @@ const ENDPOINT_JSON = `json_build_object(
   'filter', e.filter, 'transform', e.transform, 'rules_version', e.version)`;
 
 /**
- * The opening statement of an admission batch, one round trip whatever the batch's size: `admission_begin`
- * (prisma-free-schema/0016_admission_batches.sql) takes the requests' idempotency keys, the teams' queue locks and
+ * The opening statement of an admission batch, one round trip whatever the batch's size: `admission_begin_v2`
+ * (prisma-free-schema/0016_admission_batches.sql, 0035_admission_busy_teams.sql) takes the requests' idempotency keys, the teams' queue locks and
  * the admission slots and reads the keys' records, queue counters and spend under them; beside it, the tenants,
  * event types, retention settings, payers and requested endpoints. A tenant's endpoints come back only when its
  * configuration version moved since this process cached them, so an unchanged tenant costs one index lookup and
@@ -113,6 +125,7 @@ export class AdmissionContextReader {
     requests: readonly ContextRequest[],
     now: Date,
     month: string,
+    locks: QueueLocks,
   ): Promise<AdmissionContext> {
     const teams = [...new Set(requests.map((r) => r.teamId))];
     const payers = [...new Set(requests.map((r) => r.payerKeyId))];
@@ -132,7 +145,7 @@ export class AdmissionContextReader {
     );
     const rows = await queryPrepared<ContextRow>(
       tx,
-      `SELECT b.requests, b.teams, b.payers,
+      `SELECT b.requests, b.teams, b.payers, b.busy,
               (SELECT coalesce(json_agg(json_build_object(
                         'team_id', x.team_id, 'tenant_id', x.tenant_id, 'status', t.status,
                         'version', coalesce(v.version, 0)::text,
@@ -158,7 +171,8 @@ export class AdmissionContextReader {
                  FROM unnest($13::text[], $14::text[], $15::text[]) AS r(team_id, tenant_id, id)
                  JOIN endpoints e ON e.id = r.id AND e.team_id = r.team_id
                 WHERE e.tenant_id <> r.tenant_id OR e.deleted_at IS NOT NULL) AS requested
-         FROM admission_begin($1::text[], $2::text[], $3::timestamptz, $4::int, $5::text[], $6::date) AS b`,
+         FROM admission_begin_v2($1::text[], $2::text[], $3::timestamptz, $4::int, $5::text[], $6::date, $16::boolean)
+              AS b`,
       [
         requests.map((r) => r.teamId),
         requests.map((r) => r.idempotencyKey),
@@ -175,6 +189,7 @@ export class AdmissionContextReader {
         requested.map((r) => r.teamId),
         requested.map((r) => r.tenantId),
         requested.map((r) => r.id),
+        locks === 'wait',
       ],
     );
     return this.assemble(rows[0]!, known);
@@ -217,6 +232,7 @@ export class AdmissionContextReader {
         ]),
       ),
       foreignEndpoints: new Map(row.requested.map((e) => [e.id, e])),
+      busy: new Set(row.busy),
     };
   }
 

@@ -2,7 +2,7 @@ import type { Span } from '@opentelemetry/api';
 import type { DataSource, EntityManager } from 'typeorm';
 import { billingMonth, type BillingService, type ChargeItem } from '../billing/billing.service.js';
 import type { Limits } from '../catalog/limits.js';
-import { SerialBatcher } from '../common/serial-batcher.js';
+import { GroupBatcher } from '../common/group-batcher.js';
 import type { Clock } from '../common/clock.js';
 import type { Actor } from '../common/context.js';
 import { isServiceError, ServiceError } from '../common/errors.js';
@@ -15,7 +15,7 @@ import {
   type StoredResponse,
 } from '../idempotency/idempotency.service.js';
 import { ATTR, errorReason, linksTo, markFailed, SPAN, traceparentOf, tracer } from '../tracing/tracing.js';
-import { AdmissionContextReader } from './admission-context.js';
+import { AdmissionContextReader, type QueueLocks } from './admission-context.js';
 import { AdmissionRules, type AdmissionRequest, type Running } from './admission-rules.js';
 import { writeAdmissions, type AdmissionPlan } from './admission-writes.js';
 import { acceptBody, type MessageBody } from './message-body.js';
@@ -27,6 +27,16 @@ export type { AdmissionOptions, AdmissionRequest } from './admission-rules.js';
 export const ADMISSION_WINDOW_MS = 2;
 /** The most admissions one batch (one transaction) takes. */
 export const MAX_ADMISSION_BATCH = 100;
+/**
+ * Batches of one server process running at once: a team is in one of them at a time, so a team whose batches are
+ * large (a hot team) delays no other team's batch.
+ */
+export const MAX_CONCURRENT_BATCHES = 2;
+/**
+ * The most transactions of one server process waiting for busy teams' queue locks at once (each holds a pooled
+ * connection while it waits); more busy teams take turns.
+ */
+export const MAX_BUSY_TEAM_BATCHES = 2;
 
 /**
  * The most admissions one server process holds at once, waiting for their batch or in it, and the most bytes of
@@ -69,14 +79,19 @@ interface Pending {
   body: MessageBody | ServiceError;
   /** This admission's span (a child of the request's); the message keeps its traceparent. */
   span: Span;
-  settle(verdict: Verdict): void;
+  settle(verdict: Decided): void;
   fail(error: unknown): void;
 }
 
 type Verdict =
+  /** The team's queue lock was held elsewhere: the request waits for it in a batch of its team (runBusyBatch). */
+  | { kind: 'busy' }
   | { kind: 'refused'; error: unknown }
   | { kind: 'replay'; response: StoredResponse }
   | { kind: 'admitted'; value: unknown };
+
+/** What a request's batch decided for it: anything but waiting for its team. */
+type Decided = Exclude<Verdict, { kind: 'busy' }>;
 
 /**
  * Message admission (POST /messages, GraphQL publish, endpoint tests, source captures). Concurrent admissions of
@@ -85,17 +100,29 @@ type Verdict =
  * request is then decided on its own, in arrival order, against what the requests before it used up; one statement
  * writes all admitted ones; the commit answers them all. A refusal answers its own request only; a batch that fails
  * as a whole runs each of its requests again alone.
+ *
+ * Teams do not wait for each other: a batch takes the teams' queue locks without waiting and leaves out a team whose
+ * lock is held elsewhere (its bulk replay, another process's batch). That team's requests, and those that arrive
+ * while it has some waiting, are admitted in batches of their own team that wait for the lock, beside the batches of
+ * every other team (at most MAX_BUSY_TEAM_BATCHES at once).
  */
 export class AdmissionService {
   private readonly context = new AdmissionContextReader();
   private readonly rules: AdmissionRules;
-  private readonly batches = new SerialBatcher<Pending>({
+  private readonly batches = new GroupBatcher<Pending>({
     windowMs: ADMISSION_WINDOW_MS,
     maxBatch: MAX_ADMISSION_BATCH,
+    maxConcurrent: MAX_CONCURRENT_BATCHES,
     run: (batch) => this.runBatch(batch),
-    // Two requests with one key never share a batch: the later one runs after the first committed (and replays it).
-    exclusiveKey: (p) => (p.idempotency ? `${p.request.actor.teamId}\u0000${p.idempotency.key}` : null),
+    exclusiveKey: sameKey,
+    // A team's requests run in one batch at a time, in order; other teams' batches run beside it.
+    groupOf: (pending) => pending.request.actor.teamId,
   });
+  /** Per busy team, its requests waiting for the team's queue lock, one batch at a time. */
+  private readonly busyTeams = new Map<string, GroupBatcher<Pending>>();
+  /** Busy teams' batches running (at most MAX_BUSY_TEAM_BATCHES) and the turns of the others. */
+  private busyRunning = 0;
+  private readonly busyTurns: (() => void)[] = [];
 
   /** Admissions of this process waiting for their batch or in it, and their bodies' bytes. */
   private readonly held = { admissions: 0, bytes: 0 };
@@ -143,7 +170,7 @@ export class AdmissionService {
     const pending = this.prepare(request, null);
     let verdict: Verdict;
     try {
-      [verdict] = (await this.decideAndWrite(tx, [pending])) as [Verdict];
+      [verdict] = (await this.decideAndWrite(tx, [pending], 'wait')) as [Verdict];
     } catch (error) {
       endAdmissionSpan(pending.span, { kind: 'refused', error });
       throw error;
@@ -158,7 +185,7 @@ export class AdmissionService {
   private enqueue(
     request: AdmissionRequest,
     idempotency: AdmissionIdempotency<unknown> | null,
-    settle: (verdict: Verdict) => void,
+    settle: (verdict: Decided) => void,
     fail: (error: unknown) => void,
   ): void {
     const prepared = this.prepare(request, idempotency);
@@ -195,7 +222,43 @@ export class AdmissionService {
     }
     held = true;
     this.hold(1, bytes);
-    this.batches.add(pending);
+    // A team with requests waiting for its lock keeps the order of its requests: later ones wait behind them.
+    const busy = this.busyTeams.get(request.actor.teamId);
+    if (busy) busy.add(pending);
+    else this.batches.add(pending);
+  }
+
+  /** Requests whose team's queue lock was held elsewhere: they wait for it in batches of their team. */
+  private waitForTeam(pending: Pending): void {
+    const teamId = pending.request.actor.teamId;
+    let team = this.busyTeams.get(teamId);
+    if (!team) {
+      team = new GroupBatcher<Pending>({
+        windowMs: 0,
+        maxBatch: MAX_ADMISSION_BATCH,
+        run: (batch) => this.runBusyBatch(teamId, batch),
+        exclusiveKey: sameKey,
+      });
+      this.busyTeams.set(teamId, team);
+    }
+    team.add(pending);
+  }
+
+  /** One batch of a busy team: waits for its turn, then for the lock; the team's queue ends once it is empty. */
+  private async runBusyBatch(teamId: string, batch: Pending[]): Promise<void> {
+    if (this.busyRunning >= MAX_BUSY_TEAM_BATCHES) await new Promise<void>((resolve) => this.busyTurns.push(resolve));
+    this.busyRunning += 1;
+    try {
+      await this.runBatch(batch, 'wait');
+    } finally {
+      this.busyRunning -= 1;
+      this.busyTurns.shift()?.();
+      // Called by the team's batcher before it marks itself idle: look once it has.
+      setImmediate(() => {
+        const team = this.busyTeams.get(teamId);
+        if (team?.idle) this.busyTeams.delete(teamId);
+      });
+    }
   }
 
   private hold(admissions: number, bytes: number): void {
@@ -246,43 +309,49 @@ export class AdmissionService {
    * One transaction for the batch; when it fails as a whole, one transaction per request. Its span is a root of its
    * own (the batch serves many traces) linked to the admission spans it carries.
    */
-  private async runBatch(batch: Pending[]): Promise<void> {
+  private async runBatch(batch: Pending[], locks: QueueLocks = 'skip_busy'): Promise<void> {
     const span = tracer().startSpan(SPAN.admissionBatch, {
       root: true,
       links: linksTo(batch.map((pending) => pending.span.spanContext())),
     });
     if (span.isRecording()) span.setAttribute(ATTR.batchSize, batch.length);
     try {
-      if (batch.length === 1) return await this.runAlone(batch[0]!);
+      if (batch.length === 1) return await this.runAlone(batch[0]!, locks);
       let verdicts: Verdict[];
       try {
-        verdicts = await this.deps.db.transaction((tx) => this.decideAndWrite(tx, batch));
+        verdicts = await this.deps.db.transaction((tx) => this.decideAndWrite(tx, batch, locks));
       } catch (error) {
         markFailed(span, errorReason(error));
-        await Promise.all(batch.map((pending) => this.runAlone(pending)));
+        await Promise.all(batch.map((pending) => this.runAlone(pending, locks)));
         return;
       }
-      batch.forEach((pending, i) => pending.settle(verdicts[i]!));
+      batch.forEach((pending, i) => this.conclude(pending, verdicts[i]!));
     } finally {
       span.end();
     }
   }
 
-  private async runAlone(pending: Pending): Promise<void> {
+  private async runAlone(pending: Pending, locks: QueueLocks): Promise<void> {
     try {
       const [verdict] = await retryOnConflict(() =>
-        this.deps.db.transaction((tx) => this.decideAndWrite(tx, [pending])),
+        this.deps.db.transaction((tx) => this.decideAndWrite(tx, [pending], locks)),
       );
-      pending.settle(verdict!);
+      this.conclude(pending, verdict!);
     } catch (error) {
       pending.fail(error);
     }
+  }
+
+  private conclude(pending: Pending, verdict: Verdict): void {
+    if (verdict.kind === 'busy') this.waitForTeam(pending);
+    else pending.settle(verdict);
   }
 
   /** Reads the context, decides every request in order, writes the admitted ones; the verdicts in request order. */
   private async decideAndWrite(
     tx: EntityManager,
     batch: readonly Omit<Pending, 'settle' | 'fail'>[],
+    locks: QueueLocks,
   ): Promise<Verdict[]> {
     const { clock, billing } = this.deps;
     const now = clock.now();
@@ -301,10 +370,12 @@ export class AdmissionService {
       })),
       now,
       month,
+      locks,
     );
     const running: Running = { teams: context.teams, payers: context.payers };
     const plans: AdmissionPlan[] = [];
     const verdicts = batch.map((pending, i): Verdict => {
+      if (context.busy.has(pending.request.actor.teamId)) return { kind: 'busy' };
       try {
         const keyState = context.keys[i]!;
         if (pending.idempotency) {
@@ -364,6 +435,11 @@ export class AdmissionService {
       if (!charged.has(keyId)) await billing.charge(tx, items.payer, items.items);
     return verdicts;
   }
+}
+
+/** Two requests with one key never share a batch: the later one runs after the first committed (and replays it). */
+function sameKey(pending: Pending): string | null {
+  return pending.idempotency ? `${pending.request.actor.teamId}\u0000${pending.idempotency.key}` : null;
 }
 
 /** An admission's span, a child of whatever is active (the HTTP request's span, through the context manager). */

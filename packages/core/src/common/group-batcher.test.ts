@@ -1,0 +1,111 @@
+import { describe, expect, it } from 'vitest';
+import { GroupBatcher } from './group-batcher.js';
+
+interface Item {
+  group: string;
+  key: string | null;
+  n: number;
+}
+
+/** A batcher whose batches finish only when the test says so; it records what ran and what ran at once. */
+function harness(options: { maxConcurrent?: number; maxBatch?: number; grouped?: boolean }) {
+  const batches: number[][] = [];
+  const finishers: (() => void)[] = [];
+  let running = 0;
+  let peak = 0;
+  const batcher = new GroupBatcher<Item>({
+    windowMs: 2,
+    maxBatch: options.maxBatch ?? 100,
+    maxConcurrent: options.maxConcurrent,
+    exclusiveKey: (item) => item.key,
+    groupOf: options.grouped === false ? undefined : (item) => item.group,
+    run: (batch) => {
+      batches.push(batch.map((item) => item.n));
+      running += 1;
+      peak = Math.max(peak, running);
+      return new Promise<void>((resolve) =>
+        finishers.push(() => {
+          running -= 1;
+          resolve();
+        }),
+      );
+    },
+  });
+  return {
+    batcher,
+    batches,
+    get peak() {
+      return peak;
+    },
+    /** Ends the oldest running batch and lets the batcher react. */
+    async finish() {
+      finishers.shift()!();
+      await settle();
+    },
+  };
+}
+
+const settle = () => new Promise((resolve) => setTimeout(resolve, 10));
+
+describe('GroupBatcher', () => {
+  it('one at a time by default: what arrives while a batch runs forms the next one', async () => {
+    const h = harness({ grouped: false });
+    h.batcher.add({ group: 'a', key: null, n: 1 });
+    await settle();
+    h.batcher.add({ group: 'b', key: null, n: 2 });
+    h.batcher.add({ group: 'c', key: null, n: 3 });
+    await settle();
+    expect(h.batches).toEqual([[1]]);
+    await h.finish();
+    expect(h.batches).toEqual([[1], [2, 3]]);
+    await h.finish();
+    expect(h.batcher.idle).toBe(true);
+    expect(h.peak).toBe(1);
+  });
+
+  it("runs another group's batch beside a running one, never a group in two batches, and keeps a group's order", async () => {
+    const h = harness({ maxConcurrent: 2 });
+    h.batcher.add({ group: 'hot', key: null, n: 1 });
+    await settle();
+    // While the hot group's batch runs: more of it, and a quiet group's item, which must not wait for it.
+    h.batcher.add({ group: 'hot', key: null, n: 2 });
+    h.batcher.add({ group: 'quiet', key: null, n: 3 });
+    h.batcher.add({ group: 'hot', key: null, n: 4 });
+    await settle();
+    expect(h.batches).toEqual([[1], [3]]);
+    await h.finish(); // the first hot batch: the hot items that waited run next, in order
+    expect(h.batches).toEqual([[1], [3], [2, 4]]);
+    await h.finish();
+    await h.finish();
+    expect(h.batcher.idle).toBe(true);
+    expect(h.peak).toBe(2);
+  });
+
+  it('never runs more than maxConcurrent batches; a full batch starts at once', async () => {
+    const h = harness({ maxConcurrent: 2, maxBatch: 2 });
+    for (const [n, group] of ['a', 'b', 'c', 'd', 'e', 'f'].entries()) h.batcher.add({ group, key: null, n });
+    await settle();
+    expect(h.batches).toEqual([
+      [0, 1],
+      [2, 3],
+    ]);
+    await h.finish();
+    expect(h.batches.at(-1)).toEqual([4, 5]);
+    expect(h.peak).toBe(2);
+  });
+
+  it('two items with one exclusive key never share a batch; the later one keeps its group behind it', async () => {
+    const h = harness({ maxConcurrent: 2 });
+    h.batcher.add({ group: 'a', key: 'k', n: 1 });
+    h.batcher.add({ group: 'a', key: 'k', n: 2 });
+    h.batcher.add({ group: 'a', key: null, n: 3 });
+    h.batcher.add({ group: 'b', key: 'k2', n: 4 });
+    await settle();
+    expect(h.batches).toEqual([[1, 4]]);
+    await h.finish();
+    expect(h.batches).toEqual([
+      [1, 4],
+      [2, 3],
+    ]);
+  });
+});

@@ -1,0 +1,102 @@
+export interface GroupBatcherOptions<T> {
+  /** How long the first item of a batch waits for others when it need not wait for a running batch. */
+  windowMs: number;
+  maxBatch: number;
+  /** Runs one batch; never called for more than `maxConcurrent` batches at once. Must not throw. */
+  run(batch: T[]): Promise<void>;
+  /** Items with the same key never share a batch: the later ones wait for the next one. */
+  exclusiveKey(item: T): string | null;
+  /** Batches run at once (default 1: one after the other). */
+  maxConcurrent?: number;
+  /**
+   * Items of one group never run in two batches at once, and run in the order they were added: while a batch holds a
+   * group, the group's later items wait for the next batch after it. Batches of other groups run beside it.
+   */
+  groupOf?(item: T): string;
+}
+
+/**
+ * Coalesces concurrent work of one process into batches: a batch starts `windowMs` after its first item, at once
+ * when it is full, and as soon as a running batch is done for the items that arrived meanwhile (they have waited
+ * already). With `maxConcurrent` 1 batches run one at a time; with more, a batch of the groups no running batch holds
+ * starts beside the running ones, so a group whose batches are large or slow delays no other group.
+ */
+export class GroupBatcher<T> {
+  private waiting: T[] = [];
+  private running = 0;
+  /** Groups held by running batches. */
+  private readonly held = new Set<string>();
+  private timer: NodeJS.Timeout | null = null;
+  private readonly maxConcurrent: number;
+
+  constructor(private readonly options: GroupBatcherOptions<T>) {
+    this.maxConcurrent = options.maxConcurrent ?? 1;
+  }
+
+  /** Nothing waits and no batch runs. */
+  get idle(): boolean {
+    return this.running === 0 && this.waiting.length === 0;
+  }
+
+  add(item: T): void {
+    this.waiting.push(item);
+    if (this.running >= this.maxConcurrent) return;
+    // With one batch at a time, items that arrive while it runs go at its end (they have waited already).
+    if (this.running > 0 && this.maxConcurrent === 1) return;
+    if (this.eligible() >= this.options.maxBatch) this.start();
+    else this.timer ??= setTimeout(() => this.start(), this.options.windowMs);
+  }
+
+  private start(): void {
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = null;
+    if (this.running >= this.maxConcurrent) return;
+    const { batch, groups } = this.nextBatch();
+    if (batch.length === 0) return;
+    this.running += 1;
+    for (const group of groups) this.held.add(group);
+    void this.options.run(batch).finally(() => {
+      this.running -= 1;
+      for (const group of groups) this.held.delete(group);
+      if (this.waiting.length > 0) setImmediate(() => this.start());
+    });
+    // Room for another batch beside this one: the items left (of groups this one holds not) start one soon.
+    if (this.running < this.maxConcurrent && this.eligible() > 0)
+      this.timer = setTimeout(() => this.start(), this.options.windowMs);
+  }
+
+  /** Waiting items no running batch's group holds. */
+  private eligible(): number {
+    const { groupOf } = this.options;
+    if (!groupOf || this.held.size === 0) return this.waiting.length;
+    return this.waiting.filter((item) => !this.held.has(groupOf(item))).length;
+  }
+
+  private nextBatch(): { batch: T[]; groups: Set<string> } {
+    const { groupOf, exclusiveKey, maxBatch } = this.options;
+    const batch: T[] = [];
+    const keys = new Set<string>();
+    const groups = new Set<string>();
+    /** Groups with an item left waiting: their later items wait too, so a group's items keep their order. */
+    const passed = new Set<string>();
+    const later: T[] = [];
+    for (const item of this.waiting) {
+      const group = groupOf ? groupOf(item) : null;
+      const key = exclusiveKey(item);
+      const blocked =
+        batch.length >= maxBatch ||
+        (key !== null && keys.has(key)) ||
+        (group !== null && (this.held.has(group) || passed.has(group)));
+      if (blocked) {
+        later.push(item);
+        if (group !== null) passed.add(group);
+      } else {
+        batch.push(item);
+        if (key !== null) keys.add(key);
+        if (group !== null) groups.add(group);
+      }
+    }
+    this.waiting = later;
+    return { batch, groups };
+  }
+}
