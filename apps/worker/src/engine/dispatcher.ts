@@ -549,6 +549,15 @@ export class Dispatcher {
         lane.healthEpoch += 1;
       }
     }
+    // Circuits another writer moved since this worker read them (a resume, retry_now, a handoff): nothing of them
+    // was written; the lane claims again soon, and the claim (which applies the stored circuit) reads them anew.
+    for (const id of result.stale) {
+      const lane = this.lanes.get(id);
+      if (!lane) continue;
+      lane.health = { ...lane.health, nextProbeAt: null, version: undefined };
+      lane.healthEpoch += 1;
+      lane.lower(this.now());
+    }
     outcomes.forEach((outcome, i) => {
       const decision = result.outcomes[i]!.decision;
       const lane = this.lanes.get(outcome.attempt.endpointId);

@@ -91,6 +91,11 @@ export interface EndpointHealthState {
   lastFailureAt: Date | null;
   nextProbeAt: Date | null;
   probeWaitSeconds: number;
+  /**
+   * The stored row's version as it was read (a bigint as a string; null or absent: no row read). Settlement writes
+   * the circuit only while the row still has it (docs/delivery.md, "Circuits are fenced").
+   */
+  version?: string | null;
 }
 
 /** An endpoint with nothing against it: the circuit closed, no failures, the probe wait at its start. */

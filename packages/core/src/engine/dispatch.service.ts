@@ -156,6 +156,8 @@ interface ClaimRow {
   last_failure_at: Date | null;
   next_probe_at: Date | null;
   probe_wait_seconds: number | null;
+  /** The health row's version after this claim (bigint as a string); null: no row. */
+  health_version: string | null;
   foreign_in_flight: number;
   next_due_at: Date | null;
   probing: boolean;
@@ -198,7 +200,7 @@ interface ClaimRow {
  * half-opened, and each endpoint's next due time. Body bytes are read only for deliveries that will be sent.
  */
 const CLAIM_SQL = hotStatement(
-  'engine_claim_v8',
+  'engine_claim_v9',
   `
 WITH owned AS (
   -- Only the partitions this worker owns under a live lease; FOR KEY SHARE makes another worker's take (FOR UPDATE)
@@ -213,7 +215,7 @@ WITH owned AS (
          e.ordering = 'ordered' AS ordered,
          e.rate_per_second, e.timeout_seconds, e.url, e.url_revision, e.retry_delays_seconds, e.headers_sealed,
          e.authorization_sealed, h.circuit, h.consecutive_failures, h.last_success_at, h.last_failure_at,
-         h.next_probe_at, h.probe_wait_seconds,
+         h.next_probe_at, h.probe_wait_seconds, h.version AS health_version,
          (SELECT count(*) FROM delivery_queue f
            WHERE f.endpoint_id = w.endpoint_id AND f.lease_owner IS NOT NULL AND f.lease_owner <> $4
              AND f.due_at > $5)::int AS foreign_in_flight
@@ -294,6 +296,8 @@ WITH owned AS (
   UPDATE endpoint_health h SET circuit = 'half_open', next_probe_at = l.due_at
     FROM leased l JOIN quota ON quota.endpoint_id = l.endpoint_id
    WHERE quota.probing AND h.endpoint_id = l.endpoint_id
+  -- The row's new version (every write moves it): the probe's settlement writes against this one.
+  RETURNING h.endpoint_id, h.version
 ), marked AS (
   -- The claimed deliveries, read (not written: an attempt in flight is its queue row's lease). The queue row's
   -- lock orders this claim after any change of the delivery's state (each such change takes the row first).
@@ -306,7 +310,7 @@ WITH owned AS (
 SELECT c.others_in_use, c.others_starved_teams, quota.team_id, quota.granted,
        quota.endpoint_id, quota.version, quota.status, quota.deleted, quota.max_concurrency, quota.rate_per_second,
        quota.circuit, quota.consecutive_failures, quota.last_success_at, quota.last_failure_at, quota.next_probe_at,
-       quota.probe_wait_seconds, quota.foreign_in_flight, quota.probing, quota.url, quota.url_revision,
+       quota.probe_wait_seconds, coalesce(pr.version, quota.health_version) AS health_version, quota.foreign_in_flight, quota.probing, quota.url, quota.url_revision,
        quota.timeout_seconds, quota.retry_delays_seconds, quota.headers_sealed, quota.authorization_sealed,
        -- The first row after those this claim took: at most take + 1 entries of the (endpoint_id, due_at) index,
        -- however many rows wait behind the endpoint. (A row another transaction held was skipped, not taken: then
@@ -332,6 +336,7 @@ SELECT c.others_in_use, c.others_starved_teams, quota.team_id, quota.granted,
        msg.created_at AS message_created_at, msg.deliver_at, msg.traceparent, m.sequence
   FROM capacity c
   LEFT JOIN budgeted quota ON true
+  LEFT JOIN probe pr ON pr.endpoint_id = quota.endpoint_id
   LEFT JOIN leased l ON l.endpoint_id = quota.endpoint_id
   LEFT JOIN marked m ON m.id = l.delivery_id
   LEFT JOIN messages msg ON msg.id = m.message_id
@@ -522,6 +527,7 @@ function toLane(row: ClaimRow): LaneState {
       lastFailureAt: row.last_failure_at,
       nextProbeAt: row.next_probe_at,
       probeWaitSeconds: row.probe_wait_seconds ?? 60,
+      version: row.health_version === null ? null : String(row.health_version),
     },
     foreignInFlight: row.foreign_in_flight,
     nextDueAt: row.next_due_at,

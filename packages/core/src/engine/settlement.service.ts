@@ -36,8 +36,14 @@ export interface SettledOutcome {
 
 export interface SettlementResult {
   outcomes: SettledOutcome[];
-  /** Each endpoint's circuit after the batch, as written (the owner keeps it in memory). */
+  /** Each endpoint's circuit after the batch, as written, with the row's new version (the owner keeps it in memory). */
   health: Map<string, EndpointHealthState>;
+  /**
+   * Endpoints whose circuit this batch did not write because their row had moved since the owner read it (another
+   * worker's settlement during a handoff, a resume, retry_now): what memory holds of them is stale; the next claim
+   * reads them again. Their circuit events were not emitted.
+   */
+  stale: string[];
   /**
    * Endpoints this batch disabled (410, an unsafe destination): their waiting deliveries are the caller's to cancel,
    * outside the settlement (DispatchOwnershipService.cancelDisabledBacklogs; the reconciliation sweep does it too).
@@ -73,7 +79,7 @@ const ATTEMPT_FACTS = attemptFactsSql({
  * finished deliveries' facts and queue counters move with them.
  */
 const SETTLE_SQL = hotStatement(
-  'engine_settle_v3',
+  'engine_settle_v4',
   `
 WITH x AS (
   SELECT u.*, coalesce(d.cancel_retries, false) AS cancel_retries,
@@ -131,19 +137,37 @@ WITH x AS (
   INSERT INTO team_queue_counts AS t (team_id, shard, pending)
   SELECT team_id, $20::smallint, -count(*) FROM ended GROUP BY team_id ORDER BY team_id
   ON CONFLICT (team_id, shard) DO UPDATE SET pending = t.pending + EXCLUDED.pending
-), health AS (
-  INSERT INTO endpoint_health AS h (endpoint_id, circuit, consecutive_failures, last_success_at, last_failure_at,
-                                    next_probe_at, probe_wait_seconds, last_error)
+), health_in AS (
   SELECT * FROM unnest($21::text[], $22::text[], $23::int[], $24::timestamptz[], $25::timestamptz[],
-                       $26::timestamptz[], $27::int[], $28::text[])
-  ON CONFLICT (endpoint_id) DO UPDATE
-    SET circuit = EXCLUDED.circuit, consecutive_failures = EXCLUDED.consecutive_failures,
-        last_success_at = EXCLUDED.last_success_at, last_failure_at = EXCLUDED.last_failure_at,
-        next_probe_at = EXCLUDED.next_probe_at, probe_wait_seconds = EXCLUDED.probe_wait_seconds,
-        -- The last error stays after a success: it is what the endpoint last failed with.
-        last_error = coalesce(EXCLUDED.last_error, h.last_error)
+                       $26::timestamptz[], $27::int[], $28::text[], $29::bigint[])
+         AS u(endpoint_id, circuit, consecutive_failures, last_success_at, last_failure_at, next_probe_at,
+              probe_wait_seconds, last_error, expected)
+), health_updated AS (
+  -- Fenced: only a row that still has the version the owner read (any other write moved it) is written.
+  UPDATE endpoint_health h
+     SET circuit = u.circuit, consecutive_failures = u.consecutive_failures, last_success_at = u.last_success_at,
+         last_failure_at = u.last_failure_at, next_probe_at = u.next_probe_at,
+         probe_wait_seconds = u.probe_wait_seconds,
+         -- The last error stays after a success: it is what the endpoint last failed with.
+         last_error = coalesce(u.last_error, h.last_error)
+    FROM health_in u
+   WHERE h.endpoint_id = ANY ($21::text[]) AND h.endpoint_id = u.endpoint_id AND h.version = u.expected
+  RETURNING h.endpoint_id, h.version
+), health_inserted AS (
+  -- The owner read no row: a new one, unless another writer made one meanwhile.
+  INSERT INTO endpoint_health (endpoint_id, circuit, consecutive_failures, last_success_at, last_failure_at,
+                               next_probe_at, probe_wait_seconds, last_error)
+  SELECT endpoint_id, circuit, consecutive_failures, last_success_at, last_failure_at, next_probe_at,
+         probe_wait_seconds, last_error
+    FROM health_in WHERE expected IS NULL
+  ON CONFLICT (endpoint_id) DO NOTHING
+  RETURNING endpoint_id, version
 )
-SELECT id, status FROM upd`,
+SELECT id, status, NULL::bigint AS health_version FROM upd
+UNION ALL
+SELECT endpoint_id, 'health', version FROM health_updated
+UNION ALL
+SELECT endpoint_id, 'health', version FROM health_inserted`,
 );
 
 /**
@@ -160,7 +184,7 @@ export class SettlementService {
     outcomes: readonly AttemptOutcome[],
     healthOf: (endpointId: string) => EndpointHealthState,
   ): Promise<SettlementResult> {
-    if (outcomes.length === 0) return { outcomes: [], health: new Map(), disabled: [] };
+    if (outcomes.length === 0) return { outcomes: [], health: new Map(), stale: [], disabled: [] };
     const now = this.deps.clock.now();
     const decisions = outcomes.map((o) =>
       decideAfterAttempt({
@@ -172,7 +196,7 @@ export class SettlementService {
         jitter: o.jitter,
       }),
     );
-    const { health, changed, lastErrors, events } = this.circuits(outcomes, healthOf, now);
+    const { health, changed, expected, lastErrors, events } = this.circuits(outcomes, healthOf, now);
     const disable = new Map<string, { reason: string; teamId: string; tenantId: string }>();
     outcomes.forEach((o, i) => {
       const d = decisions[i]!;
@@ -186,16 +210,18 @@ export class SettlementService {
     const mayEmit = decisions.some((d) => d.status === 'failed' || d.status === 'expired');
     const simple = disable.size === 0 && events.length === 0 && !mayEmit;
 
-    const params = settleParams(workerId, outcomes, decisions, changed, lastErrors, now);
+    const params = settleParams(workerId, outcomes, decisions, changed, expected, lastErrors, now);
     const disabled: string[] = [];
-    const applied = simple
-      ? await retryOnConflict(async () => statuses(await this.deps.hot.query<SettledRow>(SETTLE_SQL, params)))
+    const { applied, written } = simple
+      ? await retryOnConflict(async () => settled(await this.deps.hot.query<SettledRow>(SETTLE_SQL, params)))
       : await retryOnConflict(() =>
           this.deps.db.transaction(async (tx) => {
             // With the events and disables in one transaction (rare): TypeORM's connection, the same statement.
             await this.fillRecoveredErrors(tx, events);
-            const done = statuses(await tx.query(SETTLE_SQL.text, params));
-            const all = [...events];
+            const result = settled(await tx.query(SETTLE_SQL.text, params));
+            const done = result.applied;
+            // A circuit this batch did not write (its row moved meanwhile) did not open or recover here.
+            const all = events.filter((e) => !changed.has(e.resourceId) || result.written.has(e.resourceId));
             const ended: EndedDelivery[] = [];
             outcomes.forEach((o, i) => {
               const status = done.get(o.attempt.deliveryId);
@@ -228,15 +254,25 @@ export class SettlementService {
             disabled.push(...(await this.disableEndpoints(tx, disable, all, now)));
             all.push(...(await holdOrderedEndpoints(tx, ended, now)));
             if (all.length > 0) await this.deps.events.emit(tx, all);
-            return done;
+            return result;
           }),
         );
+    const stale: string[] = [];
+    for (const [id, state] of health) {
+      const version = written.get(id);
+      if (version !== undefined) health.set(id, { ...state, version });
+      else if (changed.has(id)) {
+        health.delete(id);
+        stale.push(id);
+      }
+    }
     return {
       outcomes: decisions.map((decision, i) => ({
         decision,
         applied: applied.has(outcomes[i]!.attempt.deliveryId),
       })),
       health,
+      stale,
       disabled,
     };
   }
@@ -252,14 +288,19 @@ export class SettlementService {
   ): {
     health: Map<string, EndpointHealthState>;
     changed: Map<string, EndpointHealthState>;
+    /** Per endpoint, the row version the owner read (null: no row): a write is fenced by it. */
+    expected: Map<string, string | null>;
     lastErrors: Map<string, string>;
     events: EngineEvent[];
   } {
     const health = new Map<string, EndpointHealthState>();
     const changed = new Map<string, EndpointHealthState>();
+    const expected = new Map<string, string | null>();
     const lastErrors = new Map<string, string>();
     const events: EngineEvent[] = [];
     for (const { attempt, result } of outcomes) {
+      if (!health.has(attempt.endpointId))
+        expected.set(attempt.endpointId, healthOf(attempt.endpointId).version ?? null);
       const before = health.get(attempt.endpointId) ?? healthOf(attempt.endpointId);
       const succeeded = isSuccess(result);
       const change = healthAfterAttempt(before, succeeded, attempt.trigger, now);
@@ -303,7 +344,7 @@ export class SettlementService {
           },
         });
     }
-    return { health, changed, lastErrors, events };
+    return { health, changed, expected, lastErrors, events };
   }
 
   /** The endpoint's console page, or null without SVC_CONSOLE_URL. */
@@ -369,6 +410,7 @@ function settleParams(
   outcomes: readonly AttemptOutcome[],
   decisions: readonly DeliveryDecision[],
   changed: Map<string, EndpointHealthState>,
+  expected: ReadonlyMap<string, string | null>,
   lastErrors: ReadonlyMap<string, string>,
   now: Date,
 ): unknown[] {
@@ -407,14 +449,22 @@ function settleParams(
     health.map(([, h]) => h.nextProbeAt),
     health.map(([, h]) => h.probeWaitSeconds),
     health.map(([id]) => lastErrors.get(id) ?? null),
+    health.map(([id]) => expected.get(id) ?? null),
   ];
 }
 
+/** A settled delivery (its status), or a circuit written (status 'health', with the row's new version). */
 interface SettledRow {
   id: string;
   status: string;
+  health_version: string | null;
 }
 
-function statuses(rows: readonly SettledRow[]): Map<string, string> {
-  return new Map(rows.map((r) => [r.id, r.status]));
+function settled(rows: readonly SettledRow[]): { applied: Map<string, string>; written: Map<string, string> } {
+  const applied = new Map<string, string>();
+  const written = new Map<string, string>();
+  for (const row of rows)
+    if (row.status === 'health') written.set(row.id, String(row.health_version));
+    else applied.set(row.id, row.status);
+  return { applied, written };
 }

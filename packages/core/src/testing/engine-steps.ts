@@ -38,6 +38,8 @@ export class EngineSteps {
   async settle(outcomes: readonly AttemptOutcome[]): Promise<SettlementResult> {
     const settled = await this.services.settlement.settle(STEP_WORKER_ID, outcomes, (id) => this.healthOf(id));
     for (const [id, health] of settled.health) this.health.set(id, health);
+    // A circuit whose row moved meanwhile: the next claim reads it again.
+    for (const id of settled.stale) this.health.delete(id);
     // As the engine does after a batch that disabled endpoints (outside the settlement).
     if (settled.disabled.length > 0) await this.services.ownership.cancelDisabledBacklogs(settled.disabled);
     return settled;
