@@ -63,6 +63,7 @@ export {
 export { DISPATCH_PARTITIONS, partitionOf } from './engine/dispatch-partitions.js';
 export {
   DispatchOwnershipService,
+  DISCOVERY_SQL,
   DEFAULT_OWNERSHIP,
   type Membership,
   type OwnershipSettings,

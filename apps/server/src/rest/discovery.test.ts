@@ -1,70 +1,64 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startHarness, type Harness } from '../testing/harness.js';
+import { DISCOVERY_SQL, partitionOf } from '@svc/core';
+import { post, startHarness, type Harness } from '../testing/harness.js';
 
+/**
+ * A worker's discovery (its backstop for lost wake-ups) reads the endpoints of the partitions it owns and probes the
+ * queue for each of them only, not every endpoint with work in the deployment (docs/delivery.md, "Endpoint
+ * ownership").
+ */
 let h: Harness;
+const ENDPOINTS = 16;
+let endpointIds: string[];
+
 beforeAll(async () => {
   h = await startHarness();
+  await post(h, '/event_types', { name: 'discovery.test' });
+  const tenantId = (await post(h, '/tenants', { external_id: 'discovery', name: 'Discovery' })).json.id;
+  endpointIds = [];
+  for (let i = 0; i < ENDPOINTS; i += 1)
+    endpointIds.push(
+      (await post(h, '/endpoints', { tenant_id: tenantId, url: `https://receiver.example.com/d${i}` })).json.id,
+    );
+  // One message fans out to every endpoint: each has one queued delivery.
+  const message = await post(h, '/messages', { tenant_id: tenantId, event_type: 'discovery.test', payload: {} });
+  expect(message.status).toBe(202);
 });
 afterAll(async () => {
   await h.close();
 });
 
-describe('the printed URLs', () => {
-  it('GET /v1 describes the REST API: version, where the OpenAPI document is and every route', async () => {
-    const index = await h.request('GET', '', { key: null });
-    expect(index.status).toBe(200);
-    expect(index.headers.get('content-type')).toMatch(/^application\/json/);
-    expect(index.json).toMatchObject({
-      version: '2026-10-09',
-      openapi_url: expect.stringMatching(/\/v1\/openapi\.json$/),
-    });
-    expect(index.json.service).toMatch(/webhook/i);
-    const routes = (index.json.routes as { method: string; path: string }[]).map((r) => `${r.method} ${r.path}`);
-    expect(routes).toEqual(expect.arrayContaining(['POST /tenants', 'PATCH /endpoints/{id}', 'GET /settings']));
-    expect(routes).toHaveLength(h.built.routes.length);
-    // The document it points to is served where it says.
-    const openApi = await fetch(index.json.openapi_url.replace(/^https?:\/\/[^/]+/, h.rootUrl));
-    expect(openApi.status).toBe(200);
+interface PlanNode {
+  'Relation Name'?: string;
+  'Actual Loops'?: number;
+  Plans?: PlanNode[];
+}
+
+function loopsOver(node: PlanNode, relation: string): number {
+  const own = node['Relation Name'] === relation ? (node['Actual Loops'] ?? 0) : 0;
+  return own + (node.Plans ?? []).reduce((sum, child) => sum + loopsOver(child, relation), 0);
+}
+
+describe('discovery', () => {
+  it("finds exactly the owned partitions' endpoints with work, probing the queue once for each of them", async () => {
+    const partition = partitionOf(endpointIds[0]!);
+    const mine = endpointIds.filter((id) => partitionOf(id) === partition).sort();
+    expect(mine.length).toBeLessThan(ENDPOINTS);
+    const found = await h.services.ownership.discover([partition]);
+    expect(found.map((f) => f.endpointId).sort()).toEqual(mine);
+    for (const f of found) expect(f.nextDueAt).toBeInstanceOf(Date);
+
+    const rows: { 'QUERY PLAN': { Plan: PlanNode }[] }[] = await h.services.db.query(
+      `EXPLAIN (ANALYZE, FORMAT JSON) ${DISCOVERY_SQL}`,
+      [[partition]],
+    );
+    // The queue is read for this partition's endpoints only (the other endpoints' rows are never visited).
+    expect(loopsOver(rows[0]!['QUERY PLAN'][0]!.Plan, 'delivery_queue')).toBe(mine.length);
   });
 
-  it('GET /v1/platform says what the platform API is and lists every route of its spec as served', async () => {
-    const platform = await h.request('GET', '/platform', { key: null });
-    expect(platform.status).toBe(200);
-    expect(platform.json).toMatchObject({ status: 'available', version: '2026-10-09', coming: [] });
-    for (const route of [
-      'POST /event_subscriptions',
-      'GET /event_subscriptions',
-      'GET /event_subscriptions/{endpoint_id}',
-      'PATCH /event_subscriptions/{endpoint_id}',
-      'DELETE /event_subscriptions/{endpoint_id}',
-      'POST /event_subscriptions/{endpoint_id}/rotate_secret',
-      'POST /event_subscriptions/{endpoint_id}/test',
-      'GET /event_subscriptions/{endpoint_id}/deliveries',
-      'POST /event_subscriptions/{endpoint_id}/deliveries/{delivery_id}/retry',
-      'GET /events',
-      'GET /events/{event_id}',
-      'PUT /feature_flags/environments/{environment_id}/flags/{flag_key}',
-    ]) {
-      const [method, path] = route.split(' ');
-      expect(platform.json.routes, route).toContainEqual(expect.objectContaining({ method, path }));
-    }
-    expect(platform.json.description).toMatch(/event subscriptions/i);
-    expect(platform.json.description).toMatch(/feature flag/i);
-    expect(platform.json.routes).toContainEqual(
-      expect.objectContaining({ method: 'GET', path: '/meta/usage', operation_id: 'getUsage' }),
-    );
-    const usage = await h.request(
-      'GET',
-      `${platform.json.base_url.replace(/^https?:\/\/[^/]+/, h.rootUrl)}/meta/usage`,
-    );
-    expect(usage.status).toBe(200);
-  });
-
-  it('keeps the common first check (Svc-Mode) and answers unknown paths below them with 404', async () => {
-    const mode = await h.request('GET', '', { key: null, headers: { 'svc-mode': 'test' } });
-    expect(mode.json.error.code).toBe('unsupported_mode');
-    const missing = await h.request('GET', '/platform/nothing_here');
-    expect(missing.status).toBe(404);
-    expect(missing.json.error.code).toBe('not_found');
+  it('finds nothing in partitions without endpoints with work', async () => {
+    const used = new Set(endpointIds.map(partitionOf));
+    const empty = Array.from({ length: 32 }, (_, i) => i).filter((p) => !used.has(p));
+    expect(await h.services.ownership.discover(empty)).toEqual([]);
   });
 });

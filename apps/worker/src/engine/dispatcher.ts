@@ -104,6 +104,8 @@ export class Dispatcher {
   /** After a connection error: no claim before this real time. */
   private unavailableUntil = 0;
   private tickQueued = false;
+  /** The queued tick's timer while it waits out MIN_BATCH_GAP_MS. */
+  private gapTimer: NodeJS.Timeout | null = null;
   private timer: NodeJS.Timeout | null = null;
   private lastClaimAt = 0;
   private lastReportAt = 0;
@@ -118,6 +120,8 @@ export class Dispatcher {
       // An endpoint's circuit counts consecutive failures from what the previous settlement decided: two batches
       // of one endpoint at once would each start from the same count and one would lose the other's failures.
       keyOf: (pending) => pending.outcome.attempt.endpointId,
+      // An ordered endpoint sends its next delivery only once its head has settled: nothing to gain by waiting.
+      urgent: (pending) => pending.outcome.attempt.sequence !== null,
     });
     this.membership = new Membership({
       services: options.services,
@@ -179,6 +183,7 @@ export class Dispatcher {
   async stop(): Promise<void> {
     this.stopping = true;
     if (this.timer) clearTimeout(this.timer);
+    if (this.gapTimer) clearTimeout(this.gapTimer);
     while (this.claimRunning || this.running > 0) await new Promise<void>((resolve) => this.idleWaiters.push(resolve));
     await this.membership.stop();
   }
@@ -197,16 +202,24 @@ export class Dispatcher {
     return lane;
   }
 
-  /** Runs a tick soon: at once when one is due, else when the earliest lane becomes eligible. */
-  private schedule(): void {
-    if (this.stopping || this.tickQueued) return;
+  /**
+   * Runs a tick soon: at once when one is due, else when the earliest lane becomes eligible. `urgent`: an ordered
+   * endpoint's head settled and its next delivery waits for this tick, so no gap since the last claim.
+   */
+  private schedule(urgent = false): void {
+    if (this.stopping) return;
+    // A tick already queued runs soon enough, unless it waits out the gap and this one may not.
+    if (this.tickQueued && !(urgent && this.gapTimer)) return;
+    if (this.gapTimer) clearTimeout(this.gapTimer);
+    this.gapTimer = null;
     this.tickQueued = true;
-    const wait = Math.max(0, this.lastClaimAt + MIN_BATCH_GAP_MS - Date.now());
+    const wait = urgent ? 0 : Math.max(0, this.lastClaimAt + MIN_BATCH_GAP_MS - Date.now());
     const run = () => {
       this.tickQueued = false;
+      this.gapTimer = null;
       void this.tick();
     };
-    if (wait > 0) setTimeout(run, wait);
+    if (wait > 0) this.gapTimer = setTimeout(run, wait);
     else setImmediate(run);
   }
 
@@ -508,7 +521,7 @@ export class Dispatcher {
           this.lanes.delete(lane.id);
       }
       this.notifyIdle();
-      this.schedule();
+      this.schedule(attempt.sequence !== null);
     }
   }
 

@@ -16,6 +16,8 @@ export class KeyedBatcher<I, O> {
       maxBatch: number;
       minGapMs?: number;
       keyOf?: (item: I) => string;
+      /** Work waits on this item (an ordered endpoint's next delivery waits for its head's settle): no gap. */
+      urgent?: (item: I) => boolean;
     },
   ) {}
 
@@ -39,7 +41,9 @@ export class KeyedBatcher<I, O> {
       this.running += 1;
       // Let the rest of this tick's submissions join the batch, and under load wait out the gap since the last
       // batch started so that batches grow instead of their number.
-      const wait = Math.max(0, this.lastStart + (this.options.minGapMs ?? 0) - Date.now());
+      const { urgent } = this.options;
+      const gap = urgent && batch.some((entry) => urgent(entry.item)) ? 0 : (this.options.minGapMs ?? 0);
+      const wait = Math.max(0, this.lastStart + gap - Date.now());
       const start = (run: () => void) => (wait > 0 ? setTimeout(run, wait) : setImmediate(run));
       start(() => {
         this.lastStart = Date.now();

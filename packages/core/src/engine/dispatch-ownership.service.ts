@@ -30,6 +30,17 @@ export interface Membership {
 }
 
 /**
+ * The endpoints of these partitions with something queued, and their earliest due time: the partitions' endpoints
+ * through endpoints_dispatch_partition_idx (0037), one probe of the queue's (endpoint_id, due_at) index each. Its
+ * cost grows with the partitions' endpoints, not with every endpoint that has work anywhere.
+ */
+export const DISCOVERY_SQL = `
+SELECT e.id AS endpoint_id, n.due_at AS next_due_at
+  FROM endpoints e
+  CROSS JOIN LATERAL (SELECT min(q.due_at) AS due_at FROM delivery_queue q WHERE q.endpoint_id = e.id) n
+ WHERE svc_dispatch_partition(e.id, ${DISPATCH_PARTITIONS}) = ANY ($1::int[]) AND n.due_at IS NOT NULL`;
+
+/**
  * Endpoint ownership (docs/delivery.md). Every worker beats once a second; the beat renews its partition leases and
  * takes free or lapsed partitions up to its fair share (all partitions over the live workers), releasing the rest,
  * so partitions spread evenly and a dead worker's move within its lease. Membership times are the database's
@@ -122,17 +133,7 @@ export class DispatchOwnershipService {
    */
   async discover(partitions: readonly number[]): Promise<{ endpointId: string; nextDueAt: Date }[]> {
     if (partitions.length === 0) return [];
-    const rows: { endpoint_id: string; next_due_at: Date }[] = await this.deps.db.query(
-      `WITH RECURSIVE walk(endpoint_id) AS (
-         SELECT min(endpoint_id) FROM delivery_queue
-         UNION ALL
-         SELECT (SELECT min(q.endpoint_id) FROM delivery_queue q WHERE q.endpoint_id > w.endpoint_id)
-           FROM walk w WHERE w.endpoint_id IS NOT NULL)
-       SELECT w.endpoint_id, (SELECT min(q.due_at) FROM delivery_queue q WHERE q.endpoint_id = w.endpoint_id) AS next_due_at
-         FROM walk w
-        WHERE w.endpoint_id IS NOT NULL AND svc_dispatch_partition(w.endpoint_id, $2) = ANY($1::int[])`,
-      [partitions, DISPATCH_PARTITIONS],
-    );
+    const rows: { endpoint_id: string; next_due_at: Date }[] = await this.deps.db.query(DISCOVERY_SQL, [partitions]);
     return rows.map((r) => ({ endpointId: r.endpoint_id, nextDueAt: r.next_due_at }));
   }
 
