@@ -1,4 +1,9 @@
-import createFetchClient, { type FetchResponse, type MaybeOptionalInit, type Middleware } from 'openapi-fetch';
+import createFetchClient, {
+  type FetchResponse,
+  type MaybeOptionalInit,
+  type Middleware,
+  type ParseAs,
+} from 'openapi-fetch';
 import type { HttpMethod, PathsWithMethod, RequiredKeysOf } from 'openapi-typescript-helpers';
 import { SvcApiError } from './errors.js';
 import type { ListItem, ListPath, Paths } from './paths.js';
@@ -20,15 +25,25 @@ export interface Result<Data> {
   response: Response;
 }
 
-type InitParam<Init> =
-  RequiredKeysOf<Init> extends never ? [(Init & { [key: string]: unknown })?] : [Init & { [key: string]: unknown }];
+/**
+ * The options of one call, optional when none of them is required. Unlike openapi-fetch's own signature, the options
+ * are not a type parameter inferred from the call and have no index signature, so TypeScript checks the object
+ * literal for excess properties: a misspelled or unknown field (in `body`, `params` or the options themselves) is a
+ * compile error, as a wrong type is. Only `parseAs` is inferred, for the type of `data`.
+ */
+type InitParam<Init, As extends ParseAs> =
+  RequiredKeysOf<Exclude<Init, undefined>> extends never
+    ? [(Exclude<Init, undefined> & { parseAs?: As })?]
+    : [Exclude<Init, undefined> & { parseAs?: As }];
 
 type Operation<T> = T extends Record<string | number, unknown> ? T : never;
 
-type Method<M extends HttpMethod> = <P extends PathsWithMethod<Paths, M>, I extends MaybeOptionalInit<Paths[P], M>>(
+type Method<M extends HttpMethod> = <P extends PathsWithMethod<Paths, M>, As extends ParseAs = 'json'>(
   url: P,
-  ...init: InitParam<I>
-) => Promise<Result<Exclude<FetchResponse<Operation<Paths[P][M]>, I, `${string}/${string}`>['data'], undefined>>>;
+  ...init: InitParam<MaybeOptionalInit<Paths[P], M>, As>
+) => Promise<
+  Result<Exclude<FetchResponse<Operation<Paths[P][M]>, { parseAs: As }, `${string}/${string}`>['data'], undefined>>
+>;
 
 /**
  * Every documented route, typed from the OpenAPI document (openapi-fetch's call shape: path, then `params` and
@@ -41,9 +56,9 @@ export interface SvcClient {
   PATCH: Method<'patch'>;
   DELETE: Method<'delete'>;
   /** Every item of a list, page after page (`limit` sets the page size; filters apply to every page). */
-  list<P extends ListPath, I extends MaybeOptionalInit<Paths[P], 'get'>>(
+  list<P extends ListPath>(
     url: P,
-    ...init: InitParam<I>
+    ...init: InitParam<MaybeOptionalInit<Paths[P], 'get'>, 'json'>
   ): AsyncGenerator<ListItem<P>, void, undefined>;
 }
 
