@@ -39,12 +39,13 @@ export default tseslint.config(
     rules: { 'regexp/no-super-linear-backtracking': 'error' },
   },
   {
-    files: ['scripts/**/*.ts', 'e2e/**/*.ts'],
+    // Programs that talk to a person: the scripts, the e2e tests, the examples (console.log is their output).
+    files: ['scripts/**/*.ts', 'e2e/**/*.ts', 'examples/**/*.ts'],
     rules: { 'no-console': 'off' },
   },
   {
-    // Examples a user runs with plain node (the README's receiver).
-    files: ['examples/**/*.mjs'],
+    // Examples a user runs with plain node (the README's receiver), and the client's build (run by npm ci).
+    files: ['examples/**/*.mjs', 'packages/client/build.mjs'],
     languageOptions: { globals: { process: 'readonly', console: 'readonly', Buffer: 'readonly' } },
   },
   {

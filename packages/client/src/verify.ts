@@ -1,6 +1,12 @@
-import { Webhook, WebhookVerificationError } from 'standardwebhooks';
+import { Webhook, WebhookVerificationError as LibraryVerificationError } from 'standardwebhooks';
 
-export { WebhookVerificationError };
+/**
+ * A delivery that does not verify. The package's own class (the library's error is rethrown as one, with its
+ * message), so that the published types need nothing but this package.
+ */
+export class WebhookVerificationError extends Error {
+  override readonly name = 'WebhookVerificationError';
+}
 
 /** Request headers as Node (`IncomingHttpHeaders`), fetch (`Headers`) or a plain object give them. */
 export type WebhookHeaders = Headers | Record<string, string | string[] | undefined>;
@@ -21,7 +27,11 @@ export interface VerifiedWebhook {
 export function verify(headers: WebhookHeaders, rawBody: string | Uint8Array, secret: string): VerifiedWebhook {
   const plain = plainHeaders(headers);
   const body = typeof rawBody === 'string' ? rawBody : new TextDecoder().decode(rawBody);
-  new Webhook(secret).verify(body, plain, { jsonParse: false });
+  try {
+    new Webhook(secret).verify(body, plain, { jsonParse: false });
+  } catch (error) {
+    throw error instanceof LibraryVerificationError ? new WebhookVerificationError(error.message) : error;
+  }
   return { id: plain['webhook-id']!, timestamp: new Date(Number(plain['webhook-timestamp']) * 1000) };
 }
 

@@ -1,0 +1,92 @@
+// @ts-check
+/**
+ * Builds the published package into dist/: `npm ci` runs it (the `prepare` script), and so does `npm pack`.
+ *
+ * - dist/index.js: one ES module with openapi-fetch and standardwebhooks bundled in (esbuild), so the package has
+ *   no runtime dependencies: a project installs the tarball alone, offline included.
+ * - dist/*.d.ts: the declarations tsc emits. They use openapi-fetch's and openapi-typescript-helpers' types, whose
+ *   declaration files are copied to dist/vendor/ and imported from there, so the types need nothing installed either.
+ * Plain JavaScript on purpose: it runs during `npm ci`, before anything is compiled.
+ */
+import { execFileSync } from 'node:child_process';
+import { copyFileSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { build } from 'esbuild';
+
+const PACKAGE = path.dirname(fileURLToPath(import.meta.url));
+const DIST = path.join(PACKAGE, 'dist');
+const require = createRequire(import.meta.url);
+
+/** The type-only dependencies whose declarations ship in dist/vendor/, by the specifier the declarations import. */
+const VENDORED_TYPES = {
+  'openapi-fetch': 'openapi-fetch/dist/index.d.mts',
+  'openapi-typescript-helpers': 'openapi-typescript-helpers/dist/index.d.mts',
+};
+
+/** Every .d.ts under a directory. */
+function declarations(dir) {
+  return readdirSync(dir, { withFileTypes: true, recursive: true })
+    .filter((entry) => entry.isFile() && entry.name.endsWith('.d.ts'))
+    .map((entry) => path.join(entry.parentPath, entry.name));
+}
+
+/** Points the imports of the vendored packages at their copies, relative to the importing file. */
+function rewriteSpecifiers(file) {
+  let text = readFileSync(file, 'utf8');
+  for (const name of Object.keys(VENDORED_TYPES)) {
+    let relative = path
+      .relative(path.dirname(file), path.join(DIST, 'vendor', `${name}.js`))
+      .split(path.sep)
+      .join('/');
+    if (!relative.startsWith('.')) relative = `./${relative}`;
+    text = text.replaceAll(`'${name}'`, `'${relative}'`).replaceAll(`"${name}"`, `"${relative}"`);
+  }
+  writeFileSync(file, text);
+}
+
+rmSync(DIST, { recursive: true, force: true });
+execFileSync(
+  process.execPath,
+  [require.resolve('typescript/bin/tsc'), '-p', path.join(PACKAGE, 'tsconfig.build.json'), '--emitDeclarationOnly'],
+  { stdio: 'inherit' },
+);
+mkdirSync(path.join(DIST, 'vendor'), { recursive: true });
+for (const [name, file] of Object.entries(VENDORED_TYPES))
+  copyFileSync(require.resolve(file), path.join(DIST, 'vendor', `${name}.d.ts`));
+for (const file of declarations(DIST)) rewriteSpecifiers(file);
+
+const bundled = await build({
+  entryPoints: [path.join(PACKAGE, 'src/index.ts')],
+  outfile: path.join(DIST, 'index.js'),
+  bundle: true,
+  format: 'esm',
+  // Node 20+ and any runtime with fetch: nothing in the bundle imports a Node module.
+  platform: 'neutral',
+  mainFields: ['module', 'main'],
+  target: 'es2022',
+  sourcemap: true,
+  // The licences of what is bundled (openapi-fetch, standardwebhooks and theirs) are in THIRD_PARTY_NOTICES.md.
+  legalComments: 'none',
+  metafile: true,
+  logLevel: 'warning',
+});
+writeFileSync(path.join(DIST, 'THIRD_PARTY_NOTICES.md'), thirdPartyNotices(Object.keys(bundled.metafile.inputs)));
+
+/** The name, version, licence and licence text of every npm package the bundle took code from. */
+function thirdPartyNotices(inputs) {
+  const roots = new Set();
+  for (const input of inputs) {
+    const match = /^(.*node_modules\/(?:@[^/]+\/)?[^/]+)\//.exec(input.split(path.sep).join('/'));
+    if (match?.[1]) roots.add(match[1]);
+  }
+  const sections = [...roots].sort().map((root) => {
+    const dir = path.resolve(PACKAGE, root);
+    const manifest = JSON.parse(readFileSync(path.join(dir, 'package.json'), 'utf8'));
+    const licenceFile = readdirSync(dir).find((name) => /^licen[cs]e/i.test(name));
+    const text = licenceFile ? readFileSync(path.join(dir, licenceFile), 'utf8').trim() : `${manifest.license}`;
+    return `## ${manifest.name} ${manifest.version} (${manifest.license})\n\n${text}\n`;
+  });
+  return `# Third-party code in dist/index.js\n\n${sections.join('\n')}`;
+}
