@@ -103,4 +103,30 @@ describe('README: Your first webhook', () => {
     const stored = await stack.h.services.messages.getMessage({ actor: stack.h.team }, message!);
     expect(stored).toMatchObject({ status: 'succeeded', event_type: 'invoice.paid' });
   }, 90_000);
+
+  it('in TypeScript: examples/first-webhook.ts runs after the curl version, and again, without a 409', async () => {
+    const readme = readFileSync(path.join(ROOT, 'README.md'), 'utf8');
+    const section = readme.slice(readme.indexOf(SECTION), readme.indexOf('\n### ', readme.indexOf(SECTION) + 1));
+    expect(section).toContain('npx tsx examples/first-webhook.ts');
+    const env = {
+      KEY: stack.h.team.key,
+      SVC_API_URL: `${stack.h.rootUrl}/v1`,
+      RECEIVER_PORT: String(await findFreePort()),
+    };
+    // As the README runs it (npx tsx), in the checkout, where @svc/client is the workspace package built at install.
+    const script = 'npx tsx examples/first-webhook.ts';
+    const first = await runBash(script, env, 60_000);
+    expect(first.code, first.output).toBe(0);
+    const message = /^(wdm_\w+): succeeded$/m.exec(first.output)?.[1];
+    expect(message, first.output).toBeDefined();
+    expect(first.output).toContain(`verified ${message} invoice.paid {"invoice":"in_1002","amount":"25.00"}`);
+    expect(first.output).toContain(`listed ${message} invoice.paid succeeded`);
+    expect(first.output).toMatch(/^error 404 not_found \(Request-Id \S+\)$/m);
+
+    // The fixed Idempotency-Keys: a second run answers with what the first made.
+    const again = await runBash(script, env, 60_000);
+    expect(again.code, again.output).toBe(0);
+    expect(again.output).toContain(`${message}: succeeded`);
+    expect(again.output.match(/^listed /gm)).toHaveLength(1);
+  }, 150_000);
 });
