@@ -31,27 +31,68 @@ export function consoleBuildIsCurrent(env: NodeJS.ProcessEnv): boolean {
   return existsSync(buildIdFile) && readFileSync(buildIdFile, 'utf8').trim() === consoleBuildId(CONSOLE_DIR);
 }
 
-/** `next build`, its output kept back unless it fails (the type check is left to `npm run typecheck`). */
-export async function buildConsole(guard: StackGuard): Promise<void> {
+export interface RunningBuild {
+  /** Resolves when the build succeeded; rejects (its output printed) when it failed or was stopped. */
+  done: Promise<void>;
+  /** Stops the build and its workers (SIGTERM to its process group, SIGKILL after 10 s). */
+  stop(): Promise<void>;
+}
+
+/** How often a first start says the console is still building, with the time it has taken so far. */
+export const BUILD_PROGRESS_MS = 5_000;
+
+/**
+ * `next build`, its output kept back unless it fails (the type check is left to `npm run typecheck`). It runs in a
+ * process group of its own, which the guard stops whole if this process is killed: `next build` has workers, and
+ * one left running makes the next build refuse ("Another next build process is already running"). A terminal's
+ * Ctrl-C does not reach the group; `stop` (which the start's own stop calls) does. `progress` is called every
+ * BUILD_PROGRESS_MS with the seconds taken so far.
+ */
+export function buildConsole(guard: StackGuard, progress: (seconds: number) => void): RunningBuild {
   const [cmd, args] = nextCommand('build');
   const build = spawn(cmd, args, {
     cwd: CONSOLE_DIR,
+    detached: true,
     stdio: ['ignore', 'pipe', 'pipe'],
     env: { ...process.env, NEXT_TELEMETRY_DISABLED: '1', SVC_CONSOLE_BUILD_FOR_START: '1' },
   });
-  guard.track(build, 'the console build', 'SIGTERM');
+  guard.track(build, 'the console build', 'SIGTERM', { group: true });
   let output = '';
   const keep = (chunk: Buffer) => (output = (output + chunk.toString()).slice(-20_000));
   build.stdout!.on('data', keep);
   build.stderr!.on('data', keep);
-  const code = await new Promise<number | null>((resolve, reject) => {
+  const began = Date.now();
+  const ticker = setInterval(() => progress(Math.round((Date.now() - began) / 1000)), BUILD_PROGRESS_MS);
+  const exited = new Promise<number | null>((resolve, reject) => {
     build.once('error', reject);
     build.once('exit', (exitCode) => resolve(exitCode));
-  });
-  if (code !== 0) {
-    process.stderr.write(output);
-    throw new StartError('the console build failed (see above)');
-  }
+  }).finally(() => clearInterval(ticker));
+  const signalGroup = (signal: NodeJS.Signals) => {
+    try {
+      process.kill(-build.pid!, signal);
+    } catch {
+      // the group has ended
+    }
+  };
+  let stopped = false;
+  return {
+    done: exited.then((code) => {
+      if (code === 0) return;
+      if (stopped) throw new StartError('the console build was stopped');
+      process.stderr.write(output);
+      throw new StartError('the console build failed (see above)');
+    }),
+    async stop() {
+      stopped = true;
+      if (build.pid === undefined) return;
+      signalGroup('SIGTERM');
+      const timer = setTimeout(() => signalGroup('SIGKILL'), STOP_TIMEOUT_MS);
+      await exited.catch(() => undefined);
+      clearTimeout(timer);
+      // Its workers leave with it; any that lingers does not outlive this.
+      signalGroup('SIGKILL');
+    },
+  };
 }
 
 export interface RunningConsole {

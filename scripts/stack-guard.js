@@ -8,10 +8,12 @@
  * {"name":"Postgres","pid":123,"startTime":"4567","signal":"SIGINT"}. Nothing else holds that pipe, so its end of
  * file means the start process has exited: the guard sends each child still running (the same process: its start
  * time in /proc still matches, so a reused PID is left alone) its stop signal, waits for them, and SIGKILLs what is
- * left after 15 s. After a clean stop the children are gone already and the guard exits at once.
+ * left after 15 s. A child with "group":true (the console build, which runs `next build` and its workers in a
+ * process group of its own) gets the signals as a group, and runs while any process of its group does. After a
+ * clean stop the children are gone already and the guard exits at once.
  * Plain JavaScript on purpose: it starts in a few milliseconds and needs nothing compiled.
  */
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import process from 'node:process';
 import { setTimeout as sleep } from 'node:timers/promises';
 
@@ -40,10 +42,43 @@ function startTime(pid) {
   }
 }
 
-/** @typedef {{ name: string, pid: number, startTime: string, signal: NodeJS.Signals }} Child */
+/**
+ * True while a process of the group runs that started no earlier than its leader (a group's ID is not reused while a
+ * member lives). scripts/stack-processes.ts (childRunning) reads it the same way.
+ * @param {number} pgid
+ * @param {string} leaderStart
+ */
+function groupRuns(pgid, leaderStart) {
+  let pids;
+  try {
+    pids = readdirSync('/proc').filter((entry) => /^\d+$/.test(entry));
+  } catch {
+    return false;
+  }
+  return pids.some((pid) => {
+    try {
+      const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+      return !/^[ZX]$/.test(fields[0] ?? '') && fields[2] === String(pgid) && Number(fields[19]) >= Number(leaderStart);
+    } catch {
+      return false;
+    }
+  });
+}
+
+/** @typedef {{ name: string, pid: number, startTime: string, signal: NodeJS.Signals, group?: boolean }} Child */
 /** @type {Child[]} */
 const children = [];
-const running = (/** @type {Child} */ child) => startTime(child.pid) === child.startTime;
+const running = (/** @type {Child} */ child) =>
+  startTime(child.pid) === child.startTime || (child.group === true && groupRuns(child.pid, child.startTime));
+/** @param {Child} child @param {NodeJS.Signals} signal */
+function send(child, signal) {
+  try {
+    process.kill(child.group ? -child.pid : child.pid, signal);
+  } catch {
+    // gone meanwhile
+  }
+}
 
 let buffered = '';
 process.stdin.setEncoding('utf8');
@@ -59,21 +94,9 @@ for (const signal of /** @type {const} */ (['SIGINT', 'SIGHUP'])) process.on(sig
 
 async function stopChildren() {
   const left = children.filter(running);
-  for (const child of left) {
-    try {
-      process.kill(child.pid, child.signal);
-    } catch {
-      // gone meanwhile
-    }
-  }
+  for (const child of left) send(child, child.signal);
   const deadline = Date.now() + KILL_AFTER_MS;
   while (left.some(running) && Date.now() < deadline) await sleep(100);
-  for (const child of left.filter(running)) {
-    try {
-      process.kill(child.pid, 'SIGKILL');
-    } catch {
-      // gone meanwhile
-    }
-  }
+  for (const child of left.filter(running)) send(child, 'SIGKILL');
   process.exit(0);
 }

@@ -37,6 +37,11 @@ export interface StackChild extends ProcessIdentity {
   name: string;
   /** What stops it cleanly: SIGINT is Postgres' fast shutdown. */
   signal: NodeJS.Signals;
+  /**
+   * The child leads a process group of its own (the console build: `next build` and its workers), and the signal
+   * goes to the whole group; it counts as running while any process of the group does.
+   */
+  group?: boolean;
 }
 
 interface ProcessesFile {
@@ -80,6 +85,27 @@ export function isRunning(identity: ProcessIdentity): boolean {
   return processIdentity(identity.pid)?.startTime === identity.startTime;
 }
 
+/**
+ * True while a child, or for a group leader any process of its group, still runs. A group's ID is not given to a new
+ * process while a member lives on, and members started before the leader are not its (scripts/stack-guard.js reads
+ * /proc the same way).
+ */
+export function childRunning(child: StackChild): boolean {
+  if (isRunning(child)) return true;
+  if (!child.group) return false;
+  for (const name of readdirSync('/proc').filter((entry) => /^\d+$/.test(entry))) {
+    const fields = statFields(Number(name));
+    if (
+      fields &&
+      !/^[ZX]$/.test(fields[0] ?? '') &&
+      fields[2] === String(child.pid) &&
+      Number(fields[19]) >= Number(child.startTime)
+    )
+      return true;
+  }
+  return false;
+}
+
 function commandLine(pid: number): string {
   try {
     return readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0').join(' ');
@@ -98,18 +124,18 @@ function readProcessesFile(dir: string): ProcessesFile | null {
 
 /** Sends the signal to each process still running, waits for them to exit, and SIGKILLs what is left after 15 s. */
 export async function stopProcesses(processes: StackChild[]): Promise<void> {
-  const signal = (pid: number, name: NodeJS.Signals) => {
+  const signal = (child: StackChild, name: NodeJS.Signals) => {
     try {
-      process.kill(pid, name);
+      process.kill(child.group ? -child.pid : child.pid, name);
     } catch {
       // gone meanwhile
     }
   };
-  const left = processes.filter(isRunning);
-  for (const child of left) signal(child.pid, child.signal);
+  const left = processes.filter(childRunning);
+  for (const child of left) signal(child, child.signal);
   const deadline = Date.now() + STOP_WAIT_MS;
-  while (left.some(isRunning) && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 100));
-  for (const child of left.filter(isRunning)) signal(child.pid, 'SIGKILL');
+  while (left.some(childRunning) && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 100));
+  for (const child of left.filter(childRunning)) signal(child, 'SIGKILL');
 }
 
 /**
@@ -123,7 +149,7 @@ export async function reclaimDataDir(dir: string): Promise<number | null> {
   // A start of a version before processes.json said so in runtime.json only.
   const earlier = readRuntimeInfo(dir)?.pid;
   if (earlier && earlier !== process.pid && /scripts[/\\]start/.test(commandLine(earlier))) return earlier;
-  const orphans = (recorded?.children ?? []).filter(isRunning);
+  const orphans = (recorded?.children ?? []).filter(childRunning);
   const pidFile = path.join(dir, 'pg', 'postmaster.pid');
   const postmaster = existsSync(pidFile) ? Number(readFileSync(pidFile, 'utf8').split('\n')[0]) : NaN;
   const postmasterIdentity = Number.isInteger(postmaster) && postmaster > 0 ? processIdentity(postmaster) : null;
@@ -172,40 +198,68 @@ function listenersOn(port: number): number[] {
   return pids;
 }
 
-/**
- * Stops a console that an earlier start of this checkout left listening on the port (a version before the guard,
- * killed hard): a `next-server` running in `consoleDir` whose parent is no longer a start. Returns true when it
- * stopped one.
- */
-export async function stopOrphanConsole(port: number, consoleDir: string): Promise<boolean> {
-  const orphans: StackChild[] = [];
-  for (const pid of listenersOn(port)) {
-    const identity = processIdentity(pid);
-    const parent = Number(statFields(pid)?.[1]);
-    let cwd = '';
-    try {
-      cwd = realpathSync(`/proc/${pid}/cwd`);
-    } catch {
-      continue;
-    }
-    if (
-      identity &&
-      commandLine(pid).startsWith('next-server') &&
-      cwd === realpathSync(consoleDir) &&
-      !/scripts[/\\]start/.test(commandLine(parent))
-    )
-      orphans.push({ ...identity, name: 'the console', signal: 'SIGTERM' });
+/** A process of `command` running in `consoleDir` whose parent is not a running start: one an earlier start left. */
+function orphanIn(pid: number, consoleDir: string, command: RegExp): ProcessIdentity | null {
+  const identity = processIdentity(pid);
+  const parent = Number(statFields(pid)?.[1]);
+  let cwd = '';
+  try {
+    cwd = realpathSync(`/proc/${pid}/cwd`);
+  } catch {
+    return null;
   }
+  return identity &&
+    command.test(commandLine(pid)) &&
+    cwd === realpathSync(consoleDir) &&
+    !/scripts[/\\]start/.test(commandLine(parent))
+    ? identity
+    : null;
+}
+
+async function stopOrphans(orphans: StackChild[]): Promise<boolean> {
   for (const orphan of orphans)
     console.warn(`Stopping ${orphan.name} (process ${orphan.pid}), left running by an earlier start`);
   await stopProcesses(orphans);
   return orphans.length > 0;
 }
 
+/**
+ * Stops a console that an earlier start of this checkout left listening on the port (a version before the guard,
+ * killed hard): a `next-server` running in `consoleDir` whose parent is no longer a start. Returns true when it
+ * stopped one.
+ */
+export async function stopOrphanConsole(port: number, consoleDir: string): Promise<boolean> {
+  const orphans = listenersOn(port).flatMap((pid) => {
+    const identity = orphanIn(pid, consoleDir, /^next-server/);
+    return identity ? [{ ...identity, name: 'the console', signal: 'SIGTERM' as const }] : [];
+  });
+  return stopOrphans(orphans);
+}
+
+/**
+ * Stops a `next build` of this checkout's console that no running start owns (left by a start whose guard could
+ * not stop it, or a version before builds ran in a group of their own): with it running, the next build would
+ * refuse ("Another next build process is already running"). Its workers go with it.
+ */
+export async function stopOrphanBuild(consoleDir: string): Promise<boolean> {
+  const orphans: StackChild[] = [];
+  for (const name of readdirSync('/proc').filter((entry) => /^\d+$/.test(entry))) {
+    const identity = orphanIn(Number(name), consoleDir, /^next-build|next[/\\]dist[/\\]bin[/\\]next build/);
+    if (!identity) continue;
+    // A build started by a start of this version leads its own group: its workers are stopped with it.
+    const group = statFields(identity.pid)?.[2] === String(identity.pid);
+    orphans.push({ ...identity, name: 'the console build', signal: 'SIGTERM', group });
+  }
+  return stopOrphans(orphans);
+}
+
 /** The guard and the record of this start's children; `track` each child as soon as it is spawned. */
 export interface StackGuard {
-  /** Nothing to track when the child has exited already (its own exit or error event tells the caller). */
-  track(child: ChildProcess, name: string, signal: NodeJS.Signals): void;
+  /**
+   * Nothing to track when the child has exited already (its own exit or error event tells the caller). `group`: the
+   * child was spawned detached, and its whole process group is stopped.
+   */
+  track(child: ChildProcess, name: string, signal: NodeJS.Signals, options?: { group?: boolean }): void;
   /** Closes the guard's pipe: it stops whatever of the children still runs, then exits. */
   close(): void;
 }
@@ -238,10 +292,10 @@ export function startGuard(dir: string): StackGuard {
   save();
   spawnGuard();
   return {
-    track(child, name, signal) {
+    track(child, name, signal, options = {}) {
       const identity = child.pid === undefined ? null : processIdentity(child.pid);
       if (!identity) return;
-      const record: StackChild = { ...identity, name, signal };
+      const record: StackChild = { ...identity, name, signal, ...(options.group ? { group: true } : {}) };
       children.push(record);
       save();
       guard.stdin!.write(`${JSON.stringify(record)}\n`);

@@ -1,80 +1,24 @@
-import { spawn, type ChildProcess } from 'node:child_process';
-import { existsSync, lstatSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
+import { spawn } from 'node:child_process';
 import { afterAll, describe, expect, it } from 'vitest';
 import { findFreePort } from '@svc/db';
-import { ROOT } from './local-runtime.js';
+import { exited, StartRuns, until as untilStarted, type StartedStack } from './start.testing.js';
 
-/** `npm start` as a person runs it (without the console, which has its own e2e tests). */
-const tempDir = mkdtempSync(path.join(tmpdir(), 'svc-start-test-'));
-const dataDir = path.join(tempDir, 'data');
-const children: ChildProcess[] = [];
+/** `npm start` as a person runs it (without the console: scripts/first-start.test.ts builds and runs it). */
+const runs = new StartRuns();
+const dataDir = runs.dataDir;
+const start = (port: number, options: { detached?: boolean; viaNpm?: boolean } = {}) => runs.start(port, options);
 
-afterAll(async () => {
-  for (const child of children)
-    if (child.exitCode === null && child.signalCode === null) {
-      child.kill('SIGTERM');
-      await new Promise((resolve) => child.once('exit', resolve));
-    }
-  // As root the cluster of a data directory the postgres user cannot reach lives elsewhere, behind a symlink.
-  const cluster = path.join(dataDir, 'pg');
-  if (lstatSync(cluster, { throwIfNoEntry: false })?.isSymbolicLink())
-    rmSync(realpathSync(cluster), { recursive: true, force: true });
-  rmSync(tempDir, { recursive: true, force: true });
-});
+afterAll(() => runs.cleanUp());
 
-function start(
-  port: number,
-  options: { detached?: boolean } = {},
-): { child: ChildProcess; stdout: () => string; stderr: () => string } {
-  let stdout = '';
-  let stderr = '';
-  const env: NodeJS.ProcessEnv = { ...process.env, PORT: String(port), SVC_DATA_DIR: dataDir, SVC_NO_CONSOLE: '1' };
-  // As a person's shell has it: no NODE_ENV=test from vitest (Apollo Server, for one, behaves differently under it).
-  for (const name of ['LOG_LEVEL', 'DATABASE_URL', 'SVC_LOCAL_SECRET_KEY', 'NODE_ENV']) delete env[name];
-  const child = spawn(process.execPath, ['--import', 'tsx', path.join(ROOT, 'scripts/start.ts')], {
-    cwd: ROOT,
-    env,
-    stdio: ['ignore', 'pipe', 'pipe'],
-    detached: options.detached ?? false,
-  });
-  child.stdout!.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
-  child.stderr!.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-  children.push(child);
-  return { child, stdout: () => stdout, stderr: () => stderr };
-}
-
-const exited = (child: ChildProcess) =>
-  new Promise<number | null>((resolve) =>
-    child.exitCode !== null ? resolve(child.exitCode) : child.once('exit', (code) => resolve(code)),
-  );
-
-async function until(
-  check: () => boolean,
-  what: string,
-  child: ChildProcess,
-  stderr: () => string = () => '',
-): Promise<void> {
-  const deadline = Date.now() + 90_000;
-  while (Date.now() < deadline) {
-    if (check()) return;
-    if (child.exitCode !== null) throw new Error(`npm start exited (${child.exitCode}) before ${what}: ${stderr()}`);
-    await new Promise((resolve) => setTimeout(resolve, 200));
-  }
-  throw new Error(`timed out waiting for ${what}`);
-}
+const until = (check: () => boolean, what: string, child: StartedStack['child'], stderr: () => string) =>
+  untilStarted(check, what, { child, stderr });
 
 async function admin(...args: string[]): Promise<unknown> {
-  const child = spawn(process.execPath, ['--import', 'tsx', path.join(ROOT, 'scripts/admin.ts'), ...args], {
-    cwd: ROOT,
-    env: { ...process.env, SVC_DATA_DIR: dataDir, DATABASE_URL: '' },
-    stdio: ['ignore', 'pipe', 'inherit'],
-  });
-  let out = '';
-  child.stdout!.on('data', (chunk: Buffer) => (out += chunk.toString()));
-  expect(await exited(child)).toBe(0);
-  return JSON.parse(out);
+  const { code, stdout, stderr } = await runs.admin(...args);
+  expect(code, stderr).toBe(0);
+  return JSON.parse(stdout);
 }
 
 describe('npm start (local mode)', () => {
@@ -141,8 +85,10 @@ describe('npm start (local mode)', () => {
   }, 120_000);
 
   it('stops cleanly on Ctrl-C: exit code 0, nothing alarming printed, Postgres down', async () => {
-    // In a process group of its own, as a shell runs it: a terminal's Ctrl-C sends SIGINT to the whole group.
-    const run = start(await findFreePort(), { detached: true });
+    // In a process group of its own, as a shell runs it: a terminal's Ctrl-C sends SIGINT to the whole group. Through
+    // npm, as the README says: npm exits 130 when its script's shell dies of the SIGINT (package.json's start script
+    // execs tsx, so no shell stays between them), and it must not return before Postgres is down.
+    const run = start(await findFreePort(), { detached: true, viaNpm: true });
     await until(() => /^Ready\.$/m.test(run.stdout()), 'Ready.', run.child, run.stderr);
     // Work in flight and idle connections in every pool when the signal comes.
     const port = Number(/localhost:(\d+)\/healthz/.exec(run.stdout())![1]);

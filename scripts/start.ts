@@ -20,7 +20,7 @@ import { readServerConfig, startServer, type RunningServer } from '@svc/server';
 import { startWorker } from '@svc/worker';
 import { buildConsole, consoleBuildIsCurrent, CONSOLE_DIR, startConsole, StartError } from './console-process.js';
 import { dataDir, displayPath, listTeamKeys, localSealingKey, writeRuntimeInfo } from './local-runtime.js';
-import { reclaimDataDir, startGuard, stopOrphanConsole, watchLaunchers } from './stack-processes.js';
+import { reclaimDataDir, startGuard, stopOrphanBuild, stopOrphanConsole, watchLaunchers } from './stack-processes.js';
 
 const LOCAL_TEAM = 'local';
 
@@ -154,8 +154,12 @@ async function main(): Promise<void> {
     const consoleStarted = withConsole
       ? (async () => {
           if (!consoleBuildIsCurrent(env)) {
-            console.log('Building the console (first start, or its sources changed)...');
-            await buildConsole(guard);
+            await stopOrphanBuild(CONSOLE_DIR);
+            if (stopping) return;
+            console.log('Building the console (first start, or its sources changed): a minute or more...');
+            const build = buildConsole(guard, (seconds) => console.log(`Building the console... ${seconds} s`));
+            stopConsole = build.stop;
+            await build.done;
           }
           if (stopping) return;
           const running = await startConsole(guard, {
@@ -199,6 +203,9 @@ async function main(): Promise<void> {
       sealingKey: config.sealingKey ?? localSealingKey(dir),
     });
     started.push(() => core.close());
+    // The admin CLI finds the database through this file: written as soon as the database is migrated, before
+    // /healthz answers, so a script that waits for /healthz can use the CLI while the console still builds.
+    writeRuntimeInfo(dir, { databaseUrl, apiUrl, consoleUrl, pid: process.pid });
     const localKey = await ensureLocalTeam(core.services, env['SVC_LOCAL_SECRET_KEY']);
     const server: RunningServer = await startServer(core.services, config, logger);
     started.push(() => server.close());
@@ -211,7 +218,6 @@ async function main(): Promise<void> {
     started.push(() => worker.stop());
     await consoleStarted;
 
-    writeRuntimeInfo(dir, { databaseUrl, apiUrl, consoleUrl, pid: process.pid });
     console.log('');
     for (const warning of config.warnings) console.warn(warning);
     console.log(`REST API      ${apiUrl}/v1`);

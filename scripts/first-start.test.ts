@@ -1,0 +1,136 @@
+import { spawn } from 'node:child_process';
+import { readdirSync, readFileSync, readlinkSync } from 'node:fs';
+import path from 'node:path';
+import { afterAll, describe, expect, it, onTestFinished } from 'vitest';
+import { findFreePort } from '@svc/db';
+import { CONSOLE_DIR } from './console-process.js';
+import { ROOT } from './local-runtime.js';
+import { childRunning, type StackChild } from './stack-processes.js';
+import { exited, StartRuns, until } from './start.testing.js';
+
+/**
+ * A first `npm start`: the console builds (SVC_CONSOLE_REBUILD=1 makes every start one) while Postgres, the server
+ * and the worker start. The builds are real `next build` runs of apps/console, a minute or more each.
+ */
+const runs = new StartRuns();
+afterAll(() => runs.cleanUp());
+
+/** The processes whose working directory is the console's: `next build`, its workers, `next start`. */
+function processesInConsoleDir(): number[] {
+  const consoleDir = path.resolve(CONSOLE_DIR);
+  return readdirSync('/proc')
+    .filter((entry) => /^\d+$/.test(entry))
+    .filter((pid) => {
+      try {
+        return readlinkSync(`/proc/${pid}/cwd`) === consoleDir;
+      } catch {
+        return false;
+      }
+    })
+    .map(Number);
+}
+
+const buildRecord = (): StackChild | undefined =>
+  (
+    JSON.parse(readFileSync(path.join(runs.dataDir, 'processes.json'), 'utf8')) as { children: StackChild[] }
+  ).children.find((child) => child.name === 'the console build');
+
+describe('a first npm start, while the console builds', () => {
+  it('answers /healthz, the admin CLI works, it tells the time taken, and a SIGKILL of the job stops the build', async () => {
+    const port = await findFreePort();
+    const run = runs.start(port, {
+      detached: true,
+      consolePort: await findFreePort(),
+      env: { SVC_CONSOLE_REBUILD: '1' },
+    });
+    const healthy = () =>
+      fetch(`http://127.0.0.1:${port}/healthz`).then(
+        (response) => response.status === 200,
+        () => false,
+      );
+    // Whatever fails below, the job ends with this test (its guard then stops what the start left).
+    onTestFinished(() => {
+      try {
+        process.kill(-run.child.pid!, 'SIGKILL');
+      } catch {
+        // killed below already
+      }
+    });
+    // A script's "wait for /healthz, then use the admin CLI".
+    await until(healthy, '/healthz', run, 180_000);
+    const created = await runs.admin('team', 'create', '--name', 'scripted');
+    expect(created.code, created.stderr).toBe(0);
+    expect(JSON.parse(created.stdout)).toMatchObject({ team_id: expect.stringMatching(/^team_/), name: 'scripted' });
+    // All that happened while the console was still building.
+    expect(run.stdout()).toContain('Building the console (first start, or its sources changed)');
+    expect(run.stdout()).not.toMatch(/^Ready\.$/m);
+
+    // Progress on the real clock: a line every 5 s with the seconds taken so far.
+    await until(() => /^Building the console\.\.\. 10 s$/m.test(run.stdout()), 'two progress lines', run, 60_000);
+    expect(run.stdout()).toMatch(/^Building the console\.\.\. 5 s\n(?:.*\n)*?Building the console\.\.\. 10 s$/m);
+    const build = buildRecord();
+    expect(build).toMatchObject({ group: true, signal: 'SIGTERM' });
+    expect(childRunning(build!)).toBe(true);
+    expect(run.stdout()).not.toMatch(/^Ready\.$/m);
+
+    // Killed hard mid-build, the whole job (npm, tsx, the start): the guard stops the build and its workers.
+    process.kill(-run.child.pid!, 'SIGKILL');
+    const deadline = Date.now() + 30_000;
+    while ((childRunning(build!) || processesInConsoleDir().length > 0) && Date.now() < deadline)
+      await new Promise((resolve) => setTimeout(resolve, 200));
+    expect(childRunning(build!)).toBe(false);
+    expect(processesInConsoleDir()).toEqual([]);
+  }, 300_000);
+
+  it('stops a `next build` that an earlier start left running, then builds and starts', async () => {
+    // Nothing else builds the console now (the test above stops its job).
+    const quiet = Date.now() + 30_000;
+    while (processesInConsoleDir().length > 0 && Date.now() < quiet) await new Promise((r) => setTimeout(r, 200));
+    expect(processesInConsoleDir()).toEqual([]);
+    // As a start killed before builds ran in a group of their own could leave it (its parent is not a start).
+    const left = spawn(process.execPath, [path.join(ROOT, 'node_modules/next/dist/bin/next'), 'build'], {
+      cwd: CONSOLE_DIR,
+      detached: true,
+      stdio: 'ignore',
+      env: { ...process.env, NEXT_TELEMETRY_DISABLED: '1', SVC_CONSOLE_BUILD_FOR_START: '1' },
+    });
+    onTestFinished(() => {
+      try {
+        process.kill(-left.pid!, 'SIGKILL');
+      } catch {
+        // stopped by the start, as it should be
+      }
+    });
+    // Until it holds the build's lock file.
+    const lock = path.join(CONSOLE_DIR, '.next/lock');
+    const lockDeadline = Date.now() + 60_000;
+    while (Date.now() < lockDeadline) {
+      if (left.exitCode !== null || left.signalCode !== null) throw new Error('the left-over build ended by itself');
+      const held = readdirSync(`/proc/${left.pid}/fd`).some((fd) => {
+        try {
+          return readlinkSync(`/proc/${left.pid}/fd/${fd}`) === lock;
+        } catch {
+          return false;
+        }
+      });
+      if (held) break;
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+
+    const port = await findFreePort();
+    const run = runs.start(port, {
+      detached: true,
+      consolePort: await findFreePort(),
+      env: { SVC_CONSOLE_REBUILD: '1' },
+    });
+    await until(() => /^Ready\.$/m.test(run.stdout()), 'Ready.', run, 420_000);
+    expect(run.stderr()).toContain(
+      `Stopping the console build (process ${left.pid}), left running by an earlier start`,
+    );
+    expect(run.stderr()).not.toContain('Another next build process is already running');
+    expect(left.exitCode !== null || left.signalCode !== null).toBe(true);
+
+    process.kill(-run.child.pid!, 'SIGINT');
+    expect(await exited(run.child)).toBe(0);
+  }, 480_000);
+});
