@@ -12,6 +12,8 @@ export default tseslint.config(
       '.tmp/**',
       'dist/**',
       'packages/*/dist/**',
+      // The client's build stages its files here while it runs (packages/client/build.mjs).
+      'packages/*/.build-*/**',
       'test-results/**',
       'playwright-report/**',
       'apps/console/next-env.d.ts',

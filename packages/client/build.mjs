@@ -6,10 +6,14 @@
  *   no runtime dependencies: a project installs the tarball alone, offline included.
  * - dist/*.d.ts: the declarations tsc emits. They use openapi-fetch's and openapi-typescript-helpers' types, whose
  *   declaration files are copied to dist/vendor/ and imported from there, so the types need nothing installed either.
+ * - dist/THIRD_PARTY_NOTICES.md: the licences of the bundled packages.
+ * Everything is built beside dist/ and moved in file by file (a rename replaces one file at once), so a program or a
+ * test that imports the package while it is rebuilt (`npm pack` in one test, beside another) never finds dist/
+ * empty or half written.
  * Plain JavaScript on purpose: it runs during `npm ci`, before anything is compiled.
  */
 import { execFileSync } from 'node:child_process';
-import { copyFileSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { copyFileSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -17,6 +21,7 @@ import { build } from 'esbuild';
 
 const PACKAGE = path.dirname(fileURLToPath(import.meta.url));
 const DIST = path.join(PACKAGE, 'dist');
+const STAGE = path.join(PACKAGE, `.build-${process.pid}`);
 const require = createRequire(import.meta.url);
 
 /** The type-only dependencies whose declarations ship in dist/vendor/, by the specifier the declarations import. */
@@ -25,19 +30,19 @@ const VENDORED_TYPES = {
   'openapi-typescript-helpers': 'openapi-typescript-helpers/dist/index.d.mts',
 };
 
-/** Every .d.ts under a directory. */
-function declarations(dir) {
+/** Every file under a directory, relative to it. */
+function filesUnder(dir) {
   return readdirSync(dir, { withFileTypes: true, recursive: true })
-    .filter((entry) => entry.isFile() && entry.name.endsWith('.d.ts'))
-    .map((entry) => path.join(entry.parentPath, entry.name));
+    .filter((entry) => entry.isFile())
+    .map((entry) => path.relative(dir, path.join(entry.parentPath, entry.name)));
 }
 
-/** Points the imports of the vendored packages at their copies, relative to the importing file. */
+/** Points a declaration file's imports of the vendored packages at their copies, relative to it. */
 function rewriteSpecifiers(file) {
   let text = readFileSync(file, 'utf8');
   for (const name of Object.keys(VENDORED_TYPES)) {
     let relative = path
-      .relative(path.dirname(file), path.join(DIST, 'vendor', `${name}.js`))
+      .relative(path.dirname(file), path.join(STAGE, 'vendor', `${name}.js`))
       .split(path.sep)
       .join('/');
     if (!relative.startsWith('.')) relative = `./${relative}`;
@@ -45,34 +50,6 @@ function rewriteSpecifiers(file) {
   }
   writeFileSync(file, text);
 }
-
-rmSync(DIST, { recursive: true, force: true });
-execFileSync(
-  process.execPath,
-  [require.resolve('typescript/bin/tsc'), '-p', path.join(PACKAGE, 'tsconfig.build.json'), '--emitDeclarationOnly'],
-  { stdio: 'inherit' },
-);
-mkdirSync(path.join(DIST, 'vendor'), { recursive: true });
-for (const [name, file] of Object.entries(VENDORED_TYPES))
-  copyFileSync(require.resolve(file), path.join(DIST, 'vendor', `${name}.d.ts`));
-for (const file of declarations(DIST)) rewriteSpecifiers(file);
-
-const bundled = await build({
-  entryPoints: [path.join(PACKAGE, 'src/index.ts')],
-  outfile: path.join(DIST, 'index.js'),
-  bundle: true,
-  format: 'esm',
-  // Node 20+ and any runtime with fetch: nothing in the bundle imports a Node module.
-  platform: 'neutral',
-  mainFields: ['module', 'main'],
-  target: 'es2022',
-  sourcemap: true,
-  // The licences of what is bundled (openapi-fetch, standardwebhooks and theirs) are in THIRD_PARTY_NOTICES.md.
-  legalComments: 'none',
-  metafile: true,
-  logLevel: 'warning',
-});
-writeFileSync(path.join(DIST, 'THIRD_PARTY_NOTICES.md'), thirdPartyNotices(Object.keys(bundled.metafile.inputs)));
 
 /** The name, version, licence and licence text of every npm package the bundle took code from. */
 function thirdPartyNotices(inputs) {
@@ -89,4 +66,44 @@ function thirdPartyNotices(inputs) {
     return `## ${manifest.name} ${manifest.version} (${manifest.license})\n\n${text}\n`;
   });
   return `# Third-party code in dist/index.js\n\n${sections.join('\n')}`;
+}
+
+try {
+  const tsc = require.resolve('typescript/bin/tsc');
+  const project = path.join(PACKAGE, 'tsconfig.build.json');
+  execFileSync(process.execPath, [tsc, '-p', project, '--emitDeclarationOnly', '--outDir', STAGE], {
+    stdio: 'inherit',
+  });
+  mkdirSync(path.join(STAGE, 'vendor'), { recursive: true });
+  for (const [name, file] of Object.entries(VENDORED_TYPES))
+    copyFileSync(require.resolve(file), path.join(STAGE, 'vendor', `${name}.d.ts`));
+  for (const file of filesUnder(STAGE)) if (file.endsWith('.d.ts')) rewriteSpecifiers(path.join(STAGE, file));
+
+  const bundled = await build({
+    absWorkingDir: PACKAGE,
+    entryPoints: [path.join(PACKAGE, 'src/index.ts')],
+    outfile: path.join(STAGE, 'index.js'),
+    bundle: true,
+    format: 'esm',
+    // Node 20+ and any runtime with fetch: nothing in the bundle imports a Node module.
+    platform: 'neutral',
+    mainFields: ['module', 'main'],
+    target: 'es2022',
+    sourcemap: true,
+    // The licences of what is bundled (openapi-fetch, standardwebhooks and theirs) are in THIRD_PARTY_NOTICES.md.
+    legalComments: 'none',
+    metafile: true,
+    logLevel: 'warning',
+  });
+  writeFileSync(path.join(STAGE, 'THIRD_PARTY_NOTICES.md'), thirdPartyNotices(Object.keys(bundled.metafile.inputs)));
+
+  const built = filesUnder(STAGE);
+  for (const file of built) {
+    mkdirSync(path.dirname(path.join(DIST, file)), { recursive: true });
+    renameSync(path.join(STAGE, file), path.join(DIST, file));
+  }
+  // What an earlier build made and this one did not (a source file removed since).
+  for (const file of filesUnder(DIST)) if (!built.includes(file)) rmSync(path.join(DIST, file));
+} finally {
+  rmSync(STAGE, { recursive: true, force: true });
 }
