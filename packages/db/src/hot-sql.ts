@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import pg from 'pg';
 import { poolConfig, DEFAULT_SESSION_TIMEOUTS } from './data-source.js';
 
@@ -7,8 +8,30 @@ export interface HotStatement {
   readonly text: string;
 }
 
+/**
+ * Every prepared statement of the service is one of these, whichever connection runs it: `HotSql.query` on the hot
+ * paths' own pool (statements that run on their own: claim, settle, report), `queryPrepared` (@svc/core) on a
+ * transaction's connection (admission, a settlement with events). A fixed statement is named here, with its version
+ * in the name; a statement composed at run time (admission's write, whose parts depend on the batch) gets its name
+ * from its text (`preparedStatement`).
+ */
 export function hotStatement(name: string, text: string): HotStatement {
   return { name, text };
+}
+
+const composedNames = new Map<string, HotStatement>();
+/** Distinct composed texts kept: past this the cache starts over (each connection keeps what it prepared). */
+const MAX_COMPOSED_STATEMENTS = 1_000;
+
+/** A statement composed at run time, named by its text: the same text is the same prepared statement. */
+export function preparedStatement(text: string): HotStatement {
+  let statement = composedNames.get(text);
+  if (!statement) {
+    statement = { name: `svc_${createHash('sha1').update(text).digest('hex').slice(0, 24)}`, text };
+    if (composedNames.size >= MAX_COMPOSED_STATEMENTS) composedNames.clear();
+    composedNames.set(text, statement);
+  }
+  return statement;
 }
 
 export interface HotSqlDiagnostics {

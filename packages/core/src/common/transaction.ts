@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { preparedStatement, type HotStatement } from '@svc/db';
 import type { DataSource, EntityManager, EntityTarget, ObjectLiteral } from 'typeorm';
 import { notFound } from './errors.js';
 import type { CallContext } from './context.js';
@@ -132,25 +132,21 @@ interface PreparingClient {
   query(config: { name: string; text: string; values: unknown[] }): Promise<{ rows: unknown[] }>;
 }
 
-const preparedNames = new Map<string, string>();
-const MAX_PREPARED_NAMES = 1_000;
-
 /**
- * Runs a statement of the caller's transaction as a named prepared statement (its name derived from its text), so
- * each connection parses and plans it once instead of on every call: for the hot paths' large statements, whose
- * planning costs about as much as their execution. HotSql (@svc/db) does this for statements that run on their
- * own; admission needs its statements inside the transaction of its batch, on the transaction's connection.
+ * Runs a prepared statement (`hotStatement` or `preparedStatement`, @svc/db) on the caller's transaction's
+ * connection, so each connection parses and plans it once instead of on every call: for the hot paths' large
+ * statements, whose planning costs about as much as their execution. HotSql runs the same statements on their own
+ * pool; admission and a settlement with events need theirs inside a transaction.
  */
-export async function queryPrepared<T>(tx: EntityManager, text: string, values: unknown[]): Promise<T[]> {
+export async function queryPrepared<T>(
+  tx: EntityManager,
+  statement: HotStatement | string,
+  values: readonly unknown[],
+): Promise<T[]> {
   const runner = tx.queryRunner as unknown as { connect(): Promise<PreparingClient> } | undefined;
   if (!runner) throw new Error('queryPrepared runs in a transaction');
-  let name = preparedNames.get(text);
-  if (!name) {
-    name = `svc_${createHash('sha1').update(text).digest('hex').slice(0, 24)}`;
-    if (preparedNames.size >= MAX_PREPARED_NAMES) preparedNames.clear();
-    preparedNames.set(text, name);
-  }
+  const { name, text } = typeof statement === 'string' ? preparedStatement(statement) : statement;
   const client = await runner.connect();
-  const result = await client.query({ name, text, values });
+  const result = await client.query({ name, text, values: [...values] });
   return result.rows as T[];
 }

@@ -3,7 +3,7 @@ import type { DataSource, EntityManager } from 'typeorm';
 import { hotStatement, type HotSql } from '@svc/db';
 import { attemptFactsSql } from '../analytics/analytics-facts.js';
 import type { Clock } from '../common/clock.js';
-import { retryOnConflict } from '../common/transaction.js';
+import { queryPrepared, retryOnConflict } from '../common/transaction.js';
 import {
   decideAfterAttempt,
   describeResult,
@@ -218,7 +218,7 @@ export class SettlementService {
           this.deps.db.transaction(async (tx) => {
             // With the events and disables in one transaction (rare): TypeORM's connection, the same statement.
             await this.fillRecoveredErrors(tx, events);
-            const result = settled(await tx.query(SETTLE_SQL.text, params));
+            const result = settled(await queryPrepared<SettledRow>(tx, SETTLE_SQL, params));
             const done = result.applied;
             // A circuit this batch did not write (its row moved meanwhile) did not open or recover here.
             const all = events.filter((e) => !changed.has(e.resourceId) || result.written.has(e.resourceId));
