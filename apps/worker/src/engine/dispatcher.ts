@@ -16,6 +16,7 @@ import {
   type SlotCapacity,
   type WakeTarget,
 } from '@svc/core';
+import FlatQueue from 'flatqueue';
 import { KeyedBatcher } from './keyed-batcher.js';
 import {
   endClaimSpan,
@@ -86,6 +87,18 @@ export function reservedSlots(serviceConcurrency: number): number {
  */
 export class Dispatcher {
   private readonly lanes = new Map<string, Lane>();
+  /**
+   * The lanes the next tick looks at: whatever may let a lane start an attempt (a wake-up, a settle, a claim's
+   * answer, a retry's due time) puts it here, and a tick drops a lane that cannot start one now. A tick's cost follows
+   * the lanes with something to do, not every lane with work somewhere in the future.
+   */
+  private readonly ready = new Set<Lane>();
+  /** Lanes that can start an attempt from a known real time on (a due row, a probe, a rate token, a recheck). */
+  private readonly later = new FlatQueue<Lane>();
+  /** Attempts running here per team (fairness is across teams first). */
+  private readonly teamRunning = new Map<string, number>();
+  /** The last look at every lane (the service clock may move without a timer: tests). */
+  private lastSweepAt = 0;
   private readonly speeds = new EndpointSpeeds();
   private readonly membership: Membership;
   private partitions: ReadonlySet<number> = new Set();
@@ -135,11 +148,12 @@ export class Dispatcher {
         this.liveWorkers = liveWorkers;
         for (const [id, lane] of this.lanes)
           if (!partitions.has(partitionOf(id)) && lane.inFlight === 0 && !lane.claiming) this.lanes.delete(id);
+        this.lastSweepAt = 0;
         this.schedule();
       },
       onDiscovered: (found) => {
         for (const { endpointId, nextDueAt } of found)
-          if (this.partitions.has(partitionOf(endpointId))) this.lane(endpointId).lower(nextDueAt.getTime());
+          if (this.partitions.has(partitionOf(endpointId))) this.lower(this.lane(endpointId), nextDueAt.getTime());
         this.schedule();
       },
     });
@@ -164,7 +178,7 @@ export class Dispatcher {
     for (const { endpointId, reread } of targets) {
       if (!this.partitions.has(partitionOf(endpointId))) continue;
       const lane = this.lane(endpointId);
-      lane.lower(now);
+      this.lower(lane, now);
       if (!reread) continue;
       lane.parkedUntil = 0;
       lane.notBefore = 0;
@@ -200,6 +214,18 @@ export class Dispatcher {
       this.lanes.set(id, lane);
     }
     return lane;
+  }
+
+  /** Something of the lane is due at `at` (service clock): the next tick looks at it. */
+  private lower(lane: Lane, at: number): void {
+    lane.lower(at);
+    this.ready.add(lane);
+  }
+
+  private teamStarted(teamKey: string, count: number): void {
+    const running = (this.teamRunning.get(teamKey) ?? 0) + count;
+    if (running > 0) this.teamRunning.set(teamKey, running);
+    else this.teamRunning.delete(teamKey);
   }
 
   /**
@@ -245,34 +271,62 @@ export class Dispatcher {
     }
     const now = this.now();
     const realNow = Date.now();
+    while (this.later.length > 0 && this.later.peekValue()! <= realNow) {
+      const at = this.later.peekValue()!;
+      const lane = this.later.pop()!;
+      if (lane.laterAt === at) lane.laterAt = Infinity;
+      this.ready.add(lane);
+    }
+    if (realNow - this.lastSweepAt >= MAX_SLEEP_MS) {
+      this.lastSweepAt = realNow;
+      for (const lane of this.lanes.values()) this.ready.add(lane);
+    }
     const reserve = reservedSlots(this.options.limits.serviceConcurrency);
     const candidates: SlotCandidate[] = [];
-    const teamRunning = new Map<string, number>();
-    // Real milliseconds to sleep: until the earliest lane is due (service clock) or has a rate token (real time).
-    let sleepMs = Infinity;
-    for (const lane of this.lanes.values()) {
-      if (lane.inFlight > 0) teamRunning.set(lane.teamKey, (teamRunning.get(lane.teamKey) ?? 0) + lane.inFlight);
-      if (lane.claiming) continue;
+    const teamRunning = this.teamRunning;
+    // Real milliseconds to sleep: until the next lane is due (service clock) or has a rate token (real time), or the
+    // next look at every lane.
+    let sleepMs = Math.max(0, this.lastSweepAt + MAX_SLEEP_MS - realNow);
+    const notNow = (lane: Lane, waitMs: number | null) => {
+      this.ready.delete(lane);
+      if (waitMs === null) return;
+      sleepMs = Math.min(sleepMs, waitMs);
+      // One entry per lane and time: a lane looked at again (every lane, every second) is not queued twice.
+      if (realNow + waitMs >= lane.laterAt) return;
+      lane.laterAt = realNow + waitMs;
+      this.later.push(lane, lane.laterAt);
+    };
+    this.options.services.metrics.dispatchLanesLookedAt.inc(this.ready.size);
+    for (const lane of this.ready) {
+      // A lane dropped meanwhile, or one whose claim runs (its answer puts it back).
+      if (this.lanes.get(lane.id) !== lane || lane.claiming) {
+        this.ready.delete(lane);
+        continue;
+      }
       lane.refill(realNow);
       const at = lane.eligibleAt();
       let free = lane.free();
       if (free === 0) {
         // A settle of this lane ticks again. Other workers' leases (a handoff, a dead worker) end with no settle
-        // here: such a lane asks again now and then, and the claim applies the rule with what is live.
-        if (lane.foreignInFlight === 0 || lane.inFlight >= (lane.maxConcurrency ?? UNKNOWN_CONCURRENCY)) continue;
+        // here: such a lane asks again now and then (the look at every lane), and the claim applies the rule with
+        // what is live.
+        if (lane.foreignInFlight === 0 || lane.inFlight >= (lane.maxConcurrency ?? UNKNOWN_CONCURRENCY)) {
+          notNow(lane, null);
+          continue;
+        }
         free = 1;
       }
       if (at > now) {
-        sleepMs = Math.min(sleepMs, at - now);
+        notNow(lane, at === Infinity ? null : at - now);
         continue;
       }
       const held = Math.max(lane.notBefore, lane.parkedUntil);
       if (held > realNow) {
-        sleepMs = Math.min(sleepMs, held - realNow);
+        notNow(lane, held - realNow);
         continue;
       }
       if (lane.tokens < 1) {
-        sleepMs = Math.min(sleepMs, lane.tokenWaitMs());
+        notNow(lane, lane.tokenWaitMs());
         continue;
       }
       const speed = this.speedOf(lane, realNow);
@@ -329,9 +383,7 @@ export class Dispatcher {
       this.schedule();
       return;
     }
-    if (!this.stopping && sleepMs !== Infinity)
-      this.timer = setTimeout(() => void this.tick(), Math.min(MAX_SLEEP_MS, Math.max(1, sleepMs)));
-    else if (!this.stopping) this.timer = setTimeout(() => void this.tick(), MAX_SLEEP_MS);
+    if (!this.stopping) this.timer = setTimeout(() => void this.tick(), Math.min(MAX_SLEEP_MS, Math.max(1, sleepMs)));
   }
 
   /**
@@ -408,7 +460,9 @@ export class Dispatcher {
       span.end();
       for (const request of requests) {
         const lane = this.lanes.get(request.endpointId);
-        if (lane) lane.claiming = false;
+        if (!lane) continue;
+        lane.claiming = false;
+        this.ready.add(lane);
       }
       // What the slot row says is unknown now: the next tick writes it again.
       this.reported = { inUse: -1, teams: -1, starved: !report.starved };
@@ -461,6 +515,7 @@ export class Dispatcher {
       if (!lane) continue;
       lane.claiming = false;
       lane.claimFailures = 0;
+      this.ready.add(lane);
       const state = states.get(request.endpointId);
       if (!state) {
         // Not this worker's any more (its partition moved) or the endpoint row is gone: nothing to claim here.
@@ -470,6 +525,7 @@ export class Dispatcher {
       lane.apply(state, epochs.get(lane.id) ?? lane.healthEpoch);
       const claimed = claimedPer.get(lane.id) ?? 0;
       lane.started(realNow, claimed);
+      this.teamStarted(lane.teamKey, claimed);
       lane.tokens -= claimed;
       const progressed = claimed + (finishedPer.get(lane.id) ?? 0);
       // Short although the slots allowed more and the claim itself saw more rows due (a row locked by another
@@ -508,14 +564,17 @@ export class Dispatcher {
       markFailed(job.span, errorReason(error));
       // Its row stays leased to this worker until the lease ends; then it is due again (same webhook-id).
       logger.error({ err: error, delivery_id: attempt.deliveryId }, 'settling an attempt failed');
-      this.lanes.get(attempt.endpointId)?.lower(attempt.startedAt.getTime() + attempt.timeoutMs + LEASE_MARGIN_MS);
+      const lane = this.lanes.get(attempt.endpointId);
+      if (lane) this.lower(lane, attempt.startedAt.getTime() + attempt.timeoutMs + LEASE_MARGIN_MS);
     } finally {
       endJobSpan(job.span, outcome);
       this.running -= 1;
       services.metrics.poolInUse.set(this.running);
       const lane = this.lanes.get(attempt.endpointId);
+      this.teamStarted(lane?.teamKey ?? attempt.teamId, -1);
       if (lane) {
         lane.ended(startedAt);
+        this.ready.add(lane);
         const idle = lane.inFlight === 0 && !lane.claiming;
         if (idle && (lane.nextDueAt === Infinity || !this.partitions.has(partitionOf(lane.id))))
           this.lanes.delete(lane.id);
@@ -569,12 +628,12 @@ export class Dispatcher {
       if (!lane) continue;
       lane.health = { ...lane.health, nextProbeAt: null, version: undefined };
       lane.healthEpoch += 1;
-      lane.lower(this.now());
+      this.lower(lane, this.now());
     }
     outcomes.forEach((outcome, i) => {
       const decision = result.outcomes[i]!.decision;
       const lane = this.lanes.get(outcome.attempt.endpointId);
-      if (lane && decision.status === 'retry_wait') lane.lower(decision.nextAttemptAt.getTime());
+      if (lane && decision.status === 'retry_wait') this.lower(lane, decision.nextAttemptAt.getTime());
     });
     return result.outcomes;
   }

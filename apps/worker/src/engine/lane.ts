@@ -35,6 +35,8 @@ export class Lane {
   dueWhileClaiming = Infinity;
   /** When (real time, ms) this lane was last given a slot: ties between equal lanes go to the one served longest ago. */
   lastServedAt = 0;
+  /** The real time (ms) the dispatcher will look at this lane again without any event; Infinity: none queued. */
+  laterAt = Infinity;
 
   constructor(readonly id: string) {}
 

@@ -94,6 +94,12 @@ export class Metrics {
     registers: [this.registry],
   });
 
+  readonly dispatchLanesLookedAt = new Counter({
+    name: 'svc_dispatch_lanes_looked_at_total',
+    help: 'Endpoints the delivery engine looked at to plan its claims (grows with the endpoints that have something to do)',
+    registers: [this.registry],
+  });
+
   readonly poolInUse = new Gauge({
     name: 'svc_worker_pool_in_use',
     help: 'Jobs running in this worker process',
