@@ -105,6 +105,7 @@ export {
 } from './messages/admission.service.js';
 export * from './deliveries/delivery.inputs.js';
 export type { DeliveryView, AttemptView } from './deliveries/delivery.view.js';
+export type { DeliveryTarget } from './deliveries/delivery-context.js';
 export {
   DeliveryService,
   MAX_QUOTE_ITEMS,

@@ -1,4 +1,4 @@
-import { Arg, Authorized, Ctx, FieldResolver, ID, Int, Mutation, Query, Resolver, Root } from 'type-graphql';
+import { Arg, Authorized, Ctx, FieldResolver, Float, ID, Int, Mutation, Query, Resolver, Root } from 'type-graphql';
 import {
   EmptyInput,
   ListDeliveriesQuery,
@@ -10,7 +10,14 @@ import {
 } from '@svc/core';
 import { DeliveryKind, DeliveryStatus, ListOrder, ReplayConfiguration } from './enums.js';
 import { callContext, loadersOf, type GraphqlContext } from './context.js';
-import { Attempt, AttemptConnection, Delivery, DeliveryConnection, ReplayQuote } from './delivery.types.js';
+import {
+  Attempt,
+  AttemptConnection,
+  Delivery,
+  DeliveryConnection,
+  DeliveryTarget,
+  ReplayQuote,
+} from './delivery.types.js';
 import { IDEMPOTENCY_KEY_ARG, IDEMPOTENCY_KEY_OPTIONS, runIdempotent } from './idempotent.js';
 import { defined } from './mappers.js';
 
@@ -44,6 +51,7 @@ export function toDelivery(view: DeliveryView): Delivery {
     updatedAt: new Date(view.updated_at),
     finishedAt: dateOrNull(view.finished_at),
     repairedBy: view.repaired_by,
+    sequence: view.sequence ?? null,
   };
 }
 
@@ -115,6 +123,18 @@ export class DeliveryResolver {
       description: 'true: only dead letters a later generation repaired (repairedBy set); false: all but those',
     })
     repaired?: boolean | null,
+    @Arg('sequence', () => Float, {
+      nullable: true,
+      description: "An ordered endpoint's Svc-Sequence number (a whole number); needs endpointId",
+    })
+    sequence?: number | null,
+    @Arg('latestGeneration', () => Boolean, {
+      nullable: true,
+      description:
+        'true: a dead letter with a later dead-letter generation of its message to its endpoint is left out, so a ' +
+        'failure and its failed replays are one row (earlierGenerations has the rest); needs status failed or expired',
+    })
+    latestGeneration?: boolean | null,
     @Arg('order', () => ListOrder, { nullable: true, description: 'oldest (default) or newest first' }) order?: string,
     @Arg('first', () => Int, { nullable: true }) first?: number,
     @Arg('after', () => String, { nullable: true }) after?: string,
@@ -133,6 +153,9 @@ export class DeliveryResolver {
           event_type: eventType ?? undefined,
           kind: kind ?? undefined,
           repaired: repaired === undefined || repaired === null ? undefined : String(repaired),
+          sequence: sequence === undefined || sequence === null ? undefined : String(sequence),
+          latest_generation:
+            latestGeneration === undefined || latestGeneration === null ? undefined : String(latestGeneration),
           order: order ?? undefined,
           limit: first ?? undefined,
           cursor: after ?? undefined,
@@ -174,6 +197,23 @@ export class DeliveryResolver {
       cursor: after ?? undefined,
     });
     return { nodes: page.data.map(toAttempt), nextCursor: page.nextCursor };
+  }
+
+  @FieldResolver(() => DeliveryTarget, {
+    description: "Where it went: the endpoint's name and the URL of the revision its last attempt used",
+  })
+  async target(@Ctx() context: GraphqlContext, @Root() delivery: Delivery): Promise<DeliveryTarget> {
+    const target = await loadersOf(context).deliveryTargets.load(delivery.id);
+    // The delivery was just read for this request; only a deletion in between (there is none) could lose it.
+    if (!target) throw new Error(`delivery ${delivery.id} has no endpoint`);
+    return target;
+  }
+
+  @FieldResolver(() => [Delivery], {
+    description: 'The earlier generations of its message to its endpoint (the original, earlier replays), newest first',
+  })
+  async earlierGenerations(@Ctx() context: GraphqlContext, @Root() delivery: Delivery): Promise<Delivery[]> {
+    return (await loadersOf(context).earlierGenerations.load(delivery.id)).map(toDelivery);
   }
 
   @Authorized()

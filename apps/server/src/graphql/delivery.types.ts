@@ -1,4 +1,4 @@
-import { Authorized, Field, ID, Int, ObjectType } from 'type-graphql';
+import { Authorized, Field, Float, ID, Int, ObjectType } from 'type-graphql';
 
 @ObjectType({ description: 'What the delivery costs (one delivery meter)' })
 export class DeliveryPrice {
@@ -50,6 +50,27 @@ export class Delivery {
       '(a replay repaired it; the status stays); null otherwise',
   })
   repairedBy!: string | null;
+  @Field(() => Float, {
+    nullable: true,
+    description:
+      "An ordered endpoint's number for this delivery (the Svc-Sequence header, a whole number); null on endpoints " +
+      'that do not order and for a scheduled delivery until it comes due',
+  })
+  sequence!: number | null;
+}
+
+@ObjectType({ description: 'Where a delivery went: its endpoint and the URL of the revision its attempt used' })
+export class DeliveryTarget {
+  @Field(() => String) endpointName!: string;
+  @Field(() => String, {
+    description: 'The URL of the revision the last attempt went to (the next attempt goes to, before any)',
+  })
+  url!: string;
+  @Field(() => Int) urlRevision!: number;
+  @Field(() => Boolean, {
+    description: 'false: that revision predates URL recording (migration 0034) and url is the current URL instead',
+  })
+  urlRecorded!: boolean;
 }
 
 @ObjectType()

@@ -2,6 +2,7 @@ import DataLoader from 'dataloader';
 import type {
   AttemptView,
   CallContext,
+  DeliveryTarget,
   DeliveryView,
   MessageView,
   OperationalEventView,
@@ -30,6 +31,10 @@ export interface Loaders {
   messageDeliveries: DataLoader<MessageDeliveriesKey, Page<DeliveryView>>;
   /** `Delivery.attempts`: a page of the delivery's attempts, oldest first. */
   deliveryAttempts: DataLoader<DeliveryAttemptsKey, Page<AttemptView>>;
+  /** `Delivery.target`: where the delivery went (null for an ID the team has no delivery of). */
+  deliveryTargets: DataLoader<string, DeliveryTarget | null>;
+  /** `Delivery.earlierGenerations`: the same message to the same endpoint in lower generations, newest first. */
+  earlierGenerations: DataLoader<string, DeliveryView[]>;
   /** `Endpoint.replays`: a page of the endpoint's bulk replays, oldest first. */
   endpointReplays: DataLoader<EndpointReplaysKey, Page<ReplayView>>;
   /** `Source.recentMessages`: the source's newest captures. */
@@ -51,6 +56,14 @@ export function createLoaders(services: Services, ctx: CallContext): Loaders {
     ),
     deliveryAttempts: new DataLoader<DeliveryAttemptsKey, Page<AttemptView>>(
       (keys) => services.deliveries.listAttemptsOfDeliveries(ctx, keys),
+      options,
+    ),
+    deliveryTargets: new DataLoader<string, DeliveryTarget | null>(
+      (ids) => services.deliveries.deliveryTargets(ctx, ids),
+      options,
+    ),
+    earlierGenerations: new DataLoader<string, DeliveryView[]>(
+      (ids) => services.deliveries.earlierGenerations(ctx, ids),
       options,
     ),
     endpointReplays: new DataLoader<EndpointReplaysKey, Page<ReplayView>>(

@@ -259,6 +259,7 @@ describe("the receivers' portal's isolation", () => {
         'Delivery',
         'DeliveryConnection',
         'DeliveryCounts',
+        'DeliveryTarget',
         'Endpoint',
         'EndpointConnection',
         'EndpointHealth',

@@ -202,6 +202,9 @@ const QUERY_SEMANTICS: Record<string, RegExp> = {
   tenant_id: /is not a tenant of this team/,
   endpoint_id: /is not an endpoint of this team/,
   source_id: /is not a source of this team/,
+  // GET /deliveries extensions that need another parameter beside them (docs/deliveries.md, Lists).
+  sequence: /send endpoint_id with sequence/,
+  latest_generation: /send status failed or expired/,
 };
 
 describe('query parameters', () => {

@@ -1265,6 +1265,8 @@ export interface components {
       finished_at: string | null;
       /** @description An extension: for a failed or expired delivery, the first later generation of its message to its endpoint that succeeded (a replay repaired it; the status stays); null otherwise */
       repaired_by: string | null;
+      /** @description An extension, present only on a delivery numbered for an ordered endpoint: its place in the endpoint's order, sent as the Svc-Sequence header */
+      sequence?: number;
     };
     DeliveryList: {
       data: components['schemas']['Delivery'][];
@@ -7755,6 +7757,10 @@ export interface operations {
         kind?: 'original' | 'replay';
         /** @description An extension: true lists only dead letters a later generation repaired (repaired_by set), false leaves them out */
         repaired?: 'true' | 'false';
+        /** @description An extension: an ordered endpoint's delivery by its Svc-Sequence number (a gap a receiver saw); needs endpoint_id */
+        sequence?: string;
+        /** @description An extension: true leaves out a dead letter whose message has a later dead-letter generation to the same endpoint (a failure and its failed replays list once, as the newest); needs status failed or expired */
+        latest_generation?: 'true' | 'false';
         /** @description An extension: oldest (the default) or newest first. A cursor continues only the order it was made in (422 invalid_cursor with the other) */
         order?: 'oldest' | 'newest';
         /** @description Items per page, 1 to 200 (default 50) */
@@ -7807,7 +7813,8 @@ export interface operations {
            *           "created_at": "2026-11-02T10:00:00.000Z",
            *           "updated_at": "2026-11-02T10:00:00.000Z",
            *           "finished_at": "2026-11-02T10:00:00.000Z",
-           *           "repaired_by": "wdd_01jd8x9m2k3n4p5q6r7s8t9v0w"
+           *           "repaired_by": "wdd_01jd8x9m2k3n4p5q6r7s8t9v0w",
+           *           "sequence": 1
            *         }
            *       ],
            *       "next_cursor": "eyJzIjoiZXhhbXBsZSIsImEiOiJ3ZG1fMDEifQ"
@@ -7960,7 +7967,8 @@ export interface operations {
            *       "created_at": "2026-11-02T10:00:00.000Z",
            *       "updated_at": "2026-11-02T10:00:00.000Z",
            *       "finished_at": "2026-11-02T10:00:00.000Z",
-           *       "repaired_by": "wdd_01jd8x9m2k3n4p5q6r7s8t9v0w"
+           *       "repaired_by": "wdd_01jd8x9m2k3n4p5q6r7s8t9v0w",
+           *       "sequence": 1
            *     }
            */
           'application/json': components['schemas']['Delivery'];
@@ -8285,7 +8293,8 @@ export interface operations {
            *       "created_at": "2026-11-02T10:00:00.000Z",
            *       "updated_at": "2026-11-02T10:00:00.000Z",
            *       "finished_at": "2026-11-02T10:00:00.000Z",
-           *       "repaired_by": "wdd_01jd8x9m2k3n4p5q6r7s8t9v0w"
+           *       "repaired_by": "wdd_01jd8x9m2k3n4p5q6r7s8t9v0w",
+           *       "sequence": 1
            *     }
            */
           'application/json': components['schemas']['Delivery'];
@@ -8463,7 +8472,8 @@ export interface operations {
            *       "created_at": "2026-11-02T10:00:00.000Z",
            *       "updated_at": "2026-11-02T10:00:00.000Z",
            *       "finished_at": "2026-11-02T10:00:00.000Z",
-           *       "repaired_by": "wdd_01jd8x9m2k3n4p5q6r7s8t9v0w"
+           *       "repaired_by": "wdd_01jd8x9m2k3n4p5q6r7s8t9v0w",
+           *       "sequence": 1
            *     }
            */
           'application/json': components['schemas']['Delivery'];

@@ -5,9 +5,17 @@ import { DELIVERY_STATUSES } from '../messages/message-status.js';
 
 const timestamp = z.iso.datetime({ offset: true, message: 'must be an RFC 3339 timestamp' });
 
+const flag = z
+  .enum(['true', 'false'])
+  .transform((value) => value === 'true')
+  .optional();
+
 /**
  * GET /deliveries: status failed or expired lists the dead letters. Same window rules as GET /messages. Extensions:
- * `order` (newest first), `repaired` (true: only dead letters a later generation repaired; false: all but those).
+ * `order` (newest first), `repaired` (true: only dead letters a later generation repaired; false: all but those),
+ * `sequence` (an ordered endpoint's Svc-Sequence number; needs endpoint_id), `latest_generation` (true: a dead letter
+ * with a later dead-letter generation of its message to its endpoint is left out; needs status failed or expired).
+ * The pairings are checked by the service (a refined object could not be narrowed with omit()).
  */
 export const ListDeliveriesQuery = z.strictObject({
   created_after: timestamp.optional(),
@@ -18,10 +26,13 @@ export const ListDeliveriesQuery = z.strictObject({
   tenant_id: idOf('tenant').optional(),
   event_type: z.string().min(1).max(256).optional(),
   kind: z.enum(['original', 'replay']).optional(),
-  repaired: z
-    .enum(['true', 'false'])
-    .transform((value) => value === 'true')
+  repaired: flag,
+  sequence: z
+    .string()
+    .regex(/^[1-9][0-9]{0,14}$/, 'must be a positive whole number')
+    .transform(Number)
     .optional(),
+  latest_generation: flag,
   order: z.enum(LIST_ORDERS).optional(),
   limit: z.unknown().optional(),
   cursor: z.unknown().optional(),

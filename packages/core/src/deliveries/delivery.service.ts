@@ -24,7 +24,10 @@ import { MAX_WINDOW_DAYS, openWindowedPage, windowedCursor } from '../common/win
 import { compileRules } from '../endpoints/endpoint-rules.js';
 import type { JobQueue } from '../jobs/job-queue.js';
 import { wakeEndpoints } from '../engine/wake-endpoints.js';
-import { DELIVERY_FROM, LEASE_JOIN, SHOWN_ATTEMPT_COUNT_SQL, shownStatusSql } from './delivery-status.js';
+import { DELIVERY_COLUMNS } from './delivery-columns.js';
+import { readDeliveryTargets, readEarlierGenerations, type DeliveryTarget } from './delivery-context.js';
+import { DELIVERY_FROM, LEASE_JOIN, shownStatusSql } from './delivery-status.js';
+import { checkDeliveryListPairings, latestGenerationSql } from './delivery-list-filters.js';
 import { repairedBySql } from './repairs.js';
 import { insertGenerations } from './replay-generations.js';
 import type { ListAttemptsQuery, ListDeliveriesQuery, ReplayDeliveryInput } from './delivery.inputs.js';
@@ -44,19 +47,6 @@ export interface DeliveryServiceDeps {
   jobs: JobQueue;
   billing: BillingService;
 }
-
-/**
- * A delivery as the API shows it, from DELIVERY_FROM: `in_flight` while an attempt holds its queue row (the lease
- * is the record of an attempt in flight, and its number the attempt count), `scheduled` for a queued delivery not
- * yet due that no attempt has touched ($1 is now); a dead letter's repair (repairs.ts).
- */
-const DELIVERY_COLUMNS = `
-  d.id, d.message_id, d.endpoint_id, d.tenant_id, d.event_type, d.generation, d.replay_of, d.replay_id,
-  ${shownStatusSql('$1')} AS status,
-  ${SHOWN_ATTEMPT_COUNT_SQL} AS attempt_count, d.next_attempt_at, d.next_trigger, d.expires_at, d.body_bytes, d.content_type,
-  d.body IS NOT NULL OR d.body_bytes <> (SELECT body_bytes FROM messages WHERE id = d.message_id) AS transformed,
-  d.delivery_units, d.last_status_code, d.last_error, d.last_attempt_at, d.created_at, d.updated_at, d.finished_at,
-  ${repairedBySql('d')} AS repaired_by`;
 
 const FINISHED = new Set(['succeeded', 'failed', 'expired', 'canceled']);
 /** At most this many deliveries are priced in one quote (a console selection). */
@@ -145,8 +135,10 @@ function deliveryListScope(teamId: string, query: Omit<ListDeliveriesQuery, 'lim
         tenant_id: query.tenant_id ?? null,
         event_type: query.event_type ?? null,
         kind: query.kind ?? null,
-        // Only when sent, so the cursors of lists without it stay what they were.
+        // Only when sent, so the cursors of lists without them stay what they were.
         ...(query.repaired === undefined ? {} : { repaired: query.repaired }),
+        ...(query.sequence === undefined ? {} : { sequence: query.sequence }),
+        ...(query.latest_generation === undefined ? {} : { latest_generation: query.latest_generation }),
       },
       query.order,
     ),
@@ -172,6 +164,7 @@ export class DeliveryService {
   async listDeliveries(ctx: CallContext, query: ListDeliveriesQuery): Promise<Page<DeliveryView>> {
     const now = this.deps.clock.now();
     const limit = parseLimit(query.limit);
+    checkDeliveryListPairings(query);
     const scope = deliveryListScope(ctx.actor.teamId, query);
     const { window, position } = openWindowedPage(scope, query, now, 'wdd_');
     const deadLetters = query.status === 'failed' || query.status === 'expired';
@@ -188,6 +181,8 @@ export class DeliveryService {
           AND ($10::text IS NULL OR ($10 = 'original') = (d.generation = 0))
           AND ($11::timestamptz IS NULL OR (d.created_at, d.id) ${order.after} ($11::timestamptz, $12::text))
           AND ($14::boolean IS NULL OR ((${repairedBySql('d')}) IS NOT NULL) = $14)
+          AND ($15::bigint IS NULL OR d.sequence = $15)
+          ${query.latest_generation ? `AND NOT EXISTS (${latestGenerationSql('d')})` : ''}
         ORDER BY d.created_at ${order.direction}, d.id ${order.direction}
         LIMIT $13`,
       [
@@ -205,6 +200,7 @@ export class DeliveryService {
         position?.id ?? null,
         limit + 1,
         query.repaired ?? null,
+        query.sequence ?? null,
       ],
     );
     const more = rows.length > limit;
@@ -304,6 +300,16 @@ export class DeliveryService {
         nextCursor: group.length > entry.limit && last ? windowedCursor(entry.scope, entry.window, last) : null,
       };
     });
+  }
+
+  /** Where each delivery went (endpoint name, the URL of its attempt's revision), in one statement; null: not found. */
+  async deliveryTargets(ctx: CallContext, deliveryIds: readonly string[]): Promise<(DeliveryTarget | null)[]> {
+    return readDeliveryTargets(reader(this.deps.db, ctx), ctx.actor.teamId, deliveryIds);
+  }
+
+  /** Each delivery's earlier generations (same message and endpoint), newest first, in one statement. */
+  async earlierGenerations(ctx: CallContext, deliveryIds: readonly string[]): Promise<DeliveryView[][]> {
+    return readEarlierGenerations(reader(this.deps.db, ctx), ctx.actor.teamId, this.deps.clock.now(), deliveryIds);
   }
 
   /**

@@ -29,6 +29,8 @@ export interface DeliveryRecordRow {
   updated_at: Date;
   finished_at: Date | null;
   repaired_by: string | null;
+  /** bigint as text; null unless the delivery was numbered for an ordered endpoint. */
+  sequence: string | null;
 }
 
 /** The Delivery shape of the API: one message to one endpoint, in one generation. */
@@ -67,6 +69,11 @@ export interface DeliveryView {
    * succeeded (it was repaired by a replay); null otherwise. Its status stays failed or expired.
    */
   repaired_by: string | null;
+  /**
+   * An extension, present only on a delivery numbered for an ordered endpoint: its place in the endpoint's order, the
+   * `Svc-Sequence` header it is sent with (docs/delivery.md, "Ordered endpoints").
+   */
+  sequence?: number;
 }
 
 /** An attempt row as the inspection reads it. */
@@ -136,6 +143,7 @@ export function toDeliveryView(row: DeliveryRecordRow): DeliveryView {
     updated_at: row.updated_at.toISOString(),
     finished_at: row.finished_at?.toISOString() ?? null,
     repaired_by: row.repaired_by,
+    ...(row.sequence === null ? {} : { sequence: Number(row.sequence) }),
   };
 }
 

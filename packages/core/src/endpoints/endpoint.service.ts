@@ -34,6 +34,7 @@ import type {
   UpdateEndpointInput,
 } from './endpoint.inputs.js';
 import { toEndpointView, type EndpointView, type EndpointWithSecret } from './endpoint.view.js';
+import { recordUrlRevision } from './url-revisions.js';
 
 export interface EndpointServiceDeps {
   db: DataSource;
@@ -121,6 +122,7 @@ export class EndpointService {
         deletedAt: null,
       });
       await tx.getRepository(EndpointEntity).insert(endpoint);
+      await recordUrlRevision(tx, endpoint, now);
       if (input.ordering === 'ordered') await setOrdering(tx, id, true, this.deps.clock.now());
       const state = await insertEndpointState(tx, id);
       await this.credentials.secrets.addCurrent(tx, id, 1, credential.sealed, ctx.actor.keyId, now);
@@ -398,6 +400,7 @@ export class EndpointService {
       updatedAt: this.deps.clock.now(),
     };
     await tx.getRepository(EndpointEntity).update({ id: endpoint.id }, update);
+    if (change.urlRevision !== undefined) await recordUrlRevision(tx, { ...endpoint, ...update }, update.updatedAt);
     // The endpoint's owner reads its configuration again at once (enable, resume: waiting deliveries go now).
     wakeEndpoints(tx, [endpoint.id], { reread: true });
     return Object.assign(endpoint, update);

@@ -58,6 +58,15 @@ export const DeliveryShape = z
         'An extension: for a failed or expired delivery, the first later generation of its message to its ' +
           'endpoint that succeeded (a replay repaired it; the status stays); null otherwise',
       ),
+    sequence: z
+      .number()
+      .int()
+      .min(1)
+      .optional()
+      .describe(
+        "An extension, present only on a delivery numbered for an ordered endpoint: its place in the endpoint's " +
+          'order, sent as the Svc-Sequence header',
+      ),
   })
   .meta({ id: 'Delivery', description: 'One message to one endpoint in one generation (original or replay)' });
 
@@ -107,6 +116,12 @@ export function deliveryRoutes(services: Services): RouteSpec[] {
         repaired:
           'An extension: true lists only dead letters a later generation repaired (repaired_by set), false ' +
           'leaves them out',
+        sequence:
+          "An extension: an ordered endpoint's delivery by its Svc-Sequence number (a gap a receiver saw); needs " +
+          'endpoint_id',
+        latest_generation:
+          'An extension: true leaves out a dead letter whose message has a later dead-letter generation to the ' +
+          'same endpoint (a failure and its failed replays list once, as the newest); needs status failed or expired',
       }),
       responses: { 200: DeliveryListShape, 422: ErrorShape },
       async handler({ ctx, query }) {
