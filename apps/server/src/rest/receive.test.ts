@@ -386,6 +386,27 @@ describe.each(KINDS)('%s', (kind) => {
     });
 });
 
+describe('a burst of rejections', () => {
+  it('folds per reason, so each request is counted under the reason it was refused for', async () => {
+    const source = await createSource('standard_webhooks');
+    const body = SIGNERS['standard_webhooks']!.body(7);
+    const signed = await signFor('standard_webhooks', source.secret, body, nowSeconds(), source.receiveUrl);
+    const wrongSecret = `whsec_${Buffer.alloc(32, 9).toString('base64')}`;
+    const bad = await signFor('standard_webhooks', wrongSecret, body, nowSeconds(), source.receiveUrl);
+    // Within one minute: bad, bad, missing, bad. One event per reason, each with its own count.
+    for (const request of [bad, bad, { ...signed, headers: [] }, bad]) {
+      const refused = await send(source, request);
+      expect(refused.status, refused.text).toBe(401);
+      h.clock.advance(1_000);
+    }
+    const events = await rejections(source.id);
+    expect(events.map((e) => [e['reason'], e['count']]).sort()).toEqual([
+      ['bad_signature', 3],
+      ['missing_signature', 1],
+    ]);
+  });
+});
+
 describe('the receive URL', () => {
   it('answers 404 for an unknown token, a rotated-out one after its overlap, and a deleted source', async () => {
     const unknown = await h.request('POST', '/receive/rcv_unknown', {

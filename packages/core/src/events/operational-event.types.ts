@@ -59,7 +59,7 @@ interface EventRule {
    * The data field bursts fold by: occurrences with the same value (and team and type) coalesce. null: never folds
    * (each portal action is its own event, so an operator sees every change a customer made).
    */
-  coalesceBy: string | null;
+  coalesceBy: string | readonly string[] | null;
 }
 
 const DELIVERY_OUTCOME: EventRule = {
@@ -117,7 +117,9 @@ export const EVENT_RULES: Readonly<Record<OperationalEventType, EventRule>> = {
   'webhooks.source.rejected': {
     data: { source_id: 'id', reason: 'reason' },
     resource: 'source_id',
-    coalesceBy: 'source_id',
+    // A burst folds per reason: one event keeps one reason in its data, so a burst of bad signatures with one
+    // missing timestamp among them must not report that request as a bad signature.
+    coalesceBy: ['source_id', 'reason'],
   },
   'webhooks.replay.completed': {
     data: { replay_id: 'id', deliveries: 'count', succeeded: 'count', failed: 'count' },
@@ -229,5 +231,6 @@ export function checkNewEvent(event: NewOperationalEvent): void {
 /** The value bursts of this event fold by (see EVENT_RULES). */
 export function coalesceKeyOf(event: NewOperationalEvent): string {
   const by = EVENT_RULES[event.type].coalesceBy;
-  return by === null ? `once:${randomUUID()}` : String(event.data[by]);
+  if (by === null) return `once:${randomUUID()}`;
+  return typeof by === 'string' ? String(event.data[by]) : JSON.stringify(by.map((field) => event.data[field]));
 }

@@ -19,7 +19,7 @@ function reasonOf(event: OperationalEvent): string {
   return typeof reason === 'string' ? reason : 'unknown';
 }
 
-/** Requests by reason over every rejection read: a coalesced burst counts with its reason of the first request. */
+/** Requests by reason over every rejection read (a burst folds per reason, so its count is all of that reason). */
 function totalsByReason(rejections: readonly OperationalEvent[]): [string, number][] {
   const totals = new Map<string, number>();
   for (const event of rejections) totals.set(reasonOf(event), (totals.get(reasonOf(event)) ?? 0) + event.count);
@@ -41,8 +41,8 @@ export function RecentRejectionsCard({ sourceId, rejections }: RecentRejectionsC
             Recent rejections
           </Title>
           <Text size="sm" c="dimmed">
-            Requests that did not verify (answered 401) over the last 30 days, newest first. Rejections within a minute
-            of each other fold into one row with their count; its reason is the first request&apos;s.
+            Requests that did not verify (answered 401) over the last 30 days, newest first. Rejections for the same
+            reason within a minute of each other fold into one row with their count.
             {rejections.length < RECENT_REJECTIONS
               ? ''
               : ` The newest ${RECENT_REJECTIONS} are shown; the events feed has all.`}
