@@ -209,3 +209,63 @@ describe("the portal's event catalog is read a page at a time", () => {
     expect(foreign.body.errors[0].extensions.code).toBe('invalid_cursor');
   });
 });
+
+describe("a portal session finds its tenant's messages and sees where each delivery went", () => {
+  it('searches by external ID and event type, newest first, never another tenant’s', async () => {
+    const mine = await portalSession();
+    const other = await portalSession();
+    await post(h, '/event_types', { name: 'order.paid' });
+    const publish = async (tenantId: string, eventType: string, externalId: string) => {
+      const published = await post(h, '/messages', {
+        tenant_id: tenantId,
+        event_type: eventType,
+        external_id: externalId,
+        payload: {},
+      });
+      expect(published.status, published.text).toBe(202);
+      h.clock.advance(1_000);
+      return published.json.id as string;
+    };
+    const first = await publish(mine.tenantId, 'order.created', 'ord_1');
+    const second = await publish(mine.tenantId, 'order.paid', 'ord_1');
+    const third = await publish(mine.tenantId, 'order.created', 'ord_2');
+    await publish(other.tenantId, 'order.created', 'ord_1');
+    const search = async (variables: Record<string, string>) => {
+      const found = await gql(
+        `query($externalId: String, $eventType: String) {
+          portalMessages(externalId: $externalId, eventType: $eventType) { nodes { id externalId eventType } }
+        }`,
+        variables,
+        { key: mine.token },
+      );
+      expect(found.body.errors).toBeUndefined();
+      return found.body.data.portalMessages.nodes.map((node: { id: string }) => node.id);
+    };
+    expect(await search({ externalId: 'ord_1' })).toEqual([second, first]);
+    expect(await search({ eventType: 'order.created' })).toEqual([third, first]);
+    expect(await search({ externalId: 'ord_1', eventType: 'order.paid' })).toEqual([second]);
+  });
+
+  it("shows each delivery's endpoint name and URL", async () => {
+    const { tenantId, token } = await portalSession();
+    const endpoint = await gql(
+      `mutation($url: String!) { portalCreateEndpoint(input: { url: $url, name: "Orders" }) { endpoint { id } } }`,
+      { url: 'https://orders.example.com/hook' },
+      { key: token },
+    );
+    expect(endpoint.body.errors).toBeUndefined();
+    const published = await post(h, '/messages', { tenant_id: tenantId, event_type: 'order.created', payload: {} });
+    const read = await gql(
+      `query($id: ID!) { portalMessage(id: $id) { deliveries { nodes { endpointId target { endpointName url } } } } }`,
+      { id: published.json.id },
+      { key: token },
+    );
+    expect(read.body.errors).toBeUndefined();
+    expect(read.body.data.portalMessage.deliveries.nodes).toEqual([
+      {
+        endpointId: endpoint.body.data.portalCreateEndpoint.endpoint.id,
+        target: { endpointName: 'Orders', url: 'https://orders.example.com/hook' },
+      },
+    ]);
+  });
+});

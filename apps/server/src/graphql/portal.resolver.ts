@@ -92,6 +92,8 @@ export class PortalResolver {
     @Ctx() context: GraphqlContext,
     @Arg('status', () => MessageStatus, { nullable: true }) status?: string,
     @Arg('eventType', () => String, { nullable: true }) eventType?: string,
+    @Arg('externalId', () => String, { nullable: true, description: "The operator's own ID of the message" })
+    externalId?: string,
     @Arg('first', () => Int, { nullable: true }) first?: number,
     @Arg('after', () => String, { nullable: true }) after?: string,
   ): Promise<MessageConnection> {
@@ -100,6 +102,7 @@ export class PortalResolver {
       defined({
         status: status ?? undefined,
         event_type: eventType ?? undefined,
+        external_id: externalId ?? undefined,
         order: 'newest',
         limit: first ?? undefined,
         cursor: after ?? undefined,
