@@ -39,6 +39,17 @@ export class RestApi {
     return (await response.json()) as T;
   }
 
+  /** PATCH with If-Match holding the resource's current ETag (read just before). */
+  async patch<T>(path: string, body: unknown): Promise<T> {
+    const current = await this.request.get(`/v1${path}`);
+    const response = await this.request.patch(`/v1${path}`, {
+      data: body,
+      headers: { 'If-Match': current.headers()['etag'] ?? '' },
+    });
+    if (!response.ok()) throw new Error(`PATCH /v1${path} answered ${response.status()}: ${await response.text()}`);
+    return (await response.json()) as T;
+  }
+
   createTenant(externalId: string, name: string, metadata: Record<string, string> = {}): Promise<{ id: string }> {
     return this.post('/tenants', { external_id: externalId, name, metadata });
   }

@@ -285,7 +285,9 @@ export type DeliveryFieldsFragment = {
   createdAt: string;
   finishedAt: string | null;
   repairedBy: string | null;
+  sequence: number | null;
   price: { deliveryUnits: number; totalUsd: string };
+  target: { endpointName: string; url: string; urlRevision: number; urlRecorded: boolean };
 };
 
 export type AttemptFieldsFragment = {
@@ -312,7 +314,10 @@ export type DeliveriesQueryVariables = Exact<{
   createdAfter?: string | null | undefined;
   createdBefore?: string | null | undefined;
   repaired?: boolean | null | undefined;
+  sequence?: number | null | undefined;
+  latestGeneration?: boolean | null | undefined;
   order?: ListOrder | null | undefined;
+  withGenerations?: boolean | null | undefined;
 }>;
 
 export type DeliveriesQuery = {
@@ -340,7 +345,19 @@ export type DeliveriesQuery = {
       createdAt: string;
       finishedAt: string | null;
       repairedBy: string | null;
+      sequence: number | null;
+      earlierGenerations?: Array<{
+        id: string;
+        generation: number;
+        kind: string;
+        status: string;
+        lastStatusCode: number | null;
+        lastError: string | null;
+        createdAt: string;
+        finishedAt: string | null;
+      }>;
       price: { deliveryUnits: number; totalUsd: string };
+      target: { endpointName: string; url: string; urlRevision: number; urlRecorded: boolean };
     }>;
   };
 };
@@ -398,7 +415,9 @@ export type ReplayDeliveryMutation = {
     createdAt: string;
     finishedAt: string | null;
     repairedBy: string | null;
+    sequence: number | null;
     price: { deliveryUnits: number; totalUsd: string };
+    target: { endpointName: string; url: string; urlRevision: number; urlRecorded: boolean };
   };
 };
 
@@ -430,7 +449,9 @@ export type RetryDeliveryNowMutation = {
     createdAt: string;
     finishedAt: string | null;
     repairedBy: string | null;
+    sequence: number | null;
     price: { deliveryUnits: number; totalUsd: string };
+    target: { endpointName: string; url: string; urlRevision: number; urlRecorded: boolean };
   };
 };
 
@@ -1584,6 +1605,7 @@ export type MessageInspectionQuery = {
         createdAt: string;
         finishedAt: string | null;
         repairedBy: string | null;
+        sequence: number | null;
         attempts: {
           nextCursor: string | null;
           nodes: Array<{
@@ -1601,6 +1623,7 @@ export type MessageInspectionQuery = {
           }>;
         };
         price: { deliveryUnits: number; totalUsd: string };
+        target: { endpointName: string; url: string; urlRevision: number; urlRecorded: boolean };
       }>;
     };
     deliveryCounts: {
@@ -1650,6 +1673,7 @@ export type MessageDeliveriesQuery = {
         createdAt: string;
         finishedAt: string | null;
         repairedBy: string | null;
+        sequence: number | null;
         attempts: {
           nextCursor: string | null;
           nodes: Array<{
@@ -1667,6 +1691,7 @@ export type MessageDeliveriesQuery = {
           }>;
         };
         price: { deliveryUnits: number; totalUsd: string };
+        target: { endpointName: string; url: string; urlRevision: number; urlRecorded: boolean };
       }>;
     };
   };
@@ -1696,6 +1721,7 @@ export type InspectedDeliveriesFragment = {
     createdAt: string;
     finishedAt: string | null;
     repairedBy: string | null;
+    sequence: number | null;
     attempts: {
       nextCursor: string | null;
       nodes: Array<{
@@ -1713,6 +1739,7 @@ export type InspectedDeliveriesFragment = {
       }>;
     };
     price: { deliveryUnits: number; totalUsd: string };
+    target: { endpointName: string; url: string; urlRevision: number; urlRecorded: boolean };
   }>;
 };
 
@@ -2433,6 +2460,8 @@ export type PortalDeliveryFieldsFragment = {
   lastStatusCode: number | null;
   createdAt: string;
   replayOf: string | null;
+  sequence: number | null;
+  target: { endpointName: string; url: string; urlRevision: number; urlRecorded: boolean };
   attempts: {
     nodes: Array<{
       id: string;
@@ -2537,6 +2566,8 @@ export type PortalEndpointQuery = {
       lastStatusCode: number | null;
       createdAt: string;
       replayOf: string | null;
+      sequence: number | null;
+      target: { endpointName: string; url: string; urlRevision: number; urlRecorded: boolean };
       attempts: {
         nodes: Array<{
           id: string;
@@ -2570,12 +2601,14 @@ export type PortalEventTypeNamesQuery = { portalEventTypeNames: Array<string> };
 
 export type PortalMessagesQueryVariables = Exact<{
   after?: string | null | undefined;
+  externalId?: string | null | undefined;
+  eventType?: string | null | undefined;
 }>;
 
 export type PortalMessagesQuery = {
   portalMessages: {
     nextCursor: string | null;
-    nodes: Array<{ id: string; eventType: string; status: string; createdAt: string }>;
+    nodes: Array<{ id: string; externalId: string | null; eventType: string; status: string; createdAt: string }>;
   };
 };
 
@@ -2586,6 +2619,7 @@ export type PortalMessageQueryVariables = Exact<{
 export type PortalMessageQuery = {
   portalMessage: {
     id: string;
+    externalId: string | null;
     eventType: string;
     status: string;
     createdAt: string;
@@ -2601,6 +2635,8 @@ export type PortalMessageQuery = {
         lastStatusCode: number | null;
         createdAt: string;
         replayOf: string | null;
+        sequence: number | null;
+        target: { endpointName: string; url: string; urlRevision: number; urlRecorded: boolean };
         attempts: {
           nodes: Array<{
             id: string;
@@ -2616,6 +2652,14 @@ export type PortalMessageQuery = {
       }>;
     };
   };
+};
+
+export type PortalMessageContentQueryVariables = Exact<{
+  id: string | number;
+}>;
+
+export type PortalMessageContentQuery = {
+  portalMessageContent: { contentType: string; bytes: number; text: string | null };
 };
 
 export type CreateConsoleSessionMutationVariables = Exact<{
@@ -2902,6 +2946,13 @@ export const DeliveryFieldsFragmentDoc = new TypedDocumentString(
   createdAt
   finishedAt
   repairedBy
+  sequence
+  target {
+    endpointName
+    url
+    urlRevision
+    urlRecorded
+  }
 }
     `,
   { fragmentName: 'DeliveryFields' },
@@ -2964,6 +3015,13 @@ export const InspectedDeliveriesFragmentDoc = new TypedDocumentString(
   createdAt
   finishedAt
   repairedBy
+  sequence
+  target {
+    endpointName
+    url
+    urlRevision
+    urlRecorded
+  }
 }
 fragment AttemptFields on Attempt {
   id
@@ -3128,6 +3186,13 @@ export const PortalDeliveryFieldsFragmentDoc = new TypedDocumentString(
   lastStatusCode
   createdAt
   replayOf
+  sequence
+  target {
+    endpointName
+    url
+    urlRevision
+    urlRecorded
+  }
   attempts {
     nodes {
       id
@@ -3179,7 +3244,7 @@ export const AnalyticsDocument = new TypedDocumentString(`
 }
     `) as unknown as TypedDocumentString<AnalyticsQuery, AnalyticsQueryVariables>;
 export const DeliveriesDocument = new TypedDocumentString(`
-    query Deliveries($first: Int, $after: String, $status: DeliveryStatus, $tenantId: ID, $endpointId: ID, $eventType: String, $createdAfter: DateTimeISO, $createdBefore: DateTimeISO, $repaired: Boolean, $order: ListOrder) {
+    query Deliveries($first: Int, $after: String, $status: DeliveryStatus, $tenantId: ID, $endpointId: ID, $eventType: String, $createdAfter: DateTimeISO, $createdBefore: DateTimeISO, $repaired: Boolean, $sequence: Float, $latestGeneration: Boolean, $order: ListOrder, $withGenerations: Boolean = false) {
   deliveries(
     first: $first
     after: $after
@@ -3190,10 +3255,22 @@ export const DeliveriesDocument = new TypedDocumentString(`
     createdAfter: $createdAfter
     createdBefore: $createdBefore
     repaired: $repaired
+    sequence: $sequence
+    latestGeneration: $latestGeneration
     order: $order
   ) {
     nodes {
       ...DeliveryFields
+      earlierGenerations @include(if: $withGenerations) {
+        id
+        generation
+        kind
+        status
+        lastStatusCode
+        lastError
+        createdAt
+        finishedAt
+      }
     }
     nextCursor
   }
@@ -3224,6 +3301,13 @@ export const DeliveriesDocument = new TypedDocumentString(`
   createdAt
   finishedAt
   repairedBy
+  sequence
+  target {
+    endpointName
+    url
+    urlRevision
+    urlRecorded
+  }
 }`) as unknown as TypedDocumentString<DeliveriesQuery, DeliveriesQueryVariables>;
 export const ReplayQuoteDocument = new TypedDocumentString(`
     query ReplayQuote($deliveryIds: [ID!]!, $configuration: ReplayConfiguration) {
@@ -3281,6 +3365,13 @@ export const ReplayDeliveryDocument = new TypedDocumentString(`
   createdAt
   finishedAt
   repairedBy
+  sequence
+  target {
+    endpointName
+    url
+    urlRevision
+    urlRecorded
+  }
 }`) as unknown as TypedDocumentString<ReplayDeliveryMutation, ReplayDeliveryMutationVariables>;
 export const RetryDeliveryNowDocument = new TypedDocumentString(`
     mutation RetryDeliveryNow($id: ID!, $idempotencyKey: String) {
@@ -3314,6 +3405,13 @@ export const RetryDeliveryNowDocument = new TypedDocumentString(`
   createdAt
   finishedAt
   repairedBy
+  sequence
+  target {
+    endpointName
+    url
+    urlRevision
+    urlRecorded
+  }
 }`) as unknown as TypedDocumentString<RetryDeliveryNowMutation, RetryDeliveryNowMutationVariables>;
 export const EndpointsDocument = new TypedDocumentString(`
     query Endpoints($first: Int, $after: String, $tenantId: ID) {
@@ -4299,6 +4397,13 @@ export const MessageInspectionDocument = new TypedDocumentString(`
   createdAt
   finishedAt
   repairedBy
+  sequence
+  target {
+    endpointName
+    url
+    urlRevision
+    urlRecorded
+  }
 }
 fragment AttemptFields on Attempt {
   id
@@ -4397,6 +4502,13 @@ export const MessageDeliveriesDocument = new TypedDocumentString(`
   createdAt
   finishedAt
   repairedBy
+  sequence
+  target {
+    endpointName
+    url
+    urlRevision
+    urlRecorded
+  }
 }
 fragment AttemptFields on Attempt {
   id
@@ -5218,6 +5330,13 @@ fragment PortalDeliveryFields on Delivery {
   lastStatusCode
   createdAt
   replayOf
+  sequence
+  target {
+    endpointName
+    url
+    urlRevision
+    urlRecorded
+  }
   attempts {
     nodes {
       id
@@ -5249,10 +5368,16 @@ export const PortalEventTypeNamesDocument = new TypedDocumentString(`
 }
     `) as unknown as TypedDocumentString<PortalEventTypeNamesQuery, PortalEventTypeNamesQueryVariables>;
 export const PortalMessagesDocument = new TypedDocumentString(`
-    query PortalMessages($after: String) {
-  portalMessages(first: 50, after: $after) {
+    query PortalMessages($after: String, $externalId: String, $eventType: String) {
+  portalMessages(
+    first: 50
+    after: $after
+    externalId: $externalId
+    eventType: $eventType
+  ) {
     nodes {
       id
+      externalId
       eventType
       status
       createdAt
@@ -5265,6 +5390,7 @@ export const PortalMessageDocument = new TypedDocumentString(`
     query PortalMessage($id: ID!) {
   portalMessage(id: $id) {
     id
+    externalId
     eventType
     status
     createdAt
@@ -5286,6 +5412,13 @@ export const PortalMessageDocument = new TypedDocumentString(`
   lastStatusCode
   createdAt
   replayOf
+  sequence
+  target {
+    endpointName
+    url
+    urlRevision
+    urlRecorded
+  }
   attempts {
     nodes {
       id
@@ -5299,6 +5432,15 @@ export const PortalMessageDocument = new TypedDocumentString(`
     }
   }
 }`) as unknown as TypedDocumentString<PortalMessageQuery, PortalMessageQueryVariables>;
+export const PortalMessageContentDocument = new TypedDocumentString(`
+    query PortalMessageContent($id: ID!) {
+  portalMessageContent(id: $id) {
+    contentType
+    bytes
+    text
+  }
+}
+    `) as unknown as TypedDocumentString<PortalMessageContentQuery, PortalMessageContentQueryVariables>;
 export const CreateConsoleSessionDocument = new TypedDocumentString(`
     mutation CreateConsoleSession($secretKey: String!) {
   createConsoleSession(secretKey: $secretKey) {

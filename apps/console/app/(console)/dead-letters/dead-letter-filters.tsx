@@ -77,6 +77,15 @@ export function DeadLetterFilters({ search, tenants, endpoints, tenantNames, err
           error={fieldMessage(error, 'event_type')}
           w={200}
         />
+        <TextInput
+          name="sequence"
+          label="Sequence"
+          placeholder="Ordered endpoints"
+          inputMode="numeric"
+          defaultValue={search.sequence}
+          error={fieldMessage(error, 'sequence')}
+          w={140}
+        />
       </FilterBar>
     </>
   );

@@ -6,6 +6,8 @@ export interface DeadLetterSearch {
   eventType: string;
   createdAfter: string;
   createdBefore: string;
+  /** An ordered endpoint's sequence number, as typed (the API wants the endpoint beside it). */
+  sequence: string;
   /** 'show' lists dead letters a later replay repaired too; by default ('') they are hidden. */
   repaired: '' | 'show';
 }
@@ -18,4 +20,5 @@ export const DEAD_LETTER_FILTER_FIELDS = [
   'event_type',
   'created_after',
   'created_before',
+  'sequence',
 ] as const;

@@ -9,21 +9,23 @@ import { useLastPresent } from '@/lib/use-last-present';
 import { CopyableId } from '@/components/copyable-id';
 import { EmptyTableRow } from '@/components/empty-table-row';
 import { DeliveryStatusBadge } from '../deliveries/delivery-status-badge';
-import { lastResult, type Delivery } from '../deliveries/delivery.types';
+import { DeliveryTargetLine } from '../deliveries/delivery-target-line';
+import { lastResult, type ListedDelivery } from '../deliveries/delivery.types';
 import { ReplayForm } from '../deliveries/replay-form';
+import { EarlierGenerations } from './earlier-generations';
 
 interface DeadLettersTableProps {
-  deliveries: Delivery[];
+  deliveries: ListedDelivery[];
   tenantNames: ReadonlyMap<string, string>;
-  endpointNames: ReadonlyMap<string, string>;
   emptyText: string;
 }
 
 /**
  * Failed or expired deliveries with a checkbox each: replay one, or a selection, after seeing the price. A dead
- * letter a later replay delivered is marked repaired, linked to that replay on its message's page.
+ * letter a later replay delivered is marked repaired, linked to that replay on its message's page. Each row is a
+ * failure's newest failed generation, with the earlier generations of its message to its endpoint beneath it.
  */
-export function DeadLettersTable({ deliveries, tenantNames, endpointNames, emptyText }: DeadLettersTableProps) {
+export function DeadLettersTable({ deliveries, tenantNames, emptyText }: DeadLettersTableProps) {
   const router = useRouter();
   const [selected, setSelected] = useState<ReadonlySet<string>>(new Set());
   const [replaying, setReplaying] = useState<string[] | null>(null);
@@ -94,12 +96,12 @@ export function DeadLettersTable({ deliveries, tenantNames, endpointNames, empty
                     <Text span size="xs" ff="monospace">
                       {delivery.eventType}
                     </Text>
+                    {delivery.sequence !== null && ` · sequence ${delivery.sequence}`}
                   </Text>
+                  <EarlierGenerations generations={delivery.earlierGenerations ?? []} />
                 </Table.Td>
-                <Table.Td>
-                  <Anchor component={Link} size="sm" href={`/endpoints/${encodeURIComponent(delivery.endpointId)}`}>
-                    {endpointNames.get(delivery.endpointId) ?? delivery.endpointId}
-                  </Anchor>
+                <Table.Td maw={320}>
+                  <DeliveryTargetLine delivery={delivery} />
                   <Text size="xs" c="dimmed">
                     <Anchor
                       component={Link}

@@ -38,6 +38,7 @@ export default async function DeadLettersPage({ searchParams }: DeadLettersPageP
     eventType: searchParam(params.eventType).trim(),
     createdAfter: searchParam(params.createdAfter).trim(),
     createdBefore: searchParam(params.createdBefore).trim(),
+    sequence: searchParam(params.sequence).trim(),
     repaired: searchParam(params.repaired) === 'show' ? 'show' : '',
   };
   const [page, tenants, endpoints] = await Promise.all([
@@ -50,10 +51,13 @@ export default async function DeadLettersPage({ searchParams }: DeadLettersPageP
           eventType: search.eventType,
           createdAfter: search.createdAfter && toApiTimestamp(search.createdAfter),
           createdBefore: search.createdBefore && toApiTimestamp(search.createdBefore),
+          sequence: search.sequence,
+          // One row per failure: its newest failed generation, the earlier ones beside it.
+          latestGeneration: true,
           ...(search.repaired === 'show' ? {} : { repaired: false }),
         },
         // The pager's cursors come from newest-first pages, so every page is asked newest first.
-        { after: after || null, order: 'newest' },
+        { after: after || null, order: 'newest', withGenerations: true },
       ),
     ),
     toActionResult(() => listTenantOptions()),
@@ -62,9 +66,14 @@ export default async function DeadLettersPage({ searchParams }: DeadLettersPageP
   const tenantNames = new Map(tenants.ok ? tenants.data.options.map((tenant) => [tenant.id, tenant.name]) : []);
   const names = endpointNames(endpoints.ok ? endpoints.data : null);
   const href = (cursor: string | null) => listHref('/dead-letters', { ...search, after: cursor });
-  const filtered = [search.tenant, search.endpoint, search.eventType, search.createdAfter, search.createdBefore].some(
-    (value) => value !== '',
-  );
+  const filtered = [
+    search.tenant,
+    search.endpoint,
+    search.eventType,
+    search.createdAfter,
+    search.createdBefore,
+    search.sequence,
+  ].some((value) => value !== '');
 
   return (
     <Stack>
@@ -115,7 +124,6 @@ export default async function DeadLettersPage({ searchParams }: DeadLettersPageP
                 key={`${JSON.stringify(search)}:${after}`}
                 deliveries={page.data.nodes}
                 tenantNames={tenantNames}
-                endpointNames={names}
                 emptyText={emptyText(search.status, search.repaired === 'show', filtered)}
               />
               <Pager

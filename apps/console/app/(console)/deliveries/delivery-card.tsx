@@ -1,11 +1,11 @@
 'use client';
 
 import type { ReactNode } from 'react';
-import Link from 'next/link';
-import { Anchor, Group, Paper, SimpleGrid, Stack, Text, Title } from '@mantine/core';
+import { Anchor, Badge, Group, Paper, SimpleGrid, Stack, Text, Title } from '@mantine/core';
 import { formatTimestamp } from '@/lib/format';
 import { CopyableId } from '@/components/copyable-id';
 import { AttemptTimeline } from './attempt-timeline';
+import { DeliveryTargetLine } from './delivery-target-line';
 import { DeliveryStatusBadge } from './delivery-status-badge';
 import { isReplayable, lastResult, type DeliveryWithAttempts } from './delivery.types';
 import { ReplayButton } from './replay-button';
@@ -26,13 +26,12 @@ function Fact({ label, children }: { label: string; children: ReactNode }) {
 
 interface DeliveryCardProps {
   delivery: DeliveryWithAttempts;
-  endpointName: string | null;
   /** Called after a retry now or a replay, so the page reads the deliveries again at once. */
   onChanged: () => void;
 }
 
 /** One delivery of the message (any generation): what it is, where it stands, its actions and its attempts. */
-export function DeliveryCard({ delivery, endpointName, onChanged }: DeliveryCardProps) {
+export function DeliveryCard({ delivery, onChanged }: DeliveryCardProps) {
   const title = delivery.kind === 'replay' ? `Replay, generation ${delivery.generation}` : 'Original delivery';
   return (
     <Paper
@@ -52,6 +51,11 @@ export function DeliveryCard({ delivery, endpointName, onChanged }: DeliveryCard
                 {title}
               </Title>
               <DeliveryStatusBadge status={delivery.status} />
+              {delivery.sequence !== null && (
+                <Badge color="gray" variant="outline" tt="none" data-testid="delivery-sequence">
+                  {`sequence ${delivery.sequence}`}
+                </Badge>
+              )}
               {delivery.repairedBy && (
                 <Anchor href={`#${delivery.repairedBy}`} size="sm" data-testid="delivery-repaired">
                   {`repaired by ${delivery.repairedBy}`}
@@ -59,21 +63,15 @@ export function DeliveryCard({ delivery, endpointName, onChanged }: DeliveryCard
               )}
             </Group>
             <CopyableId id={delivery.id} label={`delivery ${delivery.id}`} />
-            <Text size="sm">
-              To{' '}
-              <Anchor component={Link} href={`/endpoints/${encodeURIComponent(delivery.endpointId)}`} size="sm">
-                {endpointName ?? delivery.endpointId}
-              </Anchor>
-              {delivery.replayOf && (
-                <>
-                  {' '}
-                  · replays{' '}
-                  <Text span ff="monospace" size="xs">
-                    {delivery.replayOf}
-                  </Text>
-                </>
-              )}
-            </Text>
+            <DeliveryTargetLine delivery={delivery} />
+            {delivery.replayOf && (
+              <Text size="sm">
+                This replays{' '}
+                <Text span ff="monospace" size="xs">
+                  {delivery.replayOf}
+                </Text>
+              </Text>
+            )}
           </div>
           <Group gap="xs">
             {delivery.status === 'retry_wait' && <RetryNowButton delivery={delivery} onDone={onChanged} />}

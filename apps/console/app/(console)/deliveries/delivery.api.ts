@@ -39,6 +39,13 @@ graphql(`
     createdAt
     finishedAt
     repairedBy
+    sequence
+    target {
+      endpointName
+      url
+      urlRevision
+      urlRecorded
+    }
   }
 `);
 
@@ -69,7 +76,10 @@ const DeliveriesQuery = graphql(`
     $createdAfter: DateTimeISO
     $createdBefore: DateTimeISO
     $repaired: Boolean
+    $sequence: Float
+    $latestGeneration: Boolean
     $order: ListOrder
+    $withGenerations: Boolean = false
   ) {
     deliveries(
       first: $first
@@ -81,10 +91,22 @@ const DeliveriesQuery = graphql(`
       createdAfter: $createdAfter
       createdBefore: $createdBefore
       repaired: $repaired
+      sequence: $sequence
+      latestGeneration: $latestGeneration
       order: $order
     ) {
       nodes {
         ...DeliveryFields
+        earlierGenerations @include(if: $withGenerations) {
+          id
+          generation
+          kind
+          status
+          lastStatusCode
+          lastError
+          createdAt
+          finishedAt
+        }
       }
       nextCursor
     }
@@ -134,9 +156,9 @@ const RetryDeliveryNowMutation = graphql(`
  */
 export async function listDeliveries(
   filters: Partial<DeliveryFilters>,
-  page: { after: string | null; first?: number; order?: ListOrder },
+  page: { after: string | null; first?: number; order?: ListOrder; withGenerations?: boolean },
 ): Promise<DeliveryPage> {
-  const { repaired, ...text } = filters;
+  const { repaired, latestGeneration, sequence, ...text } = filters;
   const data = await consoleRequest(
     DeliveriesQuery,
     // Absent filters are left out: the API treats an explicit null as a value to check.
@@ -145,6 +167,10 @@ export async function listDeliveries(
       ...(page.after ? { after: page.after } : {}),
       ...(page.order ? { order: page.order } : {}),
       ...(repaired === undefined ? {} : { repaired }),
+      ...(latestGeneration === undefined ? {} : { latestGeneration }),
+      ...(page.withGenerations ? { withGenerations: true } : {}),
+      // A number the API refuses (sequence) is sent as typed, so the refusal shows at the field; NaN is sent as -1.
+      ...(sequence ? { sequence: Number.isFinite(Number(sequence)) ? Number(sequence) : -1 } : {}),
       ...Object.fromEntries(Object.entries(text).filter(([, value]) => value)),
     },
   );

@@ -20,6 +20,11 @@ export type DeliveryWithAttempts = InspectedDeliveriesFragment['nodes'][number];
 
 export type DeliveryPage = DeliveriesQuery['deliveries'];
 
+/** A listed delivery; with `withGenerations`, its earlier generations (same message and endpoint), newest first. */
+export type ListedDelivery = DeliveryPage['nodes'][number];
+
+export type EarlierGeneration = NonNullable<ListedDelivery['earlierGenerations']>[number];
+
 /** What the dead letters and endpoint lists filter by; empty values are not sent. */
 export interface DeliveryFilters {
   status: string;
@@ -31,6 +36,10 @@ export interface DeliveryFilters {
   createdBefore: string;
   /** false leaves repaired dead letters out, true lists only them; absent lists both. */
   repaired: boolean;
+  /** An ordered endpoint's Svc-Sequence number (with endpointId), as typed; empty: not sent. */
+  sequence: string;
+  /** Dead letters only: a failure and its failed replays as one row, the newest (earlierGenerations holds the rest). */
+  latestGeneration: boolean;
 }
 
 /** The API's list orders: oldest first (its default, the spec's) or newest first (an extension). */

@@ -190,7 +190,9 @@ export function EventsFeed({ initial, filters, tenantNames }: EventsFeedProps) {
             {events.map((event) => (
               <Table.Tr key={event.id} data-event-id={event.id}>
                 <Table.Td>
-                  <Text size="sm">{formatTimestampSeconds(event.createdAt)}</Text>
+                  <Text size="sm" style={{ whiteSpace: 'nowrap' }} data-testid="event-time">
+                    {formatTimestampSeconds(event.createdAt)}
+                  </Text>
                 </Table.Td>
                 <Table.Td>
                   <Badge color={TYPE_COLORS[event.type] ?? 'gray'} variant="light" tt="none">

@@ -17,8 +17,6 @@ import { useLiveMessageInspection } from './use-live-message';
 interface MessageDetailProps {
   initial: MessageInspection;
   tenantName: string | null;
-  /** Names by endpoint ID, for the endpoints the API could still show. */
-  endpointNames: ReadonlyMap<string, string>;
   content: ActionResult<MessageContent>;
 }
 
@@ -26,7 +24,7 @@ interface MessageDetailProps {
  * A message with its status, content and every delivery with its attempts, refreshed while any delivery (replays
  * too) is pending or in flight; cancel and redact after a confirmation.
  */
-export function MessageDetail({ initial, tenantName, endpointNames, content }: MessageDetailProps) {
+export function MessageDetail({ initial, tenantName, content }: MessageDetailProps) {
   const { value, refreshing, error, refreshNow } = useLiveMessageInspection(initial);
   const { message, deliveries, deliveriesComplete } = value;
   return (
@@ -79,12 +77,7 @@ export function MessageDetail({ initial, tenantName, endpointNames, content }: M
             </Text>
           )}
           {deliveries.map((delivery) => (
-            <DeliveryCard
-              key={delivery.id}
-              delivery={delivery}
-              endpointName={endpointNames.get(delivery.endpointId) ?? null}
-              onChanged={refreshNow}
-            />
+            <DeliveryCard key={delivery.id} delivery={delivery} onChanged={refreshNow} />
           ))}
           {!deliveriesComplete && (
             <Text size="sm" c="dimmed">

@@ -12,7 +12,7 @@ import { getReplayAction } from './actions';
 import { CancelReplayButton } from './cancel-replay-button';
 import { ReplayProgress } from './replay-progress';
 import { ReplayStatusBadge } from './replay-status-badge';
-import { isSettledReplay, REASON_TEXT, type Replay } from './replay.types';
+import { isSettledReplay, REASON_TEXT, replayOutcome, type Replay } from './replay.types';
 
 interface ReplayDetailProps {
   initial: Replay;
@@ -56,14 +56,14 @@ export function ReplayDetail({ initial, endpointName, tenantName }: ReplayDetail
             <Title order={1} size="h2">
               Replay of {endpointName ?? replay.endpointId}
             </Title>
-            <ReplayStatusBadge status={replay.status} refreshing={refreshing} />
+            <ReplayStatusBadge replay={replay} refreshing={refreshing} />
           </Group>
           <CopyableId id={replay.id} label={`replay ${replay.id}`} />
           <Text size="sm" c="dimmed" data-testid="replay-state">
             {STATE_TEXT[replay.status] ??
               (refreshing
                 ? `The replay has stopped (${replay.status}); this page refreshes until the deliveries it created have finished.`
-                : `The replay has finished (${replay.status}).`)}
+                : `The replay has finished (${replayOutcome(replay).label}).`)}
           </Text>
           {replay.reason && (
             <Text size="sm" data-testid="replay-reason">

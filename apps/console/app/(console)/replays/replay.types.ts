@@ -44,6 +44,36 @@ export function isSettledReplay(replay: Pick<Replay, 'status' | 'counts'>): bool
   return !isActiveReplay(replay.status) && replay.counts.pending === 0;
 }
 
+/** How a replay ended, named by what happened to its deliveries, not only by its status. */
+export interface ReplayOutcome {
+  /** What the badge says: the status, or "completed with failures" when some of its deliveries failed. */
+  label: string;
+  /** succeeded, partly_failed, all_failed or the status: what the colour stands for. */
+  kind: string;
+  color: string;
+}
+
+const STATUS_COLORS: Record<string, string> = {
+  running: 'blue',
+  delivering: 'cyan',
+  completed: 'green',
+  failed: 'red',
+  canceled: 'gray',
+};
+
+/**
+ * A completed replay whose deliveries all failed is no success: its status stays the API's `completed` (creation
+ * finished), but the badge says "completed with failures", red when nothing arrived and orange when some did.
+ */
+export function replayOutcome(replay: Pick<Replay, 'status' | 'counts'>): ReplayOutcome {
+  const { status, counts } = replay;
+  if (status !== 'completed' || counts.failed === 0)
+    return { label: status, kind: status, color: STATUS_COLORS[status] ?? 'gray' };
+  return counts.succeeded === 0
+    ? { label: 'completed with failures', kind: 'all_failed', color: 'red' }
+    : { label: 'completed with failures', kind: 'partly_failed', color: 'orange' };
+}
+
 export const REASON_TEXT: Record<string, string> = {
   max_cost_reached: 'creation stopped before the cost would pass the bound',
   spending_limit: "creation stopped at the paying key's monthly spending limit",

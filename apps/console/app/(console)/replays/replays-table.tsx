@@ -58,7 +58,7 @@ export function ReplaysTable({ replays, endpointNames, emptyText, label = 'Repla
                 </Table.Td>
               )}
               <Table.Td>
-                <ReplayStatusBadge status={replay.status} />
+                <ReplayStatusBadge replay={replay} />
                 {replay.reason && (
                   <Text size="xs" c="dimmed">
                     {replay.reason}

@@ -2,6 +2,7 @@
 
 import { useState } from 'react';
 import { Alert, Button, ColorInput, Modal, NumberInput, SegmentedControl, Stack, Text, TextInput } from '@mantine/core';
+import { formatTimestamp } from '@/lib/format';
 import { ShownOnceValue } from '@/components/shown-once-value';
 import { fieldMessage, type ApiError } from '@/lib/api-error';
 import { callAction, useIdempotencyKey } from '@/lib/idempotency-key';
@@ -36,7 +37,7 @@ function PortalSessionForm({ tenant }: { tenant: Tenant }) {
       <Stack>
         <Text size="sm">
           Send this link to {tenant.name}. It opens once, in any browser or inside your app, and the session ends{' '}
-          {new Date(link.expiresAt).toUTCString()}.
+          <span data-testid="portal-link-expires">{formatTimestamp(link.expiresAt)}</span>.
         </Text>
         {link.url ? <ShownOnceValue value={link.url} copyLabel="Copy link" testId="portal-link" /> : null}
       </Stack>

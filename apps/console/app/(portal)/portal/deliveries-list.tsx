@@ -9,6 +9,7 @@ import { notifyApiError, notifySuccess } from '@/lib/notify';
 import { formatTimestampSeconds } from '@/lib/format';
 import { replayPortalDelivery, retryPortalDelivery } from './actions';
 import { DeliveryBadge } from './badges';
+import { PortalDeliveryTarget } from './delivery-target';
 import type { PortalDelivery } from './portal.types';
 
 const REPLAYABLE = new Set(['succeeded', 'failed', 'expired']);
@@ -64,6 +65,9 @@ export function DeliveriesList({
                 <Anchor component={Link} href={`/portal/messages/${delivery.messageId}`} size="xs">
                   message
                 </Anchor>
+                {delivery.sequence !== null && (
+                  <span data-testid="portal-delivery-sequence">{` · sequence ${delivery.sequence}`}</span>
+                )}
               </Text>
             </Group>
             {manage ? (
@@ -86,6 +90,7 @@ export function DeliveriesList({
               </Group>
             ) : null}
           </Group>
+          <PortalDeliveryTarget delivery={delivery} />
           {delivery.attempts && delivery.attempts.nodes.length > 0 ? (
             <Table mt="xs" data-testid="portal-attempts">
               <Table.Thead>

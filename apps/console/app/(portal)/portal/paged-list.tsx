@@ -10,6 +10,8 @@ interface PagedListProps<T> {
   page: ActionResult<PortalPage<T>>;
   /** The page's own address, without `?after=`. */
   path: string;
+  /** The list's search, kept on every page's address. */
+  params?: Record<string, string>;
   /** The cursor this page was read from; null on the first page. */
   after: string | null;
   /** The rows, as a table or cards. */
@@ -17,15 +19,15 @@ interface PagedListProps<T> {
 }
 
 /** A page of a portal list with Next page and First page under it, or the refusal with a way back to the start. */
-export function PagedList<T>({ page, path, after, children }: PagedListProps<T>) {
+export function PagedList<T>({ page, path, params = {}, after, children }: PagedListProps<T>) {
   if (!page.ok) return <LoadError error={page.error} resetHref={path} />;
   return (
     <div>
       {children(page.data.nodes)}
       <Pager
         shown={page.data.nodes.length}
-        firstHref={after ? path : null}
-        nextHref={page.data.nextCursor ? listHref(path, { after: page.data.nextCursor }) : null}
+        firstHref={after ? listHref(path, params) : null}
+        nextHref={page.data.nextCursor ? listHref(path, { ...params, after: page.data.nextCursor }) : null}
       />
     </div>
   );

@@ -4,6 +4,7 @@ import { useEffect, type ReactNode } from 'react';
 import Link from 'next/link';
 import { usePathname, useRouter } from 'next/navigation';
 import { AppShell, Badge, Group, NavLink, Text, Title } from '@mantine/core';
+import { formatTimestamp } from '@/lib/format';
 import { PORTAL_ENDED_PATH } from '@/lib/portal-cookie';
 import type { PortalContext } from './portal.types';
 
@@ -48,7 +49,7 @@ export function PortalShell({ context, children }: { context: PortalContext; chi
               </Badge>
             ) : null}
             <Text size="xs" c="white">
-              Session ends {new Date(expiresAt).toUTCString().slice(17, 22)} UTC
+              Session ends <span data-testid="portal-session-ends">{formatTimestamp(expiresAt)}</span>
             </Text>
           </Group>
         </Group>

@@ -8,6 +8,7 @@ import type {
   PortalEndpoint,
   PortalEventType,
   PortalMessage,
+  PortalMessageContent,
   PortalPage,
 } from './portal.types';
 
@@ -51,6 +52,13 @@ graphql(`
     lastStatusCode
     createdAt
     replayOf
+    sequence
+    target {
+      endpointName
+      url
+      urlRevision
+      urlRecorded
+    }
     attempts {
       nodes {
         id
@@ -132,10 +140,11 @@ const PortalEventTypeNamesQuery = graphql(`
 `);
 
 const PortalMessagesQuery = graphql(`
-  query PortalMessages($after: String) {
-    portalMessages(first: 50, after: $after) {
+  query PortalMessages($after: String, $externalId: String, $eventType: String) {
+    portalMessages(first: 50, after: $after, externalId: $externalId, eventType: $eventType) {
       nodes {
         id
+        externalId
         eventType
         status
         createdAt
@@ -149,6 +158,7 @@ const PortalMessageQuery = graphql(`
   query PortalMessage($id: ID!) {
     portalMessage(id: $id) {
       id
+      externalId
       eventType
       status
       createdAt
@@ -195,11 +205,38 @@ export async function loadPortalEventTypeNames(): Promise<string[]> {
   return (await portalRequest(PortalEventTypeNamesQuery)).portalEventTypeNames;
 }
 
-/** One page of the tenant's messages of the last 30 days (50, newest first), from `after` or the first. */
-export async function loadPortalMessages(after: string | null): Promise<ActionResult<PortalPage<PortalMessage>>> {
-  return portalAction(async () => (await portalRequest(PortalMessagesQuery, { after })).portalMessages);
+/**
+ * One page of the tenant's messages of the last 30 days (50, newest first), from `after` or the first; only those with
+ * the external ID and event type asked for, when asked.
+ */
+export async function loadPortalMessages(
+  after: string | null,
+  search: { externalId?: string; eventType?: string } = {},
+): Promise<ActionResult<PortalPage<PortalMessage>>> {
+  const filters = Object.fromEntries(Object.entries(search).filter(([, value]) => value));
+  return portalAction(async () => (await portalRequest(PortalMessagesQuery, { after, ...filters })).portalMessages);
 }
 
 export async function loadPortalMessage(id: string): Promise<PortalMessage> {
   return (await portalRequest(PortalMessageQuery, { id })).portalMessage;
+}
+
+/** A message by ID, or why not (not_found for an ID of no message of the tenant): the search by message ID. */
+export async function findPortalMessage(id: string): Promise<ActionResult<PortalMessage>> {
+  return portalAction(async () => (await portalRequest(PortalMessageQuery, { id })).portalMessage);
+}
+
+const PortalMessageContentQuery = graphql(`
+  query PortalMessageContent($id: ID!) {
+    portalMessageContent(id: $id) {
+      contentType
+      bytes
+      text
+    }
+  }
+`);
+
+/** The message's payload as accepted, or why not (payload_expired after redaction or retention). */
+export async function loadPortalMessageContent(id: string): Promise<ActionResult<PortalMessageContent>> {
+  return portalAction(async () => (await portalRequest(PortalMessageContentQuery, { id })).portalMessageContent);
 }

@@ -3,6 +3,7 @@ import type {
   PortalDeliveryFieldsFragment,
   PortalEndpointFieldsFragment,
   PortalEventTypesQuery,
+  PortalMessageContentQuery,
   PortalMessageQuery,
 } from '@/gql/graphql';
 
@@ -16,6 +17,12 @@ export type PortalEventType = PortalEventTypesQuery['portalEventTypes']['nodes']
 export type PortalMessage = Omit<PortalMessageQuery['portalMessage'], 'deliveries'> & {
   deliveries?: PortalMessageQuery['portalMessage']['deliveries'];
 };
+
+/** A message's payload as accepted (text unless it is not UTF-8). */
+export type PortalMessageContent = PortalMessageContentQuery['portalMessageContent'];
+
+/** What the messages page searches by: one field and the value typed. */
+export type PortalMessageSearchField = 'id' | 'externalId' | 'eventType';
 
 /** One page of a portal list: its rows, and the cursor of the next page (null on the last). */
 export interface PortalPage<T> {

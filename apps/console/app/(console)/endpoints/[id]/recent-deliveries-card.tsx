@@ -85,6 +85,11 @@ export function RecentDeliveriesCard({ endpointId, recent }: RecentDeliveriesCar
                     <Text size="sm">
                       {delivery.kind === 'replay' ? `${delivery.generation} (replay)` : '0 (original)'}
                     </Text>
+                    {delivery.sequence !== null && (
+                      <Text size="xs" c="dimmed" data-testid="delivery-sequence">
+                        {`sequence ${delivery.sequence}`}
+                      </Text>
+                    )}
                   </Table.Td>
                   <Table.Td>
                     <DeliveryStatusBadge status={delivery.status} />

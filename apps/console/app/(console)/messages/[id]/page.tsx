@@ -2,7 +2,6 @@ import { Stack } from '@mantine/core';
 import { toActionResult } from '@/lib/console-api.server';
 import { LoadError } from '@/components/load-error';
 import { PageBreadcrumbs } from '@/components/page-breadcrumbs';
-import { endpointNames, listEndpointOptions } from '../../endpoints/endpoint-options';
 import { getTenant } from '../../tenants/tenant.api';
 import { getMessageContent, getMessageInspection } from '../message.api';
 import { MessageDetail } from '../message-detail';
@@ -14,21 +13,15 @@ export default async function MessagePage({ params }: { params: Promise<{ id: st
   const loaded = await toActionResult(() => getMessageInspection(id));
   if (!loaded.ok) return <LoadError error={loaded.error} resetHref="/messages" title="Could not load this message" />;
   const { tenantId } = loaded.data.message;
-  // A message goes to its tenant's endpoints only; deleted ones are not listed, and show as their IDs.
-  const [tenant, content, endpoints] = await Promise.all([
+  // Each delivery names its endpoint and URL itself (Delivery.target), deleted endpoints too.
+  const [tenant, content] = await Promise.all([
     toActionResult(() => getTenant(tenantId)),
     toActionResult(() => getMessageContent(id)),
-    toActionResult(() => listEndpointOptions(tenantId)),
   ]);
   return (
     <Stack>
       <PageBreadcrumbs crumbs={[{ label: 'Messages', href: '/messages' }, { label: loaded.data.message.id }]} />
-      <MessageDetail
-        initial={loaded.data}
-        tenantName={tenant.ok ? tenant.data.name : null}
-        endpointNames={endpointNames(endpoints.ok ? endpoints.data : null)}
-        content={content}
-      />
+      <MessageDetail initial={loaded.data} tenantName={tenant.ok ? tenant.data.name : null} content={content} />
     </Stack>
   );
 }
