@@ -213,7 +213,8 @@ test('the portal searches messages and opens one with its payload and where each
     await expect(portal).toHaveURL(/\/portal$/);
     await expect(portal.getByTestId('portal-session-ends')).toHaveText(UTC_MINUTE);
 
-    await portal.goto('/portal/messages');
+    // The link's own origin: the session cookie belongs to it.
+    await portal.goto(new URL('/portal/messages', link).toString());
     const search = portal.getByRole('form', { name: 'Search messages' });
     const listed = portal.getByTestId('portal-messages').locator('tr[data-message-id]');
     await expect(listed.first()).toHaveAttribute('data-message-id', three.id);
@@ -240,7 +241,7 @@ test('the portal searches messages and opens one with its payload and where each
     await search.getByRole('button', { name: 'Search' }).click();
     await expect(portal.getByTestId('portal-message-not-found')).toBeVisible();
 
-    await portal.goto(`/portal/messages/${one.id}`);
+    await portal.goto(new URL(`/portal/messages/${one.id}`, link).toString());
     await expect(portal.getByTestId('portal-payload')).toHaveText('{"order":"A-1","total":12.50}');
     const delivery = portal.getByTestId('portal-delivery').first();
     await expect(delivery.getByTestId('portal-delivery-target')).toContainText(`To Shop ${run} at ${receiver.url}`);
