@@ -187,7 +187,7 @@ test('the portal searches messages and opens one with its payload and where each
     const paid = `order.paid${run.replace(/[^a-z0-9]/g, '')}`;
     await api.createEventType(created);
     await api.createEventType(paid);
-    await api.createEndpoint({ tenant_id: tenant.id, url: receiver.url, name: `Shop ${run}` });
+    await api.createEndpoint({ tenant_id: tenant.id, url: receiver.url, name: `Shop ${run}`, ordering: 'ordered' });
     const one = await api.publishMessage(
       { tenant_id: tenant.id, event_type: created, external_id: `ord-${run}` },
       '{"order":"A-1","total":12.50}',
@@ -245,6 +245,7 @@ test('the portal searches messages and opens one with its payload and where each
     await expect(portal.getByTestId('portal-payload')).toHaveText('{"order":"A-1","total":12.50}');
     const delivery = portal.getByTestId('portal-delivery').first();
     await expect(delivery.getByTestId('portal-delivery-target')).toContainText(`To Shop ${run} at ${receiver.url}`);
+    await expect(delivery.getByTestId('portal-delivery-sequence')).toHaveText(' · sequence 1');
     await docsShot(portal, 'portal-message');
   } finally {
     await receiver.close();

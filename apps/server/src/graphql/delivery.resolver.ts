@@ -16,6 +16,7 @@ import {
   Delivery,
   DeliveryConnection,
   DeliveryTarget,
+  EarlierGeneration,
   ReplayQuote,
 } from './delivery.types.js';
 import { IDEMPOTENCY_KEY_ARG, IDEMPOTENCY_KEY_OPTIONS, runIdempotent } from './idempotent.js';
@@ -209,11 +210,22 @@ export class DeliveryResolver {
     return target;
   }
 
-  @FieldResolver(() => [Delivery], {
-    description: 'The earlier generations of its message to its endpoint (the original, earlier replays), newest first',
+  @FieldResolver(() => [EarlierGeneration], {
+    description:
+      'The earlier generations of its message to its endpoint (the original, earlier replays), newest first: the ' +
+      'newest 10',
   })
-  async earlierGenerations(@Ctx() context: GraphqlContext, @Root() delivery: Delivery): Promise<Delivery[]> {
-    return (await loadersOf(context).earlierGenerations.load(delivery.id)).map(toDelivery);
+  async earlierGenerations(@Ctx() context: GraphqlContext, @Root() delivery: Delivery): Promise<EarlierGeneration[]> {
+    return (await loadersOf(context).earlierGenerations.load(delivery.id)).map((view) => ({
+      id: view.id,
+      generation: view.generation,
+      kind: view.kind,
+      status: view.status,
+      lastStatusCode: view.last_status_code,
+      lastError: view.last_error,
+      createdAt: new Date(view.created_at),
+      finishedAt: dateOrNull(view.finished_at),
+    }));
   }
 
   @Authorized()

@@ -73,6 +73,20 @@ export class DeliveryTarget {
   urlRecorded!: boolean;
 }
 
+@ObjectType({
+  description: 'An earlier generation of a delivery (its message to its endpoint): a summary, with no nested lists',
+})
+export class EarlierGeneration {
+  @Field(() => ID) id!: string;
+  @Field(() => Int) generation!: number;
+  @Field(() => String, { description: 'original or replay' }) kind!: string;
+  @Field(() => String) status!: string;
+  @Field(() => Int, { nullable: true }) lastStatusCode!: number | null;
+  @Field(() => String, { nullable: true }) lastError!: string | null;
+  @Field(() => Date) createdAt!: Date;
+  @Field(() => Date, { nullable: true }) finishedAt!: Date | null;
+}
+
 @ObjectType()
 export class DeliveryConnection {
   @Field(() => [Delivery]) nodes!: Delivery[];

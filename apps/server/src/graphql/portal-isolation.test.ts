@@ -260,6 +260,7 @@ describe("the receivers' portal's isolation", () => {
         'DeliveryConnection',
         'DeliveryCounts',
         'DeliveryTarget',
+        'EarlierGeneration',
         'Endpoint',
         'EndpointConnection',
         'EndpointHealth',

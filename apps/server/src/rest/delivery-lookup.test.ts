@@ -136,6 +136,28 @@ describe('dead letters by generation', () => {
   });
 });
 
+describe('earlier generations', () => {
+  it('are a summary of the newest 10, newest first, however often a message was replayed', async () => {
+    const endpoint = await createEndpoint({ url: 'https://replayed.example.com/hook' });
+    const original = await deliveryOf(endpoint.id, 50);
+    await attempt(original, 400);
+    let newest = original;
+    for (let n = 0; n < 12; n += 1) {
+      const replayed = await post(h, `/deliveries/${original}/replay`, {});
+      expect(replayed.status, replayed.text).toBe(202);
+      newest = replayed.json.id as string;
+    }
+    const read = await gql(`query($id: ID!) { delivery(id: $id) { generation earlierGenerations { generation } } }`, {
+      id: newest,
+    });
+    expect(read.body.errors).toBeUndefined();
+    expect(read.body.data.delivery.generation).toBe(12);
+    expect(read.body.data.delivery.earlierGenerations.map((g: { generation: number }) => g.generation)).toEqual([
+      11, 10, 9, 8, 7, 6, 5, 4, 3, 2,
+    ]);
+  });
+});
+
 describe('where a delivery went', () => {
   const TARGET = `query($id: ID!) { delivery(id: $id) { target { endpointName url urlRevision urlRecorded } } }`;
 

@@ -44,9 +44,13 @@ export async function readDeliveryTargets(
   });
 }
 
+/** At most this many earlier generations are read per delivery (the newest): a summary, not a list to page. */
+export const MAX_EARLIER_GENERATIONS = 10;
+
 /**
- * The earlier generations of deliveries of the team (the same message to the same endpoint, lower generation),
- * newest first, in the order asked: a dead letter's original and the replays before it, shown with it as one row.
+ * The earlier generations of deliveries of the team (the same message to the same endpoint, lower generation), the
+ * newest MAX_EARLIER_GENERATIONS, newest first, in the order asked: a dead letter's original and the replays before
+ * it, shown with it as one row.
  */
 export async function readEarlierGenerations(
   db: EntityManager,
@@ -57,11 +61,15 @@ export async function readEarlierGenerations(
   const rows: (DeliveryRecordRow & { of_id: string })[] = await db.query(
     `SELECT k.id AS of_id, ${DELIVERY_COLUMNS}
        FROM deliveries k
-       JOIN deliveries d ON d.message_id = k.message_id AND d.endpoint_id = k.endpoint_id AND d.generation < k.generation
+      CROSS JOIN LATERAL (
+        SELECT * FROM deliveries x
+         WHERE x.message_id = k.message_id AND x.endpoint_id = k.endpoint_id AND x.generation < k.generation
+         ORDER BY x.generation DESC
+         LIMIT $4) d
        ${LEASE_JOIN}
       WHERE k.id = ANY($2::text[]) AND k.team_id = $3
       ORDER BY k.id, d.generation DESC`,
-    [now, deliveryIds, teamId],
+    [now, deliveryIds, teamId, MAX_EARLIER_GENERATIONS],
   );
   const byId = new Map<string, DeliveryView[]>();
   for (const row of rows) {
