@@ -68,7 +68,7 @@ export class DeliveryTarget {
   url!: string;
   @Field(() => Int) urlRevision!: number;
   @Field(() => Boolean, {
-    description: 'false: that revision predates URL recording (migration 0034) and url is the current URL instead',
+    description: 'false: that revision predates URL recording (migration 0038) and url is the current URL instead',
   })
   urlRecorded!: boolean;
 }

@@ -204,7 +204,7 @@ describe('where a delivery went', () => {
       ifMatch: endpoint.etag,
     });
     expect(patched.status, patched.text).toBe(200);
-    // Migration 0034 records only each endpoint's revision of that moment: older ones have no row.
+    // Migration 0038 records only each endpoint's revision of that moment: older ones have no row.
     await h.services.db.query(`DELETE FROM endpoint_url_revisions WHERE endpoint_id = $1 AND url_revision = 1`, [
       endpoint.id,
     ]);

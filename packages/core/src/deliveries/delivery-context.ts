@@ -12,7 +12,7 @@ export interface DeliveryTarget {
   url: string;
   urlRevision: number;
   /**
-   * false when that revision predates the recording of URLs (migration 0034) and `url` is the endpoint's current URL
+   * false when that revision predates the recording of URLs (migration 0038) and `url` is the endpoint's current URL
    * instead (docs/deliveries.md, "Where a delivery went").
    */
   urlRecorded: boolean;

@@ -1,7 +1,7 @@
 import type { EntityManager } from 'typeorm';
 
 /**
- * Keeps the URL of each of an endpoint's url_revisions (endpoint_url_revisions, migration 0034), written in the
+ * Keeps the URL of each of an endpoint's url_revisions (endpoint_url_revisions, migration 0038), written in the
  * transaction that creates the endpoint or moves its revision: attempts record only the revision they went to, and
  * support needs the URL behind it after the URL has changed again.
  */
