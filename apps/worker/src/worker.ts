@@ -3,7 +3,7 @@ import type { Logger } from 'pino';
 import { randomBytes } from 'node:crypto';
 import { DELIVERY_WAKE_CHANNEL, ensureQueue, JOB_SCHEMA, parseWakePayload, type Services } from '@svc/core';
 import { poolConfig } from '@svc/db';
-import { createDeliveryEngine, type DeliveryEngine } from './engine/engine.js';
+import { createDeliveryEngine, type DeliveryEngine, type DeliveryEngineOptions } from './engine/engine.js';
 import type { JobHandler } from './jobs/job.js';
 import { listenForWake } from './wake-listener.js';
 import { purgeExpiredHandler } from './jobs/purge-expired.job.js';
@@ -43,6 +43,8 @@ export interface WorkerOptions {
   docsUrl?: string;
   /** Run the webhook delivery engine (default: when `handlers` is not given). */
   deliveries?: boolean;
+  /** Tests: the egress client's extra certificate authority and name table (DeliveryEngineOptions.egress). */
+  egress?: DeliveryEngineOptions['egress'];
 }
 
 export interface RunningWorker {
@@ -140,6 +142,7 @@ export async function startWorker(options: WorkerOptions): Promise<RunningWorker
       docsUrl: options.docsUrl ?? 'http://localhost:8080/v1',
       workerId,
       logger,
+      ...(options.egress ? { egress: options.egress } : {}),
     });
   }
   const handlers = options.handlers ?? [...JOBS, engine!.subscriptionHandler as JobHandler<unknown>];

@@ -106,6 +106,7 @@ export {
 export * from './deliveries/delivery.inputs.js';
 export type { DeliveryView, AttemptView } from './deliveries/delivery.view.js';
 export type { DeliveryTarget } from './deliveries/delivery-context.js';
+export { FAILURE_CAUSES, FAILURE_PHASES, type AttemptErrorDetail } from './deliveries/attempt-error-detail.js';
 export {
   DeliveryService,
   MAX_QUOTE_ITEMS,

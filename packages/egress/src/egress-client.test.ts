@@ -375,6 +375,7 @@ describe('egress client: connections', () => {
       kind: 'network_error',
       reason: 'DNS lookup failed (ENOTFOUND)',
       durationMs: expect.any(Number),
+      detail: expect.objectContaining({ phase: 'dns', cause: 'no_such_host' }),
     });
   });
 });

@@ -2,8 +2,10 @@
 // total deadline over connect, headers and body, at most 4 KiB of response body kept, no decompression.
 import { performance } from 'node:perf_hooks';
 import { Agent } from 'undici';
+import { ConnectionTracker, traceRequest } from './connection-trace.js';
 import { createDnsLookup } from './dns-lookup.js';
 import { classifyFailure } from './egress-errors.js';
+import { describeFailure, type FailureDetail } from './failure-detail.js';
 import type { UrlPolicy } from './host-policy.js';
 import { createPinnedConnector } from './pinned-connector.js';
 import type { LookupFn } from './resolve.js';
@@ -55,8 +57,10 @@ export type EgressOutcome =
       /** True when the host is or resolves to a non-global address: the spec disables the endpoint. */
       resolvesToPrivateAddress: boolean;
       durationMs: number;
+      /** Where it was refused and which address; null when the URL itself could not be used. */
+      detail: FailureDetail | null;
     }
-  | { kind: 'timeout' | 'network_error' | 'tls_error'; reason: string; durationMs: number };
+  | { kind: 'timeout' | 'network_error' | 'tls_error'; reason: string; durationMs: number; detail: FailureDetail };
 
 export interface EgressClient {
   post(request: EgressRequest): Promise<EgressOutcome>;
@@ -120,14 +124,20 @@ function parseHttpUrl(raw: string): URL | null {
   }
 }
 
+function portOf(url: URL): number {
+  return url.port === '' ? (url.protocol === 'https:' ? 443 : 80) : Number(url.port);
+}
+
 export function createEgressClient(options: EgressClientOptions): EgressClient {
   const { policy } = options;
   const now = options.now ?? Date.now;
   const lookup = options.lookup ?? createDnsLookup({ timeoutMs: options.dnsTimeoutMs });
+  const tracker = new ConnectionTracker();
   const agent = new Agent({
     connect: createPinnedConnector({
       policy,
       lookup,
+      tracker,
       connectTimeoutMs: options.connectTimeoutMs ?? DEFAULT_CONNECT_TIMEOUT_MS,
       ...(options.ca === undefined ? {} : { ca: options.ca }),
     }),
@@ -154,17 +164,20 @@ export function createEgressClient(options: EgressClientOptions): EgressClient {
         reason: 'url is not an absolute http(s) URL',
         resolvesToPrivateAddress: false,
         durationMs: elapsed(),
+        detail: null,
       };
     }
 
     const deadline = startDeadline(request.timeoutMs);
+    const traced = traceRequest(tracker, request.body);
+    let firstByteMs: number | null = null;
     try {
       const pending = agent.request({
         origin: url.origin,
         path: `${url.pathname}${url.search}`,
         method: 'POST',
         headers: { ...request.headers },
-        body: request.body,
+        body: traced.body,
         signal: deadline.signal,
         headersTimeout: request.timeoutMs,
         bodyTimeout: request.timeoutMs,
@@ -179,6 +192,7 @@ export function createEgressClient(options: EgressClientOptions): EgressClient {
         );
         throw deadline.signal.reason;
       }
+      firstByteMs = elapsed();
       const body = await readCapped(winner.body, MAX_RESPONSE_BODY_BYTES);
       return {
         kind: 'response',
@@ -188,7 +202,19 @@ export function createEgressClient(options: EgressClientOptions): EgressClient {
         durationMs: elapsed(),
       };
     } catch (error) {
-      return { ...classifyFailure(error, deadline.signal.aborted, request.timeoutMs), durationMs: elapsed() };
+      const durationMs = elapsed();
+      const socket = traced.trace.socket;
+      const detail = describeFailure({
+        error,
+        deadlineHit: deadline.signal.aborted,
+        failedConnection: tracker.ofError(error),
+        usedConnection: socket === null ? undefined : tracker.ofSocket(socket),
+        awaitedConnection: socket === null ? tracker.pendingFor(url.hostname, portOf(url)) : undefined,
+        request: traced.trace,
+        firstByteMs,
+        totalMs: durationMs,
+      });
+      return { ...classifyFailure(error, deadline.signal.aborted, request.timeoutMs), durationMs, detail };
     } finally {
       deadline.clear();
     }

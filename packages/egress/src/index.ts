@@ -12,6 +12,8 @@ export { createPinnedConnector, UnsafeDestinationError, DnsLookupError } from '.
 export type { PinnedConnectorOptions } from './pinned-connector.js';
 export { createEgressClient, MAX_RESPONSE_BODY_BYTES } from './egress-client.js';
 export type { EgressClient, EgressClientOptions, EgressRequest, EgressOutcome } from './egress-client.js';
+export { FAILURE_CAUSES, FAILURE_PHASES } from './failure-detail.js';
+export type { FailureCause, FailureDetail, FailurePhase, PhaseTimings } from './failure-detail.js';
 export { parseRetryAfter } from './retry-after.js';
 export { buildDeliveryHeaders, userAgent } from './delivery-headers.js';
 export type { DeliveryHeadersInput } from './delivery-headers.js';

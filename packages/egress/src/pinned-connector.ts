@@ -3,7 +3,9 @@
 // and certificate checks are against the name), and checks `socket.remoteAddress` once connected.
 // Keep-alive connections are reused per origin; the check happens whenever a connection is made.
 import type { Socket } from 'node:net';
+import { performance } from 'node:perf_hooks';
 import { buildConnector } from 'undici';
+import type { ConnectionTrace, ConnectionTracker } from './connection-trace.js';
 import type { UrlPolicy } from './host-policy.js';
 import { checkConnectedAddress, resolveDestination, type DestinationBlock, type LookupFn } from './resolve.js';
 
@@ -43,6 +45,8 @@ export interface PinnedConnectorOptions {
   readonly connectTimeoutMs: number;
   /** Extra trusted certificate authorities (tests, private CAs). The system store is used otherwise. */
   readonly ca?: string | Buffer | ReadonlyArray<string | Buffer>;
+  /** Records each connection's steps and timings (egress-client's failure detail). */
+  readonly tracker?: ConnectionTracker;
 }
 
 type Callback = buildConnector.Callback;
@@ -67,10 +71,26 @@ export function createPinnedConnector(options: PinnedConnectorOptions): buildCon
 
   return (connectOptions, callback) => {
     let settled = false;
+    const port = Number(connectOptions.port) || (connectOptions.protocol === 'https:' ? 443 : 80);
+    const trace: ConnectionTrace | undefined = options.tracker?.start(connectOptions.hostname, port);
+    const since = (start: number) => Math.round(performance.now() - start);
+    let dialledAt = 0;
+    /** The time spent in the connection's current step, when it ends (done or failed). */
+    const endStep = (t: ConnectionTrace) => {
+      if (t.step === 'dns' && t.dnsMs === null) t.dnsMs = since(t.startedAt);
+      if (t.step === 'connect' && t.connectMs === null && dialledAt > 0) t.connectMs = since(dialledAt);
+      if (t.step === 'tls' && t.tlsMs === null) t.tlsMs = since(dialledAt) - (t.connectMs ?? 0);
+    };
     const finish: Callback = (...args) => {
       if (settled) return;
       settled = true;
       clearTimeout(timer);
+      if (trace !== undefined) {
+        const [error, socket] = args;
+        endStep(trace);
+        if (error) options.tracker!.failed(trace, error);
+        else options.tracker!.opened(trace, socket as Socket);
+      }
       callback(...args);
     };
     // undici starts a request's own abort only once it has a connection, so a connector that never settled
@@ -82,7 +102,10 @@ export function createPinnedConnector(options: PinnedConnectorOptions): buildCon
 
     resolveDestination(connectOptions.hostname, policy, lookup).then(
       (destination) => {
+        // An IP address in the URL is not looked up: no DNS time.
+        if (trace !== undefined) trace.dnsMs = destination.ok && destination.hostIsIp ? null : since(trace.startedAt);
         if (!destination.ok) {
+          if (trace !== undefined) trace.address = destination.address ?? null;
           finish(new UnsafeDestinationError(destination.reason, destination.blocked), null);
           return;
         }
@@ -90,7 +113,10 @@ export function createPinnedConnector(options: PinnedConnectorOptions): buildCon
         const servername = destination.hostIsIp ? undefined : connectOptions.hostname.replace(/\.$/, '');
         try {
           if (settled) return;
-          dial({ ...connectOptions, hostname: address, servername }, (error, socket) => {
+          dialledAt = performance.now();
+          if (trace !== undefined) Object.assign(trace, { step: 'connect', address, port });
+          // undici's connector returns the socket it made (its type says void): TCP and TLS steps are timed on it.
+          const dialled = dial({ ...connectOptions, hostname: address, servername }, (error, socket) => {
             if (settled) {
               socket?.destroy();
               return;
@@ -102,16 +128,30 @@ export function createPinnedConnector(options: PinnedConnectorOptions): buildCon
             const connected = checkConnectedAddress((socket as Socket).remoteAddress, policy);
             if (!connected.ok) {
               (socket as Socket).destroy();
+              if (trace !== undefined) {
+                endStep(trace);
+                trace.step = 'connect';
+              }
               finish(new UnsafeDestinationError(connected.reason, 'address'), null);
               return;
             }
             finish(null, socket as Socket);
           });
+          // TCP is up: over https the TLS handshake follows (a TLS socket emits 'connect' for its TCP connection).
+          // Over http undici's own listener (added first) has already finished the connection by then.
+          (dialled as unknown as Socket | undefined)?.once('connect', () => {
+            if (trace === undefined || settled) return;
+            trace.connectMs = since(dialledAt);
+            trace.step = 'tls';
+          });
         } catch (error) {
           finish(error as Error, null);
         }
       },
-      (error: unknown) => finish(new DnsLookupError(errorCode(error)), null),
+      (error: unknown) => {
+        if (trace !== undefined) trace.dnsMs = since(trace.startedAt);
+        finish(new DnsLookupError(errorCode(error)), null);
+      },
     );
   };
 }

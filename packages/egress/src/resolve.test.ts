@@ -30,7 +30,12 @@ describe('resolveDestination', () => {
   it('refuses the whole name when one address is private (DNS rebinding)', async () => {
     const dns = fakeDns({ 'rebind.example.com.': ['93.184.216.34', '10.0.0.1', '8.8.8.8'] });
     const result = await resolveDestination('rebind.example.com', STRICT, dns);
-    expect(result).toEqual({ ok: false, reason: 'host resolves to a private address', blocked: 'address' });
+    expect(result).toEqual({
+      ok: false,
+      reason: 'host resolves to a private address',
+      blocked: 'address',
+      address: '10.0.0.1',
+    });
   });
 
   it.each([

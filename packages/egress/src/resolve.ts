@@ -25,7 +25,9 @@ export const systemLookup: LookupFn = async (host) => {
 export type DestinationBlock = 'address' | 'host';
 
 export type DestinationResult =
-  { ok: true; addresses: string[]; hostIsIp: boolean } | { ok: false; reason: string; blocked: DestinationBlock };
+  | { ok: true; addresses: string[]; hostIsIp: boolean }
+  /** `address`: the address the safety rules refused, when the refusal came from one. */
+  | { ok: false; reason: string; blocked: DestinationBlock; address?: string };
 
 /**
  * Returns the addresses the connector may dial for `host` (a URL hostname or the `host` returned by
@@ -46,7 +48,9 @@ export async function resolveDestination(
   if (!checked.ok) {
     const literalBlocked =
       isIpv6 || (parseIPv4(normalised) !== null && !checkDestinationAddress(normalised, policy).ok);
-    return { ok: false, reason: checked.message, blocked: literalBlocked ? 'address' : 'host' };
+    return literalBlocked
+      ? { ok: false, reason: checked.message, blocked: 'address', address: normalised.replace(/^\[|\]$/g, '') }
+      : { ok: false, reason: checked.message, blocked: 'host' };
   }
   if (checked.hostIsIp) return { ok: true, addresses: [checked.host], hostIsIp: true };
   // RFC 6761: localhost is loopback by definition; checkHostName only lets it through when loopback is allowed.
@@ -58,7 +62,12 @@ export async function resolveDestination(
   for (const address of addresses) {
     const verdict = checkDestinationAddress(address, policy);
     if (!verdict.ok) {
-      return { ok: false, reason: `host resolves to ${describeBlockReason(verdict.reason)}`, blocked: 'address' };
+      return {
+        ok: false,
+        reason: `host resolves to ${describeBlockReason(verdict.reason)}`,
+        blocked: 'address',
+        address,
+      };
     }
   }
   return { ok: true, addresses, hostIsIp: false };

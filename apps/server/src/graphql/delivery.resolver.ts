@@ -13,6 +13,7 @@ import { callContext, loadersOf, type GraphqlContext } from './context.js';
 import {
   Attempt,
   AttemptConnection,
+  AttemptErrorDetail,
   Delivery,
   DeliveryConnection,
   DeliveryTarget,
@@ -56,6 +57,20 @@ export function toDelivery(view: DeliveryView): Delivery {
   };
 }
 
+function toAttemptErrorDetail(detail: AttemptView['error_detail']): AttemptErrorDetail | null {
+  if (detail === undefined) return null;
+  const { timings_ms: t } = detail;
+  return {
+    phase: detail.phase,
+    cause: detail.cause,
+    code: detail.code,
+    address: detail.address,
+    port: detail.port,
+    connectionReused: detail.connection_reused,
+    timingsMs: { dns: t.dns, connect: t.connect, tls: t.tls, firstByte: t.first_byte, total: t.total },
+  };
+}
+
 function toAttempt(view: AttemptView): Attempt {
   return {
     id: view.id,
@@ -68,6 +83,7 @@ function toAttempt(view: AttemptView): Attempt {
     urlRevision: view.url_revision,
     statusCode: view.status_code,
     errorKind: view.error_kind,
+    errorDetail: toAttemptErrorDetail(view.error_detail),
     outcome: view.outcome,
     responseBody: view.response_body,
     responseBodyEncoding: view.response_body_encoding,

@@ -93,6 +93,32 @@ export class DeliveryConnection {
   @Field(() => String, { nullable: true }) nextCursor!: string | null;
 }
 
+@ObjectType({ description: 'Milliseconds each phase of an attempt took; null for a phase it did not reach' })
+export class AttemptPhaseTimings {
+  @Field(() => Int, { nullable: true }) dns!: number | null;
+  @Field(() => Int, { nullable: true }) connect!: number | null;
+  @Field(() => Int, { nullable: true }) tls!: number | null;
+  @Field(() => Int, { nullable: true, description: 'From the start of the attempt to the response headers' })
+  firstByte!: number | null;
+  @Field(() => Int) total!: number;
+}
+
+@ObjectType({ description: 'Where and why an attempt without an HTTP answer failed (an extension)' })
+export class AttemptErrorDetail {
+  @Field(() => String, { description: 'dns, connect, tls, request (no response headers yet) or response' })
+  phase!: string;
+  @Field(() => String, { description: 'no_such_host, refused, timeout, reset, certificate_expired, ...' })
+  cause!: string;
+  @Field(() => String, { nullable: true, description: 'The error code it was read from (ECONNREFUSED, ...)' })
+  code!: string | null;
+  @Field(() => String, { nullable: true, description: 'The IP address connected to, or refused by the URL rules' })
+  address!: string | null;
+  @Field(() => Int, { nullable: true }) port!: number | null;
+  @Field(() => Boolean, { description: 'Sent over a keep-alive connection an earlier attempt opened' })
+  connectionReused!: boolean;
+  @Field(() => AttemptPhaseTimings) timingsMs!: AttemptPhaseTimings;
+}
+
 @ObjectType({ description: 'One HTTP request of a delivery to its receiver' })
 export class Attempt {
   @Field(() => ID) id!: string;
@@ -106,6 +132,11 @@ export class Attempt {
   @Field(() => Int, { nullable: true }) statusCode!: number | null;
   @Field(() => String, { nullable: true, description: 'timeout, network, ...; null when the receiver answered' })
   errorKind!: string | null;
+  @Field(() => AttemptErrorDetail, {
+    nullable: true,
+    description: 'Where and why it failed when there was no HTTP answer; null when answered or not recorded',
+  })
+  errorDetail!: AttemptErrorDetail | null;
   @Field(() => String, { description: 'succeeded or failed' }) outcome!: string;
   @Field(() => String, {
     nullable: true,

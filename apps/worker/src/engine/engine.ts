@@ -6,7 +6,13 @@ import {
   type ClaimedAttempt,
   type Services,
 } from '@svc/core';
-import { buildDeliveryHeaders, createEgressClient, type EgressClient, type EgressOutcome } from '@svc/egress';
+import {
+  buildDeliveryHeaders,
+  createEgressClient,
+  type EgressClient,
+  type EgressClientOptions,
+  type EgressOutcome,
+} from '@svc/egress';
 import { signPayload, signSvcSignature } from '@svc/signing';
 import { defineJobHandler, type JobHandler } from '../jobs/job.js';
 import { Dispatcher } from './dispatcher.js';
@@ -19,6 +25,8 @@ export interface DeliveryEngineOptions {
   logger: Logger;
   /** Event subscription jobs of this process running at once. */
   concurrency?: number;
+  /** Tests: the receivers' certificate authority and a fixed name table for the egress client. */
+  egress?: Pick<EgressClientOptions, 'ca' | 'lookup'>;
 }
 
 export interface DeliveryEngine {
@@ -58,7 +66,7 @@ function outcomeLabel(result: AttemptResult, status: string): string {
  * once it misses its heartbeats, and the delivery is attempted again with the same webhook-id.
  */
 export function createDeliveryEngine(services: Services, options: DeliveryEngineOptions): DeliveryEngine {
-  const egress: EgressClient = createEgressClient({ policy: services.urlPolicy });
+  const egress: EgressClient = createEgressClient({ policy: services.urlPolicy, ...options.egress });
   const { metrics } = services;
 
   async function attempt(claimed: ClaimedAttempt): Promise<AttemptOutcome> {
@@ -92,6 +100,7 @@ export function createDeliveryEngine(services: Services, options: DeliveryEngine
       durationMs: sent.durationMs,
       responseBody: sent.kind === 'response' && sent.body.length > 0 ? sent.body : null,
       jitter: Math.random(),
+      failureDetail: sent.kind === 'response' ? null : sent.detail,
     };
   }
 

@@ -932,6 +932,8 @@ export interface components {
       status_code: number | null;
       /** @description timeout, network, unsafe_destination, ...; null when answered */
       error_kind: string | null;
+      /** @description An extension, present only when the attempt got no HTTP answer and recorded where and why it failed */
+      error_detail?: components['schemas']['AttemptErrorDetail'];
       /** @enum {string} */
       outcome: 'succeeded' | 'failed';
       /** @description Up to 4 KiB of the response, kept with response_body_logging for response_retention_days */
@@ -939,6 +941,52 @@ export interface components {
       response_body_encoding: ('utf8' | 'base64') | null;
       /** Format: date-time */
       created_at: string;
+    };
+    /** @description An extension: where and why an attempt without an HTTP answer failed (error_kind stays the code) */
+    AttemptErrorDetail: {
+      /**
+       * @description Where it failed: dns, connect, tls, request (sent, no response headers yet), response (reading it)
+       * @enum {string}
+       */
+      phase: 'dns' | 'connect' | 'tls' | 'request' | 'response';
+      /**
+       * @description Why: no_such_host, refused, timeout, reset, certificate_expired, ...
+       * @enum {string}
+       */
+      cause:
+        | 'no_such_host'
+        | 'dns_failure'
+        | 'unsafe_host'
+        | 'unsafe_address'
+        | 'refused'
+        | 'unreachable'
+        | 'timeout'
+        | 'reset'
+        | 'closed'
+        | 'certificate_expired'
+        | 'certificate_not_yet_valid'
+        | 'certificate_wrong_host'
+        | 'certificate_untrusted'
+        | 'handshake_failed'
+        | 'too_large'
+        | 'invalid_response'
+        | 'other';
+      /** @description The error code it was read from (ECONNREFUSED, CERT_HAS_EXPIRED, ...) */
+      code: string | null;
+      /** @description The IP address connected to, or the one the URL safety rules refused */
+      address: string | null;
+      port: number | null;
+      /** @description Sent over a keep-alive connection an earlier attempt opened */
+      connection_reused: boolean;
+      /** @description Each phase in ms; null for a phase not reached (or paid by the earlier attempt of a reused connection) */
+      timings_ms: {
+        dns: number | null;
+        connect: number | null;
+        tls: number | null;
+        /** @description From the start of the attempt to the response headers */
+        first_byte: number | null;
+        total: number;
+      };
     };
     AttemptList: {
       data: components['schemas']['Attempt'][];
@@ -8118,6 +8166,21 @@ export interface operations {
            *           "url_revision": 1,
            *           "status_code": -9007199254740991,
            *           "error_kind": "example",
+           *           "error_detail": {
+           *             "phase": "dns",
+           *             "cause": "no_such_host",
+           *             "code": "example",
+           *             "address": "example",
+           *             "port": -9007199254740991,
+           *             "connection_reused": true,
+           *             "timings_ms": {
+           *               "dns": 0,
+           *               "connect": 0,
+           *               "tls": 0,
+           *               "first_byte": 0,
+           *               "total": 0
+           *             }
+           *           },
            *           "outcome": "succeeded",
            *           "response_body": "example",
            *           "response_body_encoding": "utf8",

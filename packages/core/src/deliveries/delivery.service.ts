@@ -99,7 +99,7 @@ interface ReplaySourceRow {
 /** An attempt as the API shows it; the response body only within the team's response retention ($3 is now). */
 const ATTEMPT_COLUMNS = `
   a.id, a.delivery_id, a.endpoint_id, a.number, a.trigger, a.started_at, a.duration_ms, a.url_revision,
-  a.status_code, a.error_kind,
+  a.status_code, a.error_kind, a.error_detail,
   CASE WHEN a.created_at > $3::timestamptz - make_interval(days => coalesce(s.response_retention_days, 7))
        THEN a.response_body END AS response_body,
   a.created_at`;

@@ -1,6 +1,7 @@
 import { unitPrice } from '../billing/billing.service.js';
 import { formatUsd } from '../catalog/catalog.js';
 import type { DeliveryStatus } from '../messages/message-status.js';
+import type { AttemptErrorDetail } from './attempt-error-detail.js';
 import type { AttemptTrigger } from './delivery-policy.js';
 
 /** A delivery row as the inspection reads it (docs/deliveries.md). */
@@ -88,6 +89,7 @@ export interface AttemptRecordRow {
   url_revision: string;
   status_code: number | null;
   error_kind: string | null;
+  error_detail: AttemptErrorDetail | null;
   response_body: Buffer | null;
   created_at: Date;
 }
@@ -106,6 +108,11 @@ export interface AttemptView {
   status_code: number | null;
   /** timeout, network, unsafe_destination, ...; null when the receiver answered. */
   error_kind: string | null;
+  /**
+   * An extension, present only when the attempt got no HTTP answer and recorded why (attempts since migration
+   * 0033): the phase, cause, address and phase timings.
+   */
+  error_detail?: AttemptErrorDetail;
   outcome: 'succeeded' | 'failed';
   /** Up to 4 KiB of the response body, kept only with response_body_logging and for response_retention_days. */
   response_body: string | null;
@@ -162,6 +169,7 @@ export function toAttemptView(row: AttemptRecordRow): AttemptView {
     url_revision: Number(row.url_revision),
     status_code: row.status_code,
     error_kind: row.error_kind,
+    ...(row.error_detail === null ? {} : { error_detail: row.error_detail }),
     outcome: succeeded ? 'succeeded' : 'failed',
     response_body: body === null ? null : (text ?? body.toString('base64')),
     response_body_encoding: body === null ? null : text !== null ? 'utf8' : 'base64',

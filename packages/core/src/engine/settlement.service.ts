@@ -1,6 +1,8 @@
 import { holdOrderedEndpoints, type EndedDelivery } from '../deliveries/ordering.js';
 import type { DataSource, EntityManager } from 'typeorm';
 import { hotStatement, type HotSql } from '@svc/db';
+import type { FailureDetail } from '@svc/egress';
+import { errorDetailJson } from '../deliveries/attempt-error-detail.js';
 import { attemptFactsSql } from '../analytics/analytics-facts.js';
 import type { Clock } from '../common/clock.js';
 import { queryPrepared, retryOnConflict } from '../common/transaction.js';
@@ -25,6 +27,8 @@ export interface AttemptOutcome {
   responseBody: Buffer | null;
   /** 0 to 1: the share of the 20% jitter this retry gets. */
   jitter: number;
+  /** Where and why an attempt without an HTTP answer failed (attempts.error_detail). */
+  failureDetail?: FailureDetail | null;
 }
 
 /** How one outcome was settled: the decision, and whether it still held its lease (a stale one changes nothing). */
@@ -79,16 +83,16 @@ const ATTEMPT_FACTS = attemptFactsSql({
  * finished deliveries' facts and queue counters move with them.
  */
 const SETTLE_SQL = hotStatement(
-  'engine_settle_v4',
+  'engine_settle_v5',
   `
 WITH x AS (
   SELECT u.*, coalesce(d.cancel_retries, false) AS cancel_retries,
          CASE WHEN u.status = 'retry_wait' AND d.cancel_retries THEN 'canceled' ELSE u.status END AS final
     FROM unnest($1::text[], $2::int[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[], $8::timestamptz[],
                 $9::text[], $10::timestamptz[], $11::int[], $12::bigint[], $13::int[], $14::text[], $15::bytea[],
-                $16::text[], $17::text[])
+                $16::text[], $17::text[], $30::jsonb[])
          AS u(id, number, team_id, tenant_id, endpoint_id, message_id, status, next, trigger, started_at, duration_ms,
-              url_revision, code, error_kind, response_body, attempt_id, last_error)
+              url_revision, code, error_kind, response_body, attempt_id, last_error, error_detail)
     -- Every table is reached through its key with = ANY of the batch's IDs: a generic plan's row estimates (made
     -- beside small tables) then cannot turn a lookup into a walk of the whole table.
     LEFT JOIN (SELECT id, cancel_retries FROM deliveries WHERE id = ANY ($1::text[])) d ON d.id = u.id
@@ -117,9 +121,9 @@ WITH x AS (
   SELECT * FROM upd WHERE status IN ('succeeded', 'failed', 'expired', 'canceled')
 ), attempt_rows AS (
   INSERT INTO attempts (id, delivery_id, team_id, endpoint_id, number, trigger, started_at, duration_ms, url_revision,
-                        status_code, error_kind, response_body, created_at)
+                        status_code, error_kind, error_detail, response_body, created_at)
   SELECT x.attempt_id, x.id, x.team_id, x.endpoint_id, x.number, x.trigger, x.started_at, x.duration_ms,
-         x.url_revision, x.code, x.error_kind,
+         x.url_revision, x.code, x.error_kind, x.error_detail,
          CASE WHEN coalesce(s.response_body_logging, false) THEN x.response_body END, $19
     FROM x LEFT JOIN team_settings s ON s.team_id = x.team_id
 ), attempt_facts AS (${ATTEMPT_FACTS}
@@ -450,6 +454,7 @@ function settleParams(
     health.map(([, h]) => h.probeWaitSeconds),
     health.map(([id]) => lastErrors.get(id) ?? null),
     health.map(([id]) => expected.get(id) ?? null),
+    outcomes.map((o) => errorDetailJson(o.failureDetail)),
   ];
 }
 

@@ -84,9 +84,9 @@ export function httpReceiver(handler: Handler): Promise<Receiver> {
   return serve(http.createServer(), handler);
 }
 
-/** An https receiver with the self-signed fixture certificate. */
-export function httpsReceiver(handler: Handler): Promise<Receiver> {
-  return serve(https.createServer({ key: TLS_KEY, cert: TLS_CERT }), handler);
+/** An https receiver with the self-signed fixture certificate, or the given one. */
+export function httpsReceiver(handler: Handler, certificate?: { key: string; cert: string }): Promise<Receiver> {
+  return serve(https.createServer(certificate ?? { key: TLS_KEY, cert: TLS_CERT }), handler);
 }
 
 /** A raw TCP receiver, for behaviour no HTTP server would produce. */

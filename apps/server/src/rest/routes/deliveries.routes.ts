@@ -2,6 +2,8 @@ import { z } from 'zod';
 import {
   DELIVERY_STATUSES,
   EmptyInput,
+  FAILURE_CAUSES,
+  FAILURE_PHASES,
   ListAttemptsQuery,
   ListDeliveriesQuery,
   parseInput,
@@ -13,6 +15,35 @@ import { ErrorShape, queryOf, timestamp } from '../shapes.js';
 import { WINDOW_DESCRIPTIONS } from './messages.routes.js';
 
 const TRIGGERS = ['scheduled', 'retry', 'probe', 'retry_now'] as const;
+
+const milliseconds = z.number().int().min(0);
+
+export const AttemptErrorDetailShape = z
+  .strictObject({
+    phase: z
+      .enum(FAILURE_PHASES)
+      .describe('Where it failed: dns, connect, tls, request (sent, no response headers yet), response (reading it)'),
+    cause: z.enum(FAILURE_CAUSES).describe('Why: no_such_host, refused, timeout, reset, certificate_expired, ...'),
+    code: z.string().nullable().describe('The error code it was read from (ECONNREFUSED, CERT_HAS_EXPIRED, ...)'),
+    address: z.string().nullable().describe('The IP address connected to, or the one the URL safety rules refused'),
+    port: z.number().int().nullable(),
+    connection_reused: z.boolean().describe('Sent over a keep-alive connection an earlier attempt opened'),
+    timings_ms: z
+      .strictObject({
+        dns: milliseconds.nullable(),
+        connect: milliseconds.nullable(),
+        tls: milliseconds.nullable(),
+        first_byte: milliseconds.nullable().describe('From the start of the attempt to the response headers'),
+        total: milliseconds,
+      })
+      .describe(
+        'Each phase in ms; null for a phase not reached (or paid by the earlier attempt of a reused connection)',
+      ),
+  })
+  .meta({
+    id: 'AttemptErrorDetail',
+    description: 'An extension: where and why an attempt without an HTTP answer failed (error_kind stays the code)',
+  });
 
 export const DeliveryShape = z
   .strictObject({
@@ -82,6 +113,9 @@ export const AttemptShape = z
     url_revision: z.number().int().min(1).describe("The endpoint's url_revision the request went to"),
     status_code: z.number().int().nullable(),
     error_kind: z.string().nullable().describe('timeout, network, unsafe_destination, ...; null when answered'),
+    error_detail: AttemptErrorDetailShape.optional().describe(
+      'An extension, present only when the attempt got no HTTP answer and recorded where and why it failed',
+    ),
     outcome: z.enum(['succeeded', 'failed']),
     response_body: z
       .string()
