@@ -302,6 +302,21 @@ export type AttemptFieldsFragment = {
   outcome: string;
   responseBody: string | null;
   responseBodyEncoding: string | null;
+  errorDetail: {
+    phase: string;
+    cause: string;
+    code: string | null;
+    address: string | null;
+    port: number | null;
+    connectionReused: boolean;
+    timingsMs: {
+      dns: number | null;
+      connect: number | null;
+      tls: number | null;
+      firstByte: number | null;
+      total: number;
+    };
+  } | null;
 };
 
 export type DeliveriesQueryVariables = Exact<{
@@ -1620,6 +1635,21 @@ export type MessageInspectionQuery = {
             outcome: string;
             responseBody: string | null;
             responseBodyEncoding: string | null;
+            errorDetail: {
+              phase: string;
+              cause: string;
+              code: string | null;
+              address: string | null;
+              port: number | null;
+              connectionReused: boolean;
+              timingsMs: {
+                dns: number | null;
+                connect: number | null;
+                tls: number | null;
+                firstByte: number | null;
+                total: number;
+              };
+            } | null;
           }>;
         };
         price: { deliveryUnits: number; totalUsd: string };
@@ -1688,6 +1718,21 @@ export type MessageDeliveriesQuery = {
             outcome: string;
             responseBody: string | null;
             responseBodyEncoding: string | null;
+            errorDetail: {
+              phase: string;
+              cause: string;
+              code: string | null;
+              address: string | null;
+              port: number | null;
+              connectionReused: boolean;
+              timingsMs: {
+                dns: number | null;
+                connect: number | null;
+                tls: number | null;
+                firstByte: number | null;
+                total: number;
+              };
+            } | null;
           }>;
         };
         price: { deliveryUnits: number; totalUsd: string };
@@ -1736,6 +1781,21 @@ export type InspectedDeliveriesFragment = {
         outcome: string;
         responseBody: string | null;
         responseBodyEncoding: string | null;
+        errorDetail: {
+          phase: string;
+          cause: string;
+          code: string | null;
+          address: string | null;
+          port: number | null;
+          connectionReused: boolean;
+          timingsMs: {
+            dns: number | null;
+            connect: number | null;
+            tls: number | null;
+            firstByte: number | null;
+            total: number;
+          };
+        } | null;
       }>;
     };
     price: { deliveryUnits: number; totalUsd: string };
@@ -2472,6 +2532,21 @@ export type PortalDeliveryFieldsFragment = {
       errorKind: string | null;
       durationMs: number;
       responseBody: string | null;
+      errorDetail: {
+        phase: string;
+        cause: string;
+        code: string | null;
+        address: string | null;
+        port: number | null;
+        connectionReused: boolean;
+        timingsMs: {
+          dns: number | null;
+          connect: number | null;
+          tls: number | null;
+          firstByte: number | null;
+          total: number;
+        };
+      } | null;
     }>;
   };
 };
@@ -2578,6 +2653,21 @@ export type PortalEndpointQuery = {
           errorKind: string | null;
           durationMs: number;
           responseBody: string | null;
+          errorDetail: {
+            phase: string;
+            cause: string;
+            code: string | null;
+            address: string | null;
+            port: number | null;
+            connectionReused: boolean;
+            timingsMs: {
+              dns: number | null;
+              connect: number | null;
+              tls: number | null;
+              firstByte: number | null;
+              total: number;
+            };
+          } | null;
         }>;
       };
     }>;
@@ -2647,6 +2737,21 @@ export type PortalMessageQuery = {
             errorKind: string | null;
             durationMs: number;
             responseBody: string | null;
+            errorDetail: {
+              phase: string;
+              cause: string;
+              code: string | null;
+              address: string | null;
+              port: number | null;
+              connectionReused: boolean;
+              timingsMs: {
+                dns: number | null;
+                connect: number | null;
+                tls: number | null;
+                firstByte: number | null;
+                total: number;
+              };
+            } | null;
           }>;
         };
       }>;
@@ -2968,6 +3073,21 @@ export const AttemptFieldsFragmentDoc = new TypedDocumentString(
   urlRevision
   statusCode
   errorKind
+  errorDetail {
+    phase
+    cause
+    code
+    address
+    port
+    connectionReused
+    timingsMs {
+      dns
+      connect
+      tls
+      firstByte
+      total
+    }
+  }
   outcome
   responseBody
   responseBodyEncoding
@@ -3032,6 +3152,21 @@ fragment AttemptFields on Attempt {
   urlRevision
   statusCode
   errorKind
+  errorDetail {
+    phase
+    cause
+    code
+    address
+    port
+    connectionReused
+    timingsMs {
+      dns
+      connect
+      tls
+      firstByte
+      total
+    }
+  }
   outcome
   responseBody
   responseBodyEncoding
@@ -3201,6 +3336,21 @@ export const PortalDeliveryFieldsFragmentDoc = new TypedDocumentString(
       startedAt
       statusCode
       errorKind
+      errorDetail {
+        phase
+        cause
+        code
+        address
+        port
+        connectionReused
+        timingsMs {
+          dns
+          connect
+          tls
+          firstByte
+          total
+        }
+      }
       durationMs
       responseBody
     }
@@ -4414,6 +4564,21 @@ fragment AttemptFields on Attempt {
   urlRevision
   statusCode
   errorKind
+  errorDetail {
+    phase
+    cause
+    code
+    address
+    port
+    connectionReused
+    timingsMs {
+      dns
+      connect
+      tls
+      firstByte
+      total
+    }
+  }
   outcome
   responseBody
   responseBodyEncoding
@@ -4519,6 +4684,21 @@ fragment AttemptFields on Attempt {
   urlRevision
   statusCode
   errorKind
+  errorDetail {
+    phase
+    cause
+    code
+    address
+    port
+    connectionReused
+    timingsMs {
+      dns
+      connect
+      tls
+      firstByte
+      total
+    }
+  }
   outcome
   responseBody
   responseBodyEncoding
@@ -5345,6 +5525,21 @@ fragment PortalDeliveryFields on Delivery {
       startedAt
       statusCode
       errorKind
+      errorDetail {
+        phase
+        cause
+        code
+        address
+        port
+        connectionReused
+        timingsMs {
+          dns
+          connect
+          tls
+          firstByte
+          total
+        }
+      }
       durationMs
       responseBody
     }
@@ -5427,6 +5622,21 @@ export const PortalMessageDocument = new TypedDocumentString(`
       startedAt
       statusCode
       errorKind
+      errorDetail {
+        phase
+        cause
+        code
+        address
+        port
+        connectionReused
+        timingsMs {
+          dns
+          connect
+          tls
+          firstByte
+          total
+        }
+      }
       durationMs
       responseBody
     }

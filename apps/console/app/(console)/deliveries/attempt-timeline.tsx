@@ -1,6 +1,7 @@
 'use client';
 
 import { Badge, Code, Group, Text, Timeline } from '@mantine/core';
+import { AttemptNetworkDetail, ResponseBodyHint } from '@/components/attempt-network-detail';
 import { formatDuration, formatTimestampSeconds } from '@/lib/format';
 import type { Attempt } from './delivery.types';
 
@@ -18,12 +19,8 @@ function answer(attempt: Attempt): string {
 }
 
 function ResponseBody({ attempt }: { attempt: Attempt }) {
-  if (attempt.responseBody === null)
-    return (
-      <Text size="xs" c="dimmed">
-        Response body not kept (response body logging is off, or past its retention).
-      </Text>
-    );
+  // An attempt without an answer has no body to keep; one with an answer kept none: logging is off, or it expired.
+  if (attempt.responseBody === null) return attempt.statusCode === null ? null : <ResponseBodyHint audience="team" />;
   return (
     <>
       <Text size="xs" c="dimmed">
@@ -75,6 +72,7 @@ export function AttemptTimeline({ attempts, more }: { attempts: Attempt[]; more:
             {formatTimestampSeconds(attempt.startedAt)} · took {formatDuration(attempt.durationMs)} · URL revision{' '}
             {attempt.urlRevision}
           </Text>
+          <AttemptNetworkDetail detail={attempt.errorDetail} />
           <ResponseBody attempt={attempt} />
         </Timeline.Item>
       ))}

@@ -59,6 +59,21 @@ graphql(`
     urlRevision
     statusCode
     errorKind
+    errorDetail {
+      phase
+      cause
+      code
+      address
+      port
+      connectionReused
+      timingsMs {
+        dns
+        connect
+        tls
+        firstByte
+        total
+      }
+    }
     outcome
     responseBody
     responseBodyEncoding

@@ -6,6 +6,7 @@ import { Anchor, Button, Card, Group, Stack, Table, Text } from '@mantine/core';
 import type { ActionResult } from '@/lib/api-error';
 import { callAction, useIdempotencyKey } from '@/lib/idempotency-key';
 import { notifyApiError, notifySuccess } from '@/lib/notify';
+import { AttemptNetworkDetail, ResponseBodyHint } from '@/components/attempt-network-detail';
 import { formatTimestampSeconds } from '@/lib/format';
 import { replayPortalDelivery, retryPortalDelivery } from './actions';
 import { DeliveryBadge } from './badges';
@@ -111,12 +112,19 @@ export function DeliveriesList({
                     <Table.Td>{formatTimestampSeconds(attempt.startedAt)}</Table.Td>
                     <Table.Td data-testid="portal-attempt-result">
                       {attempt.statusCode !== null ? `HTTP ${attempt.statusCode}` : (attempt.errorKind ?? 'no answer')}
+                      <AttemptNetworkDetail detail={attempt.errorDetail} />
                     </Table.Td>
                     <Table.Td>{attempt.durationMs} ms</Table.Td>
                     <Table.Td>
-                      <Text size="xs" ff="monospace" lineClamp={2}>
-                        {attempt.responseBody ?? '—'}
-                      </Text>
+                      {attempt.responseBody !== null ? (
+                        <Text size="xs" ff="monospace" lineClamp={2}>
+                          {attempt.responseBody}
+                        </Text>
+                      ) : attempt.statusCode !== null ? (
+                        <ResponseBodyHint audience="receiver" />
+                      ) : (
+                        '—'
+                      )}
                     </Table.Td>
                   </Table.Tr>
                 ))}

@@ -67,6 +67,21 @@ graphql(`
         startedAt
         statusCode
         errorKind
+        errorDetail {
+          phase
+          cause
+          code
+          address
+          port
+          connectionReused
+          timingsMs {
+            dns
+            connect
+            tls
+            firstByte
+            total
+          }
+        }
         durationMs
         responseBody
       }
