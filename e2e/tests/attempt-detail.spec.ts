@@ -2,8 +2,8 @@ import { createServer } from 'node:net';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import type { Locator, Page } from '@playwright/test';
-import { expect, open, reload, snap, test, unique } from '../support/fixtures';
+import type { BrowserContext, Locator, Page } from '@playwright/test';
+import { expect, open, reload, type RestApi, snap, test, unique } from '../support/fixtures';
 import { startReceiver } from '../support/receiver';
 
 /** Deliveries need the worker's engine: a delivery settles within seconds, this allows for a slow machine. */
@@ -30,9 +30,21 @@ async function attemptOf(page: Page, messageId: string): Promise<Locator> {
   return attempt;
 }
 
+/** Opens a read-only portal session of a tenant in a new page, on the page of one of its endpoints. */
+async function portalEndpoint(context: BrowserContext, api: RestApi, tenantId: string, endpoint: string) {
+  const session = await api.post<{ url: string }>(`/tenants/${tenantId}/portal_sessions`, {});
+  const portal = await context.newPage();
+  await portal.goto(session.url);
+  await portal.getByRole('button', { name: 'Open the portal' }).click();
+  await expect(portal).toHaveURL(/\/portal$/);
+  await portal.getByRole('link', { name: endpoint }).click();
+  return portal;
+}
+
 test('an attempt without an answer says where and why it failed; one with an answer says how to keep its body', async ({
   signedIn: page,
   api,
+  context,
 }, testInfo) => {
   const run = `detail-${unique()}`;
   const tenant = await api.createTenant(run, `Detail ${run}`);
@@ -59,8 +71,11 @@ test('an attempt without an answer says where and why it failed; one with an ans
   // No answer, no body to keep: the response body hint is for answered attempts only.
   await expect(attempt.getByTestId('response-body-hint')).toHaveCount(0);
   await snap(page, testInfo, '01-refused-attempt');
+  // ATTEMPT_SCREENSHOTS=1 writes the delivery card docs/console.md shows (docs/images/attempt-network-detail.png).
   if (process.env['ATTEMPT_SCREENSHOTS'] === '1')
-    await page.screenshot({ path: path.join(DOCS_IMAGES, 'attempt-network-detail.png'), fullPage: true });
+    await page
+      .locator('section[data-testid="delivery"][data-generation="0"]')
+      .screenshot({ path: path.join(DOCS_IMAGES, 'attempt-network-detail.png') });
 
   // A receiver that answers 400: response body logging is off by default, so the card says how to turn it on.
   const receiver = await startReceiver(400);
@@ -73,6 +88,22 @@ test('an attempt without an answer says where and why it failed; one with an ans
     await expect(answered.getByTestId('attempt-network-detail')).toHaveCount(0);
     await expect(answered.getByTestId('response-body-hint')).toContainText(
       'turn on Response body logging in Settings (response_body_logging)',
+    );
+
+    // The receivers' portal shows the same: the cause and timings, and whom to ask for response bodies.
+    const refusedPortal = await portalEndpoint(context, api, tenant.id, `Refused ${run}`);
+    const portalAttempt = refusedPortal.getByTestId('portal-attempt').first();
+    await expect(portalAttempt.getByTestId('portal-attempt-result')).toContainText('network_error');
+    await expect(portalAttempt.getByTestId('attempt-failure-cause')).toHaveText(
+      'connection refused while connecting (ECONNREFUSED)',
+    );
+    await expect(portalAttempt.getByTestId('attempt-failure-timings')).toContainText(`127.0.0.1:${port}`);
+    await expect(portalAttempt.getByTestId('response-body-hint')).toHaveCount(0);
+    const answeredPortal = await portalEndpoint(context, api, other.id, `Answers ${run}`);
+    const answeredAttempt = answeredPortal.getByTestId('portal-attempt').first();
+    await expect(answeredAttempt.getByTestId('portal-attempt-result')).toHaveText('HTTP 400');
+    await expect(answeredAttempt.getByTestId('response-body-hint')).toContainText(
+      'ask the sender to turn on response body logging (response_body_logging)',
     );
   } finally {
     await receiver.close();

@@ -1,23 +1,10 @@
 'use client';
 
 import { Text } from '@mantine/core';
+import type { AttemptErrorDetailFieldsFragment } from '@/gql/graphql';
 
 /** An attempt's errorDetail as the console and the portal read it (GraphQL `AttemptErrorDetail`). */
-export interface AttemptErrorDetailView {
-  phase: string;
-  cause: string;
-  code: string | null;
-  address: string | null;
-  port: number | null;
-  connectionReused: boolean;
-  timingsMs: {
-    dns: number | null;
-    connect: number | null;
-    tls: number | null;
-    firstByte: number | null;
-    total: number;
-  };
-}
+export type AttemptErrorDetailView = AttemptErrorDetailFieldsFragment;
 
 const PHASES: Record<string, string> = {
   dns: 'resolving the host name',

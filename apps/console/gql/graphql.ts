@@ -290,6 +290,22 @@ export type DeliveryFieldsFragment = {
   target: { endpointName: string; url: string; urlRevision: number; urlRecorded: boolean };
 };
 
+export type AttemptErrorDetailFieldsFragment = {
+  phase: string;
+  cause: string;
+  code: string | null;
+  address: string | null;
+  port: number | null;
+  connectionReused: boolean;
+  timingsMs: {
+    dns: number | null;
+    connect: number | null;
+    tls: number | null;
+    firstByte: number | null;
+    total: number;
+  };
+};
+
 export type AttemptFieldsFragment = {
   id: string;
   number: number;
@@ -3062,6 +3078,26 @@ export const DeliveryFieldsFragmentDoc = new TypedDocumentString(
     `,
   { fragmentName: 'DeliveryFields' },
 ) as unknown as TypedDocumentString<DeliveryFieldsFragment, unknown>;
+export const AttemptErrorDetailFieldsFragmentDoc = new TypedDocumentString(
+  `
+    fragment AttemptErrorDetailFields on AttemptErrorDetail {
+  phase
+  cause
+  code
+  address
+  port
+  connectionReused
+  timingsMs {
+    dns
+    connect
+    tls
+    firstByte
+    total
+  }
+}
+    `,
+  { fragmentName: 'AttemptErrorDetailFields' },
+) as unknown as TypedDocumentString<AttemptErrorDetailFieldsFragment, unknown>;
 export const AttemptFieldsFragmentDoc = new TypedDocumentString(
   `
     fragment AttemptFields on Attempt {
@@ -3074,25 +3110,27 @@ export const AttemptFieldsFragmentDoc = new TypedDocumentString(
   statusCode
   errorKind
   errorDetail {
-    phase
-    cause
-    code
-    address
-    port
-    connectionReused
-    timingsMs {
-      dns
-      connect
-      tls
-      firstByte
-      total
-    }
+    ...AttemptErrorDetailFields
   }
   outcome
   responseBody
   responseBodyEncoding
 }
-    `,
+    fragment AttemptErrorDetailFields on AttemptErrorDetail {
+  phase
+  cause
+  code
+  address
+  port
+  connectionReused
+  timingsMs {
+    dns
+    connect
+    tls
+    firstByte
+    total
+  }
+}`,
   { fragmentName: 'AttemptFields' },
 ) as unknown as TypedDocumentString<AttemptFieldsFragment, unknown>;
 export const InspectedDeliveriesFragmentDoc = new TypedDocumentString(
@@ -3143,6 +3181,21 @@ export const InspectedDeliveriesFragmentDoc = new TypedDocumentString(
     urlRecorded
   }
 }
+fragment AttemptErrorDetailFields on AttemptErrorDetail {
+  phase
+  cause
+  code
+  address
+  port
+  connectionReused
+  timingsMs {
+    dns
+    connect
+    tls
+    firstByte
+    total
+  }
+}
 fragment AttemptFields on Attempt {
   id
   number
@@ -3153,19 +3206,7 @@ fragment AttemptFields on Attempt {
   statusCode
   errorKind
   errorDetail {
-    phase
-    cause
-    code
-    address
-    port
-    connectionReused
-    timingsMs {
-      dns
-      connect
-      tls
-      firstByte
-      total
-    }
+    ...AttemptErrorDetailFields
   }
   outcome
   responseBody
@@ -3337,26 +3378,28 @@ export const PortalDeliveryFieldsFragmentDoc = new TypedDocumentString(
       statusCode
       errorKind
       errorDetail {
-        phase
-        cause
-        code
-        address
-        port
-        connectionReused
-        timingsMs {
-          dns
-          connect
-          tls
-          firstByte
-          total
-        }
+        ...AttemptErrorDetailFields
       }
       durationMs
       responseBody
     }
   }
 }
-    `,
+    fragment AttemptErrorDetailFields on AttemptErrorDetail {
+  phase
+  cause
+  code
+  address
+  port
+  connectionReused
+  timingsMs {
+    dns
+    connect
+    tls
+    firstByte
+    total
+  }
+}`,
   { fragmentName: 'PortalDeliveryFields' },
 ) as unknown as TypedDocumentString<PortalDeliveryFieldsFragment, unknown>;
 export const AnalyticsDocument = new TypedDocumentString(`
@@ -4555,6 +4598,21 @@ export const MessageInspectionDocument = new TypedDocumentString(`
     urlRecorded
   }
 }
+fragment AttemptErrorDetailFields on AttemptErrorDetail {
+  phase
+  cause
+  code
+  address
+  port
+  connectionReused
+  timingsMs {
+    dns
+    connect
+    tls
+    firstByte
+    total
+  }
+}
 fragment AttemptFields on Attempt {
   id
   number
@@ -4565,19 +4623,7 @@ fragment AttemptFields on Attempt {
   statusCode
   errorKind
   errorDetail {
-    phase
-    cause
-    code
-    address
-    port
-    connectionReused
-    timingsMs {
-      dns
-      connect
-      tls
-      firstByte
-      total
-    }
+    ...AttemptErrorDetailFields
   }
   outcome
   responseBody
@@ -4675,6 +4721,21 @@ export const MessageDeliveriesDocument = new TypedDocumentString(`
     urlRecorded
   }
 }
+fragment AttemptErrorDetailFields on AttemptErrorDetail {
+  phase
+  cause
+  code
+  address
+  port
+  connectionReused
+  timingsMs {
+    dns
+    connect
+    tls
+    firstByte
+    total
+  }
+}
 fragment AttemptFields on Attempt {
   id
   number
@@ -4685,19 +4746,7 @@ fragment AttemptFields on Attempt {
   statusCode
   errorKind
   errorDetail {
-    phase
-    cause
-    code
-    address
-    port
-    connectionReused
-    timingsMs {
-      dns
-      connect
-      tls
-      firstByte
-      total
-    }
+    ...AttemptErrorDetailFields
   }
   outcome
   responseBody
@@ -5474,7 +5523,22 @@ export const PortalEndpointDocument = new TypedDocumentString(`
     nextCursor
   }
 }
-    fragment PortalEndpointFields on Endpoint {
+    fragment AttemptErrorDetailFields on AttemptErrorDetail {
+  phase
+  cause
+  code
+  address
+  port
+  connectionReused
+  timingsMs {
+    dns
+    connect
+    tls
+    firstByte
+    total
+  }
+}
+fragment PortalEndpointFields on Endpoint {
   id
   url
   name
@@ -5526,19 +5590,7 @@ fragment PortalDeliveryFields on Delivery {
       statusCode
       errorKind
       errorDetail {
-        phase
-        cause
-        code
-        address
-        port
-        connectionReused
-        timingsMs {
-          dns
-          connect
-          tls
-          firstByte
-          total
-        }
+        ...AttemptErrorDetailFields
       }
       durationMs
       responseBody
@@ -5596,7 +5648,22 @@ export const PortalMessageDocument = new TypedDocumentString(`
     }
   }
 }
-    fragment PortalDeliveryFields on Delivery {
+    fragment AttemptErrorDetailFields on AttemptErrorDetail {
+  phase
+  cause
+  code
+  address
+  port
+  connectionReused
+  timingsMs {
+    dns
+    connect
+    tls
+    firstByte
+    total
+  }
+}
+fragment PortalDeliveryFields on Delivery {
   id
   messageId
   endpointId
@@ -5623,19 +5690,7 @@ export const PortalMessageDocument = new TypedDocumentString(`
       statusCode
       errorKind
       errorDetail {
-        phase
-        cause
-        code
-        address
-        port
-        connectionReused
-        timingsMs {
-          dns
-          connect
-          tls
-          firstByte
-          total
-        }
+        ...AttemptErrorDetailFields
       }
       durationMs
       responseBody

@@ -137,6 +137,21 @@ describe('failure detail: TLS, with certificates made here', () => {
     expect(unknown).toMatchObject({ phase: 'tls', cause: 'certificate_untrusted' });
   });
 
+  it('a server that accepts and never answers the handshake: tls phase, timeout, whichever deadline fires', async () => {
+    const silent = await receiver(tcpReceiver(() => undefined));
+    // The connect deadline (300 ms) fires first: the connector hands its trace on with its error.
+    const byConnect = detailOf(await post(client({ connectTimeoutMs: 300 }), `https://127.0.0.1:${silent.port}/`));
+    expect(byConnect).toMatchObject({ phase: 'tls', cause: 'timeout', code: 'UND_ERR_CONNECT_TIMEOUT' });
+    expect(byConnect.timings.connectMs).toBeGreaterThanOrEqual(0);
+    expect(byConnect.timings.tlsMs).toBeGreaterThanOrEqual(250);
+
+    // The attempt's deadline (300 ms) fires first: the request never had a connection; the one being made for its
+    // host is where it was waiting.
+    const outcome = await post(client({ connectTimeoutMs: 1_000 }), `https://127.0.0.1:${silent.port}/`, 300);
+    expect(outcome.kind).toBe('timeout');
+    expect(detailOf(outcome)).toMatchObject({ phase: 'tls', cause: 'timeout', code: null, address: '127.0.0.1' });
+  });
+
   it('a server that is not TLS fails the handshake', async () => {
     const plain = await receiver(tcpReceiver((socket) => socket.end('HTTP/1.1 200 OK\r\n\r\n')));
     const detail = detailOf(await post(client(), `https://127.0.0.1:${plain.port}/hook`));

@@ -50,6 +50,24 @@ graphql(`
 `);
 
 graphql(`
+  fragment AttemptErrorDetailFields on AttemptErrorDetail {
+    phase
+    cause
+    code
+    address
+    port
+    connectionReused
+    timingsMs {
+      dns
+      connect
+      tls
+      firstByte
+      total
+    }
+  }
+`);
+
+graphql(`
   fragment AttemptFields on Attempt {
     id
     number
@@ -60,19 +78,7 @@ graphql(`
     statusCode
     errorKind
     errorDetail {
-      phase
-      cause
-      code
-      address
-      port
-      connectionReused
-      timingsMs {
-        dns
-        connect
-        tls
-        firstByte
-        total
-      }
+      ...AttemptErrorDetailFields
     }
     outcome
     responseBody

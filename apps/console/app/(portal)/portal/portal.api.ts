@@ -68,19 +68,7 @@ graphql(`
         statusCode
         errorKind
         errorDetail {
-          phase
-          cause
-          code
-          address
-          port
-          connectionReused
-          timingsMs {
-            dns
-            connect
-            tls
-            firstByte
-            total
-          }
+          ...AttemptErrorDetailFields
         }
         durationMs
         responseBody
