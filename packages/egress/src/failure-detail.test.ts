@@ -204,7 +204,11 @@ describe('failure detail: after connecting', () => {
     );
     const outcome = await post(client(), `http://127.0.0.1:${target.port}/hook`);
     expect(outcome.kind).toBe('network_error');
-    expect(detailOf(outcome)).toMatchObject({ cause: 'too_large', code: 'UND_ERR_HEADERS_OVERFLOW' });
+    expect(detailOf(outcome)).toMatchObject({
+      phase: 'response',
+      cause: 'too_large',
+      code: 'UND_ERR_HEADERS_OVERFLOW',
+    });
   });
 
   it('a request over a kept-alive connection says so and leaves the connection timings out', async () => {

@@ -142,6 +142,8 @@ export function describeFailure(context: FailureContext): FailureDetail {
         ? 'unsafe_address'
         : 'unsafe_host'
       : causeOf(phase, code, timedOut);
+  // Headers too large or not HTTP: an answer came, and it was its reading that failed.
+  if (phase === 'request' && (cause === 'too_large' || cause === 'invalid_response')) phase = 'response';
   return {
     phase,
     cause,

@@ -184,6 +184,22 @@ describe('attempt error detail through the worker, REST and GraphQL', () => {
     expect(answer.data.delivery.attempts.nodes[0].errorDetail).toMatchObject({ phase: 'response', cause: 'timeout' });
   }, 30_000);
 
+  it('response headers over the client limit: response too large', async () => {
+    const huge = await receiver(
+      tcpReceiver((socket) =>
+        socket.once('data', () => socket.end(`HTTP/1.1 200 OK\r\nx-padding: ${'a'.repeat(70_000)}\r\n\r\n`)),
+      ),
+    );
+    const attempt = await firstAttempt(await deliverTo(`http://127.0.0.1:${huge.port}/hook`));
+    expect(attempt.error_kind).toBe('network_error');
+    expect(attempt.error_detail).toMatchObject({
+      phase: 'response',
+      cause: 'too_large',
+      code: 'UND_ERR_HEADERS_OVERFLOW',
+      address: '127.0.0.1',
+    });
+  }, 30_000);
+
   it('TLS certificates made here: expired, and for another host', async () => {
     const expired = await issueServerCertificate(ca, {
       names: ['127.0.0.1'],
@@ -207,6 +223,7 @@ describe('attempt error detail through the worker, REST and GraphQL', () => {
       port: expiredServer.port,
     });
     expect(expiredAttempt.error_detail.timings_ms.tls).toEqual(expect.any(Number));
+    expect((await firstAttempt(wrongHostId)).error_kind).toBe('tls_error');
     const answer = await gql(ATTEMPT_DETAIL, { id: wrongHostId });
     expect(answer.data.delivery.attempts.nodes[0]).toMatchObject({
       errorKind: 'tls_error',
