@@ -1,4 +1,4 @@
-// The error detail of an attempt without an HTTP answer, as stored (attempts.error_detail, migration 0033) and shown
+// The error detail of an attempt without an HTTP answer, as stored (attempts.error_detail, migration 0039) and shown
 // (REST `error_detail`, an extension; GraphQL `errorDetail`): the egress client's FailureDetail in the API's words.
 import type { FailureCause, FailureDetail, FailurePhase } from '@svc/egress';
 

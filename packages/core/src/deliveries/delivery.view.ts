@@ -110,7 +110,7 @@ export interface AttemptView {
   error_kind: string | null;
   /**
    * An extension, present only when the attempt got no HTTP answer and recorded why (attempts since migration
-   * 0033): the phase, cause, address and phase timings.
+   * 0039): the phase, cause, address and phase timings.
    */
   error_detail?: AttemptErrorDetail;
   outcome: 'succeeded' | 'failed';
