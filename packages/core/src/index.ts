@@ -159,7 +159,14 @@ export { previewEndpoint, type PreviewResult, type PreviewReason } from './endpo
 export * from './endpoints/endpoint-test.js';
 export { matchesEventPatterns } from './endpoints/patterns.js';
 export type { UrlPolicy } from '@svc/egress';
-export { readCoreConfig, parseSealingKey, type CoreConfig, type RunMode, type TracingConfig } from './config.js';
+export {
+  readCoreConfig,
+  parseSealingKey,
+  DEPLOYMENT_LIMITS,
+  type CoreConfig,
+  type RunMode,
+  type TracingConfig,
+} from './config.js';
 export { testCoreOptions, testSealingKeyBase64, TEST_SEALING_KEY } from './testing/core-options.js';
 export { EngineSteps, STEP_WORKER_ID } from './testing/engine-steps.js';
 export { ConsoleSessionEntity } from './sessions/console-session.entity.js';
