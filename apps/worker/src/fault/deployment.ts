@@ -52,6 +52,8 @@ export interface Deployment extends TeamClient {
   readonly core: OpenedCore;
   readonly server: ServiceProcess;
   readonly apiUrl: string;
+  /** The team's secret key (for a client of another server on the same database: teamClient). */
+  readonly secretKey: string;
   /** The environment the deployment's processes get (the database, the sealing key, the public URL). */
   readonly env: Readonly<Record<string, string>>;
   /** Starts the server process again on the same port (after a kill -9 of it, say). */
@@ -123,6 +125,7 @@ export async function startDeployment(options: DeploymentOptions): Promise<Deplo
         return server;
       },
       apiUrl,
+      secretKey: key.secret,
       env,
       ...fault,
       async restartServer() {
@@ -160,7 +163,8 @@ export async function startDeployment(options: DeploymentOptions): Promise<Deplo
 
 let endpoints = 0;
 
-function teamClient(apiUrl: string, secret: string): TeamClient {
+/** The REST API at apiUrl as the team of the secret key sees it. */
+export function teamClient(apiUrl: string, secret: string): TeamClient {
   const api = async (
     method: string,
     path: string,
