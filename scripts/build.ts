@@ -26,7 +26,7 @@ export const ENTRY_POINTS = {
 } as const;
 
 /** npm packages stay in node_modules; our workspaces (@svc/*) and relative imports are bundled. */
-const dependenciesExternal: Plugin = {
+export const dependenciesExternal: Plugin = {
   name: 'dependencies-external',
   setup(pluginBuild) {
     pluginBuild.onResolve({ filter: /^[^./]/ }, (args) =>

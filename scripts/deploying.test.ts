@@ -2,13 +2,13 @@ import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { readdirSync, readFileSync, rmSync } from 'node:fs';
 import path from 'node:path';
-import { build, type Plugin } from 'esbuild';
+import { build } from 'esbuild';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parse as parseYaml } from 'yaml';
 import { readServerConfig } from '@svc/server';
 import { DEPLOYMENT_LIMITS, DEFAULT_LIMITS } from '@svc/core';
 import { createTestDatabase, findFreePort } from '@svc/db';
-import { buildProduction, ENTRY_POINTS } from './build.js';
+import { buildProduction, dependenciesExternal, ENTRY_POINTS } from './build.js';
 import { ROOT } from './local-runtime.js';
 
 /**
@@ -51,6 +51,8 @@ function readsIn(files: readonly string[]): Map<string, Set<string>> {
   const reads = new Map<string, Set<string>>();
   for (const file of files) {
     const source = readFileSync(path.join(ROOT, file), 'utf8');
+    // Destructuring hides the names from ENV_READ: read each variable by name instead.
+    if (/\}\s*=\s*(?:process\.)?env\b/.test(source)) throw new Error(`${file} destructures the environment`);
     for (const match of source.matchAll(ENV_READ)) {
       const names = match[4] !== undefined ? COMPUTED_READS[file] : [match[1] ?? match[3]!];
       if (!names) throw new Error(`${file} reads env[${match[4]}]: name its variables in COMPUTED_READS of this test`);
@@ -63,15 +65,6 @@ function readsIn(files: readonly string[]): Map<string, Set<string>> {
   }
   return reads;
 }
-
-const dependenciesExternal: Plugin = {
-  name: 'dependencies-external',
-  setup(pluginBuild) {
-    pluginBuild.onResolve({ filter: /^[^./]/ }, (args) =>
-      args.path.startsWith('@svc/') ? undefined : { path: args.path, external: true },
-    );
-  },
-};
 
 /** The repository files whose code ends up in the entry point's bundle (after tree shaking), as esbuild bundles it. */
 async function bundledFiles(entry: string): Promise<string[]> {
