@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parse as parseYaml } from 'yaml';
 import { readServerConfig } from '@svc/server';
 import { DEPLOYMENT_LIMITS, DEFAULT_LIMITS } from '@svc/core';
-import { createTestDatabase, findFreePort } from '@svc/db';
+import { createTestDatabase, findFreePort, loadMigrations, runMigrations } from '@svc/db';
 import { buildProduction, dependenciesExternal, ENTRY_POINTS } from './build.js';
 import { ROOT } from './local-runtime.js';
 
@@ -295,4 +295,33 @@ describe('docs/deploying.md, the first team and key in docker compose', () => {
       await server.exited;
     }
   }, 120_000);
+});
+
+describe('docs/deploying.md, upgrades and sizing', () => {
+  it('a release that knows fewer migrations starts on a database migrated further: nothing refused, nothing applied (so rollback is a restore)', async () => {
+    const database = await createTestDatabase();
+    try {
+      const migrations = loadMigrations();
+      expect(await runMigrations(database.url, migrations.slice(0, -3))).toEqual([]);
+      expect(migrations.some((migration) => /down|revert|rollback/i.test(migration.id))).toBe(false);
+    } finally {
+      await database.drop();
+    }
+  });
+
+  it('quotes its sizing figures from benchmarks.md and scaling.md, inventing none', () => {
+    const sizing = doc.split(/^## Sizing$/m)[1]!.split(/^## /m)[0]!;
+    const sources = ['docs/benchmarks.md', 'docs/scaling.md']
+      .map((file) => readFileSync(path.join(ROOT, file), 'utf8'))
+      .join('\n')
+      .replace(/\s+/g, ' ');
+    const numbers = [...sizing.matchAll(/\d[\d,.]*/g)].map((match) => match[0].replace(/[.,]$/, ''));
+    expect(numbers.length).toBeGreaterThan(30);
+    expect(
+      numbers.filter((number) => !new RegExp(`(^|[^\\d.,])${number.replace(/[.,]/g, '\\$&')}(?![\\d])`).test(sources)),
+    ).toEqual([]);
+    const quotes = [...sizing.replace(/\s+/g, ' ').matchAll(/"([^"]+)"/g)].map((match) => match[1]!);
+    expect(quotes.length).toBeGreaterThan(2);
+    expect(quotes.filter((quote) => !sources.includes(quote))).toEqual([]);
+  });
 });
