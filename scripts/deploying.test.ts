@@ -153,6 +153,28 @@ describe('docs/deploying.md, the environment variables', () => {
     expect(unread, 'in the table but read by no process').toEqual([]);
   });
 
+  it("holds every variable of the README's Configuration table and docs/operations.md's tracing table", () => {
+    const documented = new Set(tableRows().map((row) => row.variable));
+    const readme = readFileSync(path.join(ROOT, 'README.md'), 'utf8')
+      .split(/^## Configuration$/m)[1]!
+      .split(/^## /m)[0]!;
+    const tracing = readFileSync(path.join(ROOT, 'docs/operations.md'), 'utf8')
+      .split(/^## Tracing$/m)[1]!
+      .split(/^## /m)[0]!;
+    const named = [readme, tracing].flatMap((text) =>
+      text
+        .split('\n')
+        .filter((line) => line.startsWith('| `'))
+        .flatMap((line) =>
+          [...line.split(' | ')[0]!.matchAll(/`([A-Z][A-Z0-9_]+)(?:=[^`]*)?`/g)].map((match) => match[1]!),
+        ),
+    );
+    expect(named).toContain('SVC_LIMIT_SERVICE_CONCURRENCY');
+    expect(named).toContain('OTEL_EXPORTER_OTLP_ENDPOINT');
+    // The exporter's own variables (OTEL_EXPORTER_OTLP_HEADERS, ...) are named under the table, not in it.
+    expect(named.filter((name) => !documented.has(name) && name !== 'OTEL_EXPORTER_OTLP_HEADERS')).toEqual([]);
+  });
+
   it('says which processes read each variable, and each one it names does', () => {
     const processes = new Set<string>([...readsBy.keys(), 'tests']);
     for (const row of tableRows()) {
