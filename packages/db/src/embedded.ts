@@ -52,6 +52,8 @@ export interface EmbeddedOptions {
   onSpawn?: (postmaster: ChildProcess) => void;
   /** Where persistent clusters go as root when the data directory is out of the postgres user's reach (tests). */
   clusterHome?: string;
+  /** More server settings, `name=value` each (tests: Debian's binaries want their own socket directory). */
+  settings?: readonly string[];
 }
 
 const USER = 'postgres';
@@ -96,6 +98,7 @@ export async function startEmbeddedPostgres(options: EmbeddedOptions): Promise<E
     'listen_addresses=127.0.0.1',
     '-c',
     'fsync=' + (options.persistent ? 'on' : 'off'),
+    ...(options.settings ?? []).flatMap((setting) => ['-c', setting]),
   ];
   // A free port is free when we look, not always when Postgres binds it (another process on a busy machine may take
   // it in between): then another free port, a few times.

@@ -106,6 +106,8 @@ describe('backup and restore (docs/deploying.md)', () => {
       dataDir: path.join(work, 'first'),
       persistent: false,
       binaries: debian.binaries,
+      // Debian's build puts its socket in /var/run/postgresql, writable by the postgres group only; TCP is enough.
+      settings: ['unix_socket_directories='],
     });
     cleanups.push(() => first.stop());
     const firstUrl = await createDatabase(first);
@@ -168,10 +170,14 @@ describe('backup and restore (docs/deploying.md)', () => {
     const published = await restored.publish(endpoint.tenantId, { restored: true });
     expect(published.status, published.text).toBe(202);
     const messageIds = [pending.json.id as string, published.json.id as string];
-    const requests = await until('both deliveries', () => {
-      const received = messageIds.map((id) => receiver.received('/restored', id)[0]);
-      return received.every((request) => request !== undefined) ? received : undefined;
-    });
+    const requests = await until(
+      'both deliveries',
+      () => {
+        const received = messageIds.map((id) => receiver.received('/restored', id)[0]);
+        return received.every((request) => request !== undefined) ? received : undefined;
+      },
+      60_000,
+    );
     const webhook = new Webhook(endpoint.secret);
     // A secret made anew (what a lost key would force on every receiver) verifies none of them.
     const other = new Webhook(`whsec_${randomBytes(24).toString('base64')}`);
