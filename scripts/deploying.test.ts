@@ -276,6 +276,21 @@ describe('docs/deploying.md, the first team and key in docker compose', () => {
     return { child, exited, output: () => ({ stdout, stderr }) };
   }
 
+  it('gives the server and the worker the same value of every setting both must agree on', () => {
+    const compose = parseYaml(readFileSync(path.join(ROOT, 'docker-compose.yml'), 'utf8')) as {
+      services: Record<string, { environment?: Record<string, string> }>;
+    };
+    const [server, worker] = ['server', 'worker'].map((name) => compose.services[name]!.environment ?? {});
+    // What a server and a worker of one deployment read alike (the table's rows read by both, but the ports, which
+    // they read only for npm start's defaults).
+    const shared = tableRows()
+      .filter((row) => row.readBy.includes('server') && row.readBy.includes('worker'))
+      .map((row) => row.variable)
+      .filter((name) => !['PORT', 'CONSOLE_PORT', 'LOG_LEVEL'].includes(name) && !name.startsWith('OTEL_'));
+    expect(shared).toEqual(expect.arrayContaining(['DATABASE_URL', 'SVC_ENCRYPTION_KEY', 'SVC_CONSOLE_URL']));
+    expect(shared.filter((name) => server![name] !== worker![name])).toEqual([]);
+  });
+
   it('team create and key create, as the page runs them, give a key the server accepts', async () => {
     const commands = documentedAdminCommands();
     expect(commands.map((args) => args.slice(0, 2).join(' '))).toEqual(['team create', 'key create']);
