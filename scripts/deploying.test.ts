@@ -1,6 +1,6 @@
 import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { readdirSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import { build } from 'esbuild';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -360,5 +360,30 @@ describe('docs/deploying.md, upgrades and sizing', () => {
     const quotes = [...sizing.replace(/\s+/g, ' ').matchAll(/"([^"]+)"/g)].map((match) => match[1]!);
     expect(quotes.length).toBeGreaterThan(2);
     expect(quotes.filter((quote) => !sources.includes(quote))).toEqual([]);
+  });
+});
+
+describe('docs/deploying.md, its links', () => {
+  /** GitHub's anchor of a heading: lower case, punctuation but - and _ dropped, spaces as -. */
+  const anchor = (heading: string) =>
+    heading
+      .toLowerCase()
+      .replace(/[^\p{L}\p{N}\s_-]/gu, '')
+      .replace(/\s/g, '-');
+
+  it('lead to pages and headings that exist', () => {
+    const links = [...doc.matchAll(/\]\(([^)\s]+)\)/g)]
+      .map((match) => match[1]!)
+      .filter((link) => !/^https?:/.test(link));
+    expect(links.length).toBeGreaterThan(10);
+    const broken = links.filter((link) => {
+      const [file = '', hash] = link.split('#');
+      const target = path.join(ROOT, 'docs', file || 'deploying.md');
+      if (!existsSync(target)) return true;
+      if (hash === undefined) return false;
+      const headings = [...readFileSync(target, 'utf8').matchAll(/^#+ (.+)$/gm)].map((match) => anchor(match[1]!));
+      return !headings.includes(hash);
+    });
+    expect(broken).toEqual([]);
   });
 });
