@@ -39,7 +39,7 @@ export interface HotSqlDiagnostics {
   onNotice?: (message: string) => void;
 }
 
-const HOT_SESSION_OPTIONS = '-c plan_cache_mode=force_generic_plan -c enable_seqscan=off';
+const HOT_SESSION_OPTIONS = '-c plan_cache_mode=force_generic_plan -c enable_seqscan=off -c enable_bitmapscan=off';
 
 /**
  * The hot paths' statements (claim, settle, admission) are large CTEs: Postgres spent about 2 ms planning the claim
@@ -53,7 +53,10 @@ const HOT_SESSION_OPTIONS = '-c plan_cache_mode=force_generic_plan -c enable_seq
  * whole: the claim took 80 ms with 821 queued rows, a sequential scan and a nested-loop join filter per claimed
  * row. Every hot statement is written to reach its rows through an index (a queue row by its endpoint and due time,
  * a delivery by its ID), so these connections also run with enable_seqscan = off: a plan made beside an empty table
- * stays an index plan when the table grows. (A table with no usable index is still scanned.)
+ * stays an index plan when the table grows. (A table with no usable index is still scanned.) And with
+ * enable_bitmapscan = off: the claim's "oldest due rows of this endpoint, LIMIT n" was planned as a bitmap scan of
+ * every row of the endpoint and a sort, 1.2 ms of a 1.2 ms claim with 3,000 rows behind one endpoint; the index
+ * scan in (endpoint_id, due_at) order stops after n rows (0.23 ms for the whole claim).
  */
 export class HotSql {
   private constructor(private readonly pool: pg.Pool) {}
