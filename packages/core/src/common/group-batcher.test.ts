@@ -8,7 +8,7 @@ interface Item {
 }
 
 /** A batcher whose batches finish only when the test says so; it records what ran and what ran at once. */
-function harness(options: { maxConcurrent?: number; maxBatch?: number; grouped?: boolean }) {
+function harness(options: { maxConcurrent?: number; maxBatch?: number; grouped?: boolean; besideAfterMs?: number }) {
   const batches: number[][] = [];
   const finishers: (() => void)[] = [];
   let running = 0;
@@ -17,6 +17,7 @@ function harness(options: { maxConcurrent?: number; maxBatch?: number; grouped?:
     windowMs: 2,
     maxBatch: options.maxBatch ?? 100,
     maxConcurrent: options.maxConcurrent,
+    besideAfterMs: options.besideAfterMs,
     exclusiveKey: (item) => item.key,
     groupOf: options.grouped === false ? undefined : (item) => item.group,
     run: (batch) => {
@@ -107,5 +108,28 @@ describe('GroupBatcher', () => {
       [1, 4],
       [2, 3],
     ]);
+  });
+
+  it('with besideAfterMs, starts a batch beside a running one only once that one has run that long', async () => {
+    const h = harness({ maxConcurrent: 2, besideAfterMs: 60 });
+    h.batcher.add({ group: 'hot', key: null, n: 1 });
+    await settle();
+    h.batcher.add({ group: 'quiet', key: null, n: 2 });
+    await settle();
+    // A short batch: the quiet item waits for it and goes in the next one.
+    expect(h.batches).toEqual([[1]]);
+    await h.finish();
+    expect(h.batches).toEqual([[1], [2]]);
+    await h.finish();
+
+    // A long batch: the quiet item starts beside it once it has run 60 ms.
+    h.batcher.add({ group: 'hot', key: null, n: 3 });
+    await settle();
+    h.batcher.add({ group: 'quiet', key: null, n: 4 });
+    await settle();
+    expect(h.batches.at(-1)).toEqual([3]);
+    await new Promise((resolve) => setTimeout(resolve, 70));
+    expect(h.batches.at(-1)).toEqual([4]);
+    expect(h.peak).toBe(2);
   });
 });

@@ -9,6 +9,12 @@ export interface GroupBatcherOptions<T> {
   /** Batches run at once (default 1: one after the other). */
   maxConcurrent?: number;
   /**
+   * With maxConcurrent above 1: a batch starts beside running ones only once the oldest of them has run this long
+   * (default 0). Below it, items wait for the running batch to end and join the next one, so batches stay few and
+   * large under load; a batch that runs long (a large or slow group) no longer holds the other groups back.
+   */
+  besideAfterMs?: number;
+  /**
    * Items of one group never run in two batches at once, and run in the order they were added: while a batch holds a
    * group, the group's later items wait for the next batch after it. Batches of other groups run beside it.
    */
@@ -28,6 +34,8 @@ export class GroupBatcher<T> {
   private readonly held = new Set<string>();
   private timer: NodeJS.Timeout | null = null;
   private readonly maxConcurrent: number;
+  /** When (ms) each running batch started, oldest first. */
+  private readonly startedAt: number[] = [];
 
   constructor(private readonly options: GroupBatcherOptions<T>) {
     this.maxConcurrent = options.maxConcurrent ?? 1;
@@ -43,26 +51,46 @@ export class GroupBatcher<T> {
     if (this.running >= this.maxConcurrent) return;
     // With one batch at a time, items that arrive while it runs go at its end (they have waited already).
     if (this.running > 0 && this.maxConcurrent === 1) return;
-    if (this.eligible() >= this.options.maxBatch) this.start();
-    else this.timer ??= setTimeout(() => this.start(), this.options.windowMs);
+    if (this.running === 0 && this.eligible() >= this.options.maxBatch) this.start();
+    else this.timer ??= setTimeout(() => this.start(), this.delay());
+  }
+
+  /** How long a new batch waits: its window, and beside running batches until the oldest has run besideAfterMs. */
+  private delay(): number {
+    return Math.max(this.options.windowMs, this.besideWait());
+  }
+
+  /** How long until a batch may start beside the running ones (0: now, or none runs). */
+  private besideWait(): number {
+    const oldest = this.startedAt[0];
+    return oldest === undefined ? 0 : oldest + (this.options.besideAfterMs ?? 0) - Date.now();
   }
 
   private start(): void {
     if (this.timer) clearTimeout(this.timer);
     this.timer = null;
     if (this.running >= this.maxConcurrent) return;
+    // Woken early (a batch ended) while another still runs: wait out the rest of its time alone.
+    const wait = this.besideWait();
+    if (this.running > 0 && wait > 0) {
+      this.timer = setTimeout(() => this.start(), wait);
+      return;
+    }
     const { batch, groups } = this.nextBatch();
     if (batch.length === 0) return;
     this.running += 1;
+    const startedAt = Date.now();
+    this.startedAt.push(startedAt);
     for (const group of groups) this.held.add(group);
     void this.options.run(batch).finally(() => {
       this.running -= 1;
+      this.startedAt.splice(this.startedAt.indexOf(startedAt), 1);
       for (const group of groups) this.held.delete(group);
       if (this.waiting.length > 0) setImmediate(() => this.start());
     });
-    // Room for another batch beside this one: the items left (of groups this one holds not) start one soon.
+    // Room for another batch beside this one: the items left (of groups this one holds not) start one in time.
     if (this.running < this.maxConcurrent && this.eligible() > 0)
-      this.timer = setTimeout(() => this.start(), this.options.windowMs);
+      this.timer = setTimeout(() => this.start(), this.delay());
   }
 
   /** Waiting items no running batch's group holds. */

@@ -33,6 +33,12 @@ export const MAX_ADMISSION_BATCH = 100;
  */
 export const MAX_CONCURRENT_BATCHES = 2;
 /**
+ * A batch starts beside a running one only once that one has run this long: batches of a few milliseconds run one
+ * after the other and grow with the load (fewer round trips per message), a long one (a team's large fan-out, a
+ * slow statement) holds no other team back for longer than this.
+ */
+export const BESIDE_AFTER_MS = 20;
+/**
  * The most transactions of one server process waiting for busy teams' queue locks at once (each holds a pooled
  * connection while it waits); more busy teams take turns.
  */
@@ -113,6 +119,7 @@ export class AdmissionService {
     windowMs: ADMISSION_WINDOW_MS,
     maxBatch: MAX_ADMISSION_BATCH,
     maxConcurrent: MAX_CONCURRENT_BATCHES,
+    besideAfterMs: BESIDE_AFTER_MS,
     run: (batch) => this.runBatch(batch),
     exclusiveKey: sameKey,
     // A team's requests run in one batch at a time, in order; other teams' batches run beside it.
