@@ -50,18 +50,32 @@ export function deliveriesCreatedFactSql(from: string): string {
           SELECT team_id, tenant_id, endpoint_id, message_id, created_at, 1 FROM ${from}`;
 }
 
-/** Attempts, one fact each, counted when they started: the placeholders name parallel arrays. */
-export function attemptFactsSql(p: {
-  teamIds: string;
-  tenantIds: string;
-  endpointIds: string;
-  messageIds: string;
-  startedAt: string;
-}): string {
-  return `INSERT INTO analytics_facts (team_id, tenant_id, endpoint_id, message_id, at, attempts)
-          SELECT x.team_id, x.tenant_id, x.endpoint_id, x.message_id, x.started_at, 1
-            FROM unnest(${p.teamIds}, ${p.tenantIds}, ${p.endpointIds}, ${p.messageIds}, ${p.startedAt})
-                 AS x(team_id, tenant_id, endpoint_id, message_id, started_at)`;
+/**
+ * A settlement's facts, from two of its CTEs: `attempts` (one row per attempt: id, number, team_id, tenant_id,
+ * endpoint_id, message_id, started_at) and `ended` (the deliveries it finished: id, attempt_count, team_id, tenant_id,
+ * endpoint_id, message_id, status, finished_at; the attempt that finished one is the one whose number it counts). One fact per attempt,
+ * counted when it started; a delivery the attempt finished is counted in the same row when it finished in the same
+ * UTC hour (the rollups are hourly: the hour's counts are the same, one row fewer per delivery), and in a row of its
+ * own at its finished_at otherwise.
+ */
+export function settledFactsSql(p: { attempts: string; ended: string }): { attempts: string; finished: string } {
+  const sameHour = `date_trunc('hour', e.finished_at, 'UTC') = date_trunc('hour', a.started_at, 'UTC')`;
+  return {
+    attempts: `INSERT INTO analytics_facts (team_id, tenant_id, endpoint_id, message_id, at, attempts, succeeded, failed,
+                                            expired, canceled)
+          SELECT a.team_id, a.tenant_id, a.endpoint_id, a.message_id, a.started_at, 1,
+                 CASE WHEN e.status = 'succeeded' THEN 1 END, CASE WHEN e.status = 'failed' THEN 1 END,
+                 CASE WHEN e.status = 'expired' THEN 1 END, CASE WHEN e.status = 'canceled' THEN 1 END
+            FROM ${p.attempts} a
+            LEFT JOIN ${p.ended} e ON e.id = a.id AND e.attempt_count = a.number AND ${sameHour}`,
+    finished: `INSERT INTO analytics_facts (team_id, tenant_id, endpoint_id, message_id, at, succeeded, failed, expired,
+                                            canceled)
+          SELECT e.team_id, e.tenant_id, e.endpoint_id, e.message_id, e.finished_at,
+                 CASE WHEN e.status = 'succeeded' THEN 1 END, CASE WHEN e.status = 'failed' THEN 1 END,
+                 CASE WHEN e.status = 'expired' THEN 1 END, CASE WHEN e.status = 'canceled' THEN 1 END
+            FROM ${p.ended} e JOIN ${p.attempts} a ON a.id = e.id AND a.number = e.attempt_count
+           WHERE NOT (${sameHour})`,
+  };
 }
 
 /**

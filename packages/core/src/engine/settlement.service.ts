@@ -3,7 +3,7 @@ import type { DataSource, EntityManager } from 'typeorm';
 import { hotStatement, type HotSql } from '@svc/db';
 import type { FailureDetail } from '@svc/egress';
 import { errorDetailJson } from '../deliveries/attempt-error-detail.js';
-import { attemptFactsSql } from '../analytics/analytics-facts.js';
+import { settledFactsSql } from '../analytics/analytics-facts.js';
 import type { Clock } from '../common/clock.js';
 import { queryPrepared, retryOnConflict } from '../common/transaction.js';
 import {
@@ -67,14 +67,8 @@ export interface SettlementDeps {
 /** A health row is rewritten for a success only when its last success is older than this. */
 const SUCCESS_WRITE_INTERVAL_MS = 1000;
 
-/** The analytics facts of the batch's attempts, in SETTLE_SQL's placeholders. */
-const ATTEMPT_FACTS = attemptFactsSql({
-  teamIds: '$3::text[]',
-  tenantIds: '$4::text[]',
-  endpointIds: '$5::text[]',
-  messageIds: '$6::text[]',
-  startedAt: '$10::timestamptz[]',
-});
+/** The analytics facts of the batch's attempts and of the deliveries they finished, from SETTLE_SQL's CTEs. */
+const SETTLED_FACTS = settledFactsSql({ attempts: 'x', ended: 'ended' });
 
 /**
  * One statement settles a batch. Only outcomes whose lease still holds (this worker, this attempt number) change
@@ -83,7 +77,7 @@ const ATTEMPT_FACTS = attemptFactsSql({
  * finished deliveries' facts and queue counters move with them.
  */
 const SETTLE_SQL = hotStatement(
-  'engine_settle_v5',
+  'engine_settle_v6',
   `
 WITH x AS (
   SELECT u.*, coalesce(d.cancel_retries, false) AS cancel_retries,
@@ -116,7 +110,7 @@ WITH x AS (
    WHERE d.id = ANY ($1::text[]) AND d.id = x.id
      AND (EXISTS (SELECT 1 FROM gone WHERE gone.delivery_id = x.id)
           OR EXISTS (SELECT 1 FROM kept WHERE kept.delivery_id = x.id))
-  RETURNING d.id, d.team_id, d.tenant_id, d.endpoint_id, d.message_id, d.status, d.finished_at
+  RETURNING d.id, d.attempt_count, d.team_id, d.tenant_id, d.endpoint_id, d.message_id, d.status, d.finished_at
 ), ended AS (
   SELECT * FROM upd WHERE status IN ('succeeded', 'failed', 'expired', 'canceled')
 ), attempt_rows AS (
@@ -126,13 +120,8 @@ WITH x AS (
          x.url_revision, x.code, x.error_kind, x.error_detail,
          CASE WHEN coalesce(s.response_body_logging, false) THEN x.response_body END, $19
     FROM x LEFT JOIN team_settings s ON s.team_id = x.team_id
-), attempt_facts AS (${ATTEMPT_FACTS}
-), finished_facts AS (
-  INSERT INTO analytics_facts (team_id, tenant_id, endpoint_id, message_id, at, succeeded, failed, expired, canceled)
-  SELECT team_id, tenant_id, endpoint_id, message_id, finished_at,
-         CASE WHEN status = 'succeeded' THEN 1 END, CASE WHEN status = 'failed' THEN 1 END,
-         CASE WHEN status = 'expired' THEN 1 END, CASE WHEN status = 'canceled' THEN 1 END
-    FROM ended
+), attempt_facts AS (${SETTLED_FACTS.attempts}
+), finished_facts AS (${SETTLED_FACTS.finished}
 ), endpoint_counts AS (
   INSERT INTO endpoint_queue_counts AS c (endpoint_id, shard, pending)
   SELECT endpoint_id, $20::smallint, -count(*) FROM ended GROUP BY endpoint_id ORDER BY endpoint_id
