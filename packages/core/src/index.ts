@@ -117,15 +117,10 @@ export { MessageRepairService, type CancelResult, type RedactResult } from './me
 export { REDACTION_VACUUM_AFTER_MS, RetentionService, type SweepReport } from './retention/retention.service.js';
 export { MAX_WINDOW_DAYS } from './common/window.js';
 export * from './deliveries/replay.inputs.js';
-export {
-  ReplayService,
-  replayBatchJob,
-  replayCheckJob,
-  REPLAY_BATCH_SIZE,
-  type ReplayView,
-  type ReplayEstimateView,
-  type ReplayStatus,
-} from './deliveries/replay.service.js';
+export { ReplayService } from './deliveries/replay.service.js';
+export { replayBatchJob, replayCheckJob } from './deliveries/replay.jobs.js';
+export { REPLAY_BATCH_SIZE } from './deliveries/replay-batch.js';
+export type { ReplayView, ReplayEstimateView, ReplayStatus } from './deliveries/replay.view.js';
 export { VERIFIERS } from './sources/verifiers/index.js';
 export * from './sources/source.inputs.js';
 export { toSourceView, receiveUrl, type SourceView } from './sources/source.view.js';

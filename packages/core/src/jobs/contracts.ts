@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { analyticsRollupJob } from '../analytics/analytics.jobs.js';
 import { closeBillingMonthsJob } from '../billing/usage.jobs.js';
 import { deliveryReconcileJob } from '../deliveries/delivery.jobs.js';
-import { replayBatchJob, replayCheckJob } from '../deliveries/replay.service.js';
+import { replayBatchJob, replayCheckJob } from '../deliveries/replay.jobs.js';
 import { subscriptionDeliveryJob, subscriptionSweepJob } from '../subscriptions/subscription.jobs.js';
 import { defineJobContract, type JobContract } from './job-contract.js';
 

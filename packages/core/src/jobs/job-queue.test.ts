@@ -2,7 +2,7 @@ import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestDatabase } from '@svc/db';
 import { ManualClock } from '../common/clock.js';
-import { replayBatchJob } from '../deliveries/replay.service.js';
+import { replayBatchJob } from '../deliveries/replay.jobs.js';
 import { JOB_CONTRACTS } from './contracts.js';
 import { JOB_SCHEMA, MAX_JOB_RETRIES, PgBossJobQueue, queueRetryPolicy } from './job-queue.js';
 
