@@ -107,12 +107,8 @@ export * from './deliveries/delivery.inputs.js';
 export type { DeliveryView, AttemptView } from './deliveries/delivery.view.js';
 export type { DeliveryTarget } from './deliveries/delivery-context.js';
 export { FAILURE_CAUSES, FAILURE_PHASES, type AttemptErrorDetail } from './deliveries/attempt-error-detail.js';
-export {
-  DeliveryService,
-  MAX_QUOTE_ITEMS,
-  type ReplayQuote,
-  type ReplayQuoteItem,
-} from './deliveries/delivery.service.js';
+export { DeliveryService } from './deliveries/delivery.service.js';
+export { MAX_QUOTE_ITEMS, type ReplayQuote, type ReplayQuoteItem } from './deliveries/delivery-replay.js';
 export { MessageRepairService, type CancelResult, type RedactResult } from './messages/message-repair.service.js';
 export { REDACTION_VACUUM_AFTER_MS, RetentionService, type SweepReport } from './retention/retention.service.js';
 export { MAX_WINDOW_DAYS } from './common/window.js';
