@@ -120,12 +120,9 @@ export type { ReplayView, ReplayEstimateView, ReplayStatus } from './deliveries/
 export { VERIFIERS } from './sources/verifiers/index.js';
 export * from './sources/source.inputs.js';
 export { toSourceView, receiveUrl, type SourceView } from './sources/source.view.js';
-export {
-  SourceService,
-  deleteSources,
-  type SourceWithSecrets,
-  type ReceivingSource,
-} from './sources/source.service.js';
+export { SourceService, type SourceWithSecrets } from './sources/source.service.js';
+export { deleteSources } from './sources/source-writes.js';
+export type { ReceivingSource } from './sources/source-receiving.js';
 export { ReceiveService, type ReceiveAnswer, type ReceiveRequest } from './sources/receive.service.js';
 export { inTransaction, lockOwned, lockTeam, reader } from './common/transaction.js';
 export { Metrics } from './metrics/metrics.js';

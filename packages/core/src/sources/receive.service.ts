@@ -11,7 +11,8 @@ import type { OperationalEventService } from '../events/operational-event.servic
 import { capturedBody, type MessageBody } from '../messages/message-body.js';
 import type { MessageService } from '../messages/message.service.js';
 import type { RateLimitService } from '../rate-limits/rate-limit.service.js';
-import type { ReceivingSource, SourceService } from './source.service.js';
+import type { ReceivingSource } from './source-receiving.js';
+import type { SourceService } from './source.service.js';
 import { verifierFor, type InboundRequest } from './verifiers/index.js';
 
 /** A duplicate capture's analytics fact, in the placeholders of the duplicate's lookup. */

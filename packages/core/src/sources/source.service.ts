@@ -1,4 +1,3 @@
-import { createHash, randomBytes } from 'node:crypto';
 import type { DataSource, EntityManager } from 'typeorm';
 import type { Limits } from '../catalog/limits.js';
 import { addMs, SECOND, type Clock } from '../common/clock.js';
@@ -16,6 +15,17 @@ import type {
   RotateSourceTokenInput,
   UpdateSourceInput,
 } from './source.inputs.js';
+import {
+  addSecret,
+  addToken,
+  bumpVersion,
+  newToken,
+  readSecretsMadeBy,
+  retireCredentials,
+} from './source-credentials.js';
+import { findSourceByToken, type ReceivingSource } from './source-receiving.js';
+import { billingKeyRefused, checkMapping, inactiveEventType, settingsUpdate, withoutKind } from './source-rules.js';
+import { deleteSources } from './source-writes.js';
 import { toSourceView, type SourceRow, type SourceView } from './source.view.js';
 import { parseVerification, verifierFor } from './verifiers/index.js';
 
@@ -35,26 +45,6 @@ export interface SourceWithSecrets {
   secret: string | null;
 }
 
-/** What the receive route needs of a source, found by its token. */
-export interface ReceivingSource {
-  id: string;
-  teamId: string;
-  tenantId: string;
-  kind: string;
-  settings: Record<string, unknown>;
-  eventType: string | null;
-  eventTypePath: string | null;
-  eventTypePrefix: string | null;
-  billingKeyId: string;
-  status: 'active' | 'paused';
-  /** Every secret that verifies now: the current one first, then those in their overlap. */
-  secrets: string[];
-  /** The billing key can pay (not revoked, allowed to use webhooks). */
-  billingKeyUsable: boolean;
-  /** The team or its webhooks use is suspended. */
-  suspended: boolean;
-}
-
 const SELECT_SOURCE = `
   SELECT s.id, s.tenant_id, s.name, s.kind, s.settings, s.event_type, s.event_type_path, s.event_type_prefix,
          s.billing_key_id, s.status, s.metadata, s.version::text AS version, s.created_at, s.updated_at,
@@ -63,18 +53,6 @@ const SELECT_SOURCE = `
          (SELECT max(expires_at) FROM source_secrets WHERE source_id = s.id AND expires_at > $1) AS secret_rotation_ends_at,
          (SELECT max(expires_at) FROM source_tokens WHERE source_id = s.id AND expires_at > $1) AS token_rotation_ends_at
     FROM sources s`;
-
-const secretContext = (sourceId: string, version: number) => `source:${sourceId}:secret:${version}`;
-const tokenContext = (sourceId: string, version: number) => `source:${sourceId}:token:${version}`;
-
-/** A receive token: 32 random bytes, base64url, with a prefix that says what it is. */
-function newToken(): string {
-  return `rcv_${randomBytes(32).toString('base64url')}`;
-}
-
-export function tokenDigest(token: string): Buffer {
-  return createHash('sha256').update(token, 'utf8').digest();
-}
 
 /**
  * Sources: the resource (create, list, read, update, delete, rotate secret, rotate token) and the lookup the
@@ -114,15 +92,8 @@ export class SourceService {
           'quota_exceeded',
           `the team has reached its limit of ${limits.max_sources.value} sources`,
         );
-      if (!row.key_ok)
-        throw invalidField(
-          'billing_key_id',
-          'billing_key_id must be an active secret key of the team that may use webhooks',
-        );
-      if (mapping.eventType !== null && row.type_active !== true)
-        throw new ServiceError('invalid_event_type', `event type ${mapping.eventType} is not active in the catalog`, {
-          field: 'event_type',
-        });
+      if (!row.key_ok) throw billingKeyRefused();
+      if (mapping.eventType !== null && row.type_active !== true) throw inactiveEventType(mapping.eventType);
 
       const id = newId('source', clock);
       const token = newToken();
@@ -145,8 +116,8 @@ export class SourceService {
           now,
         ],
       );
-      await this.addSecret(tx, id, 1, secret, generated !== null, ctx.actor.keyId, now);
-      await this.addToken(tx, id, 1, token, ctx.actor.keyId, now);
+      await addSecret(tx, this.deps.sealer, id, 1, secret, generated !== null, ctx.actor.keyId, now);
+      await addToken(tx, this.deps.sealer, id, 1, token, ctx.actor.keyId, now);
       return { source: await this.read(tx, teamId, id), token, secret: generated };
     });
   }
@@ -198,15 +169,9 @@ export class SourceService {
                 (SELECT NOT archived FROM event_types WHERE team_id = $1 AND name = $3) AS type_active`,
         [ctx.actor.teamId, billingKeyId, mapping.eventType],
       );
-      if (!checks[0]!.key_ok)
-        throw invalidField(
-          'billing_key_id',
-          'billing_key_id must be an active secret key of the team that may use webhooks',
-        );
+      if (!checks[0]!.key_ok) throw billingKeyRefused();
       if (mapping.eventType !== null && mapping.eventType !== current.event_type && checks[0]!.type_active !== true)
-        throw new ServiceError('invalid_event_type', `event type ${mapping.eventType} is not active in the catalog`, {
-          field: 'event_type',
-        });
+        throw inactiveEventType(mapping.eventType);
       const { kind: _kind, ...settingsOnly } = settings;
       const next = {
         name: input.name ?? current.name,
@@ -280,12 +245,18 @@ export class SourceService {
       if (secret === null) throw invalidField('secret', `${current.verification.kind} needs the provider's new secret`);
       const problem = input.secret === undefined ? null : verifier.checkSecret(input.secret);
       if (problem) throw invalidField('secret', problem);
-      await tx.query(
-        `UPDATE source_secrets SET expires_at = $2 WHERE source_id = $1 AND (expires_at IS NULL OR expires_at > $2)`,
-        [id, addMs(now, input.overlap_seconds * SECOND)],
+      await retireCredentials(tx, 'source_secrets', id, addMs(now, input.overlap_seconds * SECOND));
+      await addSecret(
+        tx,
+        this.deps.sealer,
+        id,
+        current.secret_version + 1,
+        secret,
+        generated !== null,
+        ctx.actor.keyId,
+        now,
       );
-      await this.addSecret(tx, id, current.secret_version + 1, secret, generated !== null, ctx.actor.keyId, now);
-      await this.bumpVersion(tx, id, now);
+      await bumpVersion(tx, id, now);
       return { source: await this.read(tx, ctx.actor.teamId, id), token: null, secret: generated };
     });
   }
@@ -306,13 +277,10 @@ export class SourceService {
           'invalid_state',
           'a previous receive URL is still in its overlap; rotate with overlap_seconds 0',
         );
-      await tx.query(
-        `UPDATE source_tokens SET expires_at = $2 WHERE source_id = $1 AND (expires_at IS NULL OR expires_at > $2)`,
-        [id, addMs(now, input.overlap_seconds * SECOND)],
-      );
+      await retireCredentials(tx, 'source_tokens', id, addMs(now, input.overlap_seconds * SECOND));
       const token = newToken();
-      await this.addToken(tx, id, current.token_version + 1, token, ctx.actor.keyId, now);
-      await this.bumpVersion(tx, id, now);
+      await addToken(tx, this.deps.sealer, id, current.token_version + 1, token, ctx.actor.keyId, now);
+      await bumpVersion(tx, id, now);
       return { source: await this.read(tx, ctx.actor.teamId, id), token, secret: null };
     });
   }
@@ -326,124 +294,12 @@ export class SourceService {
     id: string,
     versions: { token?: number; secret?: number },
   ): Promise<{ token: string | null; secret: string | null }> {
-    const db = reader(this.deps.db, ctx);
-    const [tokenRow]: { token_sealed: Buffer }[] =
-      versions.token === undefined
-        ? []
-        : await db.query(
-            `SELECT t.token_sealed FROM source_tokens t JOIN sources s ON s.id = t.source_id
-              WHERE t.source_id = $1 AND t.version = $2 AND t.created_by = $3 AND t.expires_at IS NULL
-                AND s.team_id = $4 AND s.deleted_at IS NULL`,
-            [id, versions.token, ctx.actor.keyId, ctx.actor.teamId],
-          );
-    const [secretRow]: { secret_sealed: Buffer }[] =
-      versions.secret === undefined
-        ? []
-        : await db.query(
-            `SELECT x.secret_sealed FROM source_secrets x JOIN sources s ON s.id = x.source_id
-              WHERE x.source_id = $1 AND x.version = $2 AND x.created_by = $3 AND x.expires_at IS NULL
-                AND x.generated
-                AND s.team_id = $4 AND s.deleted_at IS NULL`,
-            [id, versions.secret, ctx.actor.keyId, ctx.actor.teamId],
-          );
-    return {
-      token: tokenRow ? this.deps.sealer.open(tokenRow.token_sealed, tokenContext(id, versions.token!)) : null,
-      secret: secretRow ? this.deps.sealer.open(secretRow.secret_sealed, secretContext(id, versions.secret!)) : null,
-    };
+    return readSecretsMadeBy(reader(this.deps.db, ctx), this.deps.sealer, ctx.actor, id, versions);
   }
 
   /** The receive route's lookup: one round trip by the token's SHA-256; null for unknown, retired or deleted. */
   async findByToken(token: string): Promise<ReceivingSource | null> {
-    const now = this.deps.clock.now();
-    const rows: {
-      id: string;
-      team_id: string;
-      tenant_id: string;
-      kind: string;
-      settings: Record<string, unknown>;
-      event_type: string | null;
-      event_type_path: string | null;
-      event_type_prefix: string | null;
-      billing_key_id: string;
-      status: 'active' | 'paused';
-      secrets: { version: number; sealed: string }[];
-      billing_key_usable: boolean;
-      suspended: boolean;
-    }[] = await this.deps.db.query(
-      `SELECT s.id, s.team_id, s.tenant_id, s.kind, s.settings, s.event_type, s.event_type_path, s.event_type_prefix,
-              s.billing_key_id, s.status,
-              (SELECT (k.revoked_at IS NULL OR k.revoked_at > $2) AND k.webhooks_allowed
-                 FROM api_keys k WHERE k.id = s.billing_key_id)
-                AS billing_key_usable,
-              (SELECT tm.suspended OR tm.webhooks_suspended FROM teams tm WHERE tm.id = s.team_id) AS suspended,
-              (SELECT json_agg(json_build_object('version', x.version, 'sealed', encode(x.secret_sealed, 'base64'))
-                               ORDER BY x.version DESC)
-                 FROM source_secrets x WHERE x.source_id = s.id AND (x.expires_at IS NULL OR x.expires_at > $2)) AS secrets
-         FROM source_tokens t JOIN sources s ON s.id = t.source_id
-        WHERE t.token_sha256 = $1 AND (t.expires_at IS NULL OR t.expires_at > $2) AND s.deleted_at IS NULL`,
-      [tokenDigest(token), now],
-    );
-    const row = rows[0];
-    if (!row) return null;
-    return {
-      id: row.id,
-      teamId: row.team_id,
-      tenantId: row.tenant_id,
-      kind: row.kind,
-      settings: row.settings,
-      eventType: row.event_type,
-      eventTypePath: row.event_type_path,
-      eventTypePrefix: row.event_type_prefix,
-      billingKeyId: row.billing_key_id,
-      status: row.status,
-      billingKeyUsable: row.billing_key_usable,
-      suspended: row.suspended,
-      secrets: (row.secrets ?? []).map((s) =>
-        this.deps.sealer.open(Buffer.from(s.sealed, 'base64'), secretContext(row.id, s.version)),
-      ),
-    };
-  }
-
-  private async addSecret(
-    tx: EntityManager,
-    sourceId: string,
-    version: number,
-    secret: string,
-    generated: boolean,
-    keyId: string,
-    now: Date,
-  ): Promise<void> {
-    await tx.query(
-      `INSERT INTO source_secrets (source_id, version, secret_sealed, generated, created_by, created_at)
-       VALUES ($1, $2, $3, $4, $5, $6)`,
-      [sourceId, version, this.deps.sealer.seal(secret, secretContext(sourceId, version)), generated, keyId, now],
-    );
-  }
-
-  private async addToken(
-    tx: EntityManager,
-    sourceId: string,
-    version: number,
-    token: string,
-    keyId: string,
-    now: Date,
-  ): Promise<void> {
-    await tx.query(
-      `INSERT INTO source_tokens (token_sha256, source_id, version, token_sealed, created_by, created_at)
-       VALUES ($1, $2, $3, $4, $5, $6)`,
-      [
-        tokenDigest(token),
-        sourceId,
-        version,
-        this.deps.sealer.seal(token, tokenContext(sourceId, version)),
-        keyId,
-        now,
-      ],
-    );
-  }
-
-  private async bumpVersion(tx: EntityManager, id: string, now: Date): Promise<void> {
-    await tx.query(`UPDATE sources SET version = version + 1, updated_at = $2 WHERE id = $1`, [id, now]);
+    return findSourceByToken(this.deps.db, this.deps.sealer, token, this.deps.clock.now());
   }
 
   private async lock(tx: EntityManager, teamId: string, id: string): Promise<SourceView> {
@@ -463,60 +319,4 @@ export class SourceService {
     if (!rows[0]) throw notFound('source');
     return toSourceView(rows[0]);
   }
-}
-
-/** PATCH verification: the kind's settings in full; the kind cannot change and the secret changes by rotation. */
-function settingsUpdate(kind: string, raw: Record<string, unknown>): Record<string, unknown> {
-  if ('secret' in raw)
-    throw invalidField('verification.secret', 'change the secret with POST /sources/{id}/rotate_secret');
-  if ('kind' in raw && raw['kind'] !== kind)
-    throw invalidField('verification.kind', 'the kind of a source cannot change; create another source');
-  const { kind: _kind, ...settings } = raw;
-  return parseVerification({ kind, ...settings }).settings as Record<string, unknown>;
-}
-
-function withoutKind(verification: Record<string, unknown>): Record<string, unknown> {
-  const { kind: _kind, ...rest } = verification;
-  return rest;
-}
-
-/** Exactly one of event_type and event_type_path; a prefix only with a path. */
-function checkMapping(input: {
-  event_type?: string | null;
-  event_type_path?: string | null;
-  event_type_prefix?: string | null;
-}): { eventType: string | null; eventTypePath: string | null; eventTypePrefix: string | null } {
-  const eventType = input.event_type ?? null;
-  const eventTypePath = input.event_type_path ?? null;
-  const eventTypePrefix = input.event_type_prefix ?? null;
-  if ((eventType === null) === (eventTypePath === null))
-    throw invalidField(
-      eventType === null ? 'event_type' : 'event_type_path',
-      'give exactly one of event_type and event_type_path',
-    );
-  if (eventTypePrefix !== null && eventTypePath === null)
-    throw invalidField('event_type_prefix', 'event_type_prefix goes with event_type_path');
-  return { eventType, eventTypePath, eventTypePrefix };
-}
-
-/**
- * Deletes sources (soft: the row stays for messages that name it) with their receive tokens, so their URLs stop
- * answering at once; secrets go too. Used by DELETE /sources/{id} and by tenant deletion.
- */
-export async function deleteSources(
-  tx: EntityManager,
-  where: { ids: readonly string[] } | { tenantId: string },
-  now: Date,
-): Promise<void> {
-  const byIds = 'ids' in where;
-  const [rows]: [{ id: string }[], number] = await tx.query(
-    `UPDATE sources SET deleted_at = $2, updated_at = $2, version = version + 1
-      WHERE ${byIds ? 'id = ANY($1::text[])' : 'tenant_id = $1'} AND deleted_at IS NULL
-      RETURNING id`,
-    [byIds ? where.ids : where.tenantId, now],
-  );
-  const ids = rows.map((r) => r.id);
-  if (ids.length === 0) return;
-  await tx.query(`DELETE FROM source_tokens WHERE source_id = ANY($1::text[])`, [ids]);
-  await tx.query(`DELETE FROM source_secrets WHERE source_id = ANY($1::text[])`, [ids]);
 }

@@ -7,7 +7,7 @@ import { newId } from '../common/ids.js';
 import { decodeCursor, parseLimit, toPage, type ListScope, type Page } from '../common/paging.js';
 import { inTransaction, lockOwned, lockTeam, reader } from '../common/transaction.js';
 import type { Limits } from '../catalog/limits.js';
-import { deleteSources } from '../sources/source.service.js';
+import { deleteSources } from '../sources/source-writes.js';
 import { cancelWaitingDeliveries } from '../deliveries/delivery-records.js';
 import { TenantEntity, TenantExternalIdClaimEntity } from './tenant.entity.js';
 import type { CreateTenantInput, ListTenantsQuery, UpdateTenantInput } from './tenant.inputs.js';
