@@ -181,11 +181,10 @@ export { SubscriptionService, type SubscriptionWithSecret } from './subscription
 export { SubscriptionHistoryService } from './subscriptions/subscription-history.service.js';
 export {
   SubscriptionDispatchService,
-  renderEventBody,
-  type ClaimedSubscriptionAttempt,
   type SubscriptionAttemptOutcome,
-  type SubscriptionSweepReport,
 } from './subscriptions/subscription-dispatch.service.js';
+export { renderEventBody, type ClaimedSubscriptionAttempt } from './subscriptions/subscription-claim.js';
+export type { SubscriptionSweepReport } from './subscriptions/subscription-sweep.js';
 export * from './subscriptions/subscription-delivery-policy.js';
 export { subscriptionDeliveryJob, subscriptionSweepJob } from './subscriptions/subscription.jobs.js';
 export { FLAG_UPDATED, WEBHOOK_TEST, EVENTS_WILDCARD, SUBSCRIBABLE_EVENTS } from './subscriptions/platform-events.js';
