@@ -1,7 +1,7 @@
 /**
  * Repaired dead letters. A failed or expired delivery is repaired when a later generation of the same message to the
  * same endpoint (a replay, single or bulk) succeeded. "Later generation" is the rule bulk replays take dead letters
- * by (replay.service.ts: a dead letter with a later generation is taken through its newest one only), so the lists
+ * by (replay-estimates.ts: a dead letter with a later generation is taken through its newest one only), so the lists
  * mark exactly the dead letters a bulk replay has already sent again and that arrived. The status rule stays the
  * spec's: a repaired delivery still shows failed or expired, and so does its message.
  */
