@@ -1,8 +1,8 @@
-import { spawn, type ChildProcess } from 'node:child_process';
+import { execFile, spawn, type ChildProcess } from 'node:child_process';
 import { mkdirSync, readdirSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { buildProduction } from '../../../../scripts/build.js';
+import { promisify } from 'node:util';
 
 /** The repository root (the processes run from it, and the bundles are built inside it to find node_modules). */
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../../..');
@@ -23,7 +23,8 @@ let bundles: Promise<string> | undefined;
  * The production bundles of the server and the worker (`npm run build`'s dist/server.js and dist/worker.js), built
  * from the current sources once per test process into .tmp/fault-bundles-<pid>. A process started from them costs
  * a fraction of a tsx start, which compiled the server's graph each time (about 2 s of CPU per process, some 25
- * processes a run). Directories of test processes that are gone are removed first.
+ * processes a run). Directories of test processes that are gone are removed first. The build runs as `npm run build`
+ * does, as a process of its own: the worker's code never imports the repository's scripts (a layer above it).
  */
 function productionBundles(): Promise<string> {
   bundles ??= (async () => {
@@ -33,7 +34,11 @@ function productionBundles(): Promise<string> {
       if (name.startsWith(BUNDLES_PREFIX) && !isRunning(Number(name.slice(BUNDLES_PREFIX.length))))
         rmSync(path.join(tmp, name), { recursive: true, force: true });
     const dir = path.join(tmp, `${BUNDLES_PREFIX}${process.pid}`);
-    await buildProduction(dir, ['server', 'worker']);
+    await promisify(execFile)(
+      process.execPath,
+      ['--import', 'tsx', path.join(ROOT, 'scripts/build.ts'), '--outdir', dir, '--only', 'server', '--only', 'worker'],
+      { cwd: ROOT },
+    );
     process.once('exit', () => rmSync(dir, { recursive: true, force: true }));
     return dir;
   })();
