@@ -69,7 +69,7 @@ export {
   type OwnershipSettings,
 } from './engine/dispatch-ownership.service.js';
 export * from './deliveries/delivery-policy.js';
-export type { EngineEvent, EngineEventSink } from './deliveries/delivery-records.js';
+export type { EngineEvent, EngineEventSink } from './deliveries/engine-events.js';
 export { DELIVERY_FROM, SHOWN_ATTEMPT_COUNT_SQL, shownStatusSql } from './deliveries/delivery-status.js';
 export {
   DispatchService,

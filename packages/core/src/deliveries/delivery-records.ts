@@ -1,28 +1,11 @@
 import type { DataSource, EntityManager } from 'typeorm';
 import { retryOnConflict } from '../common/transaction.js';
 import { finishedFactsSql } from '../analytics/analytics-facts.js';
+import type { EngineEvent, EngineEventSink } from './engine-events.js';
 import { heldEvents, holdCandidates, holdSql } from './ordering.js';
 
-/** One operational event the engine emits (the events module stores and coalesces them). */
-export interface EngineEvent {
-  type:
-    | 'webhooks.delivery.failed'
-    | 'webhooks.delivery.expired'
-    | 'webhooks.endpoint.disabled'
-    | 'webhooks.endpoint.recovered'
-    | 'webhooks.endpoint.failing'
-    | 'webhooks.endpoint.held';
-  teamId: string;
-  tenantId: string;
-  resourceId: string;
-  resourceVersion?: string;
-  data: Record<string, string | number | boolean | null>;
-}
-
-/** Where the engine writes its operational events, in its own transactions. */
-export interface EngineEventSink {
-  emit(tx: EntityManager, events: readonly EngineEvent[]): Promise<void>;
-}
+// Kept for the engine's settlement, which imports them from here.
+export type { EngineEvent, EngineEventSink } from './engine-events.js';
 
 /** team_queue_counts shards written by settlement (admission writes 0 to 3, one per admission slot). */
 export const SETTLEMENT_SHARDS = [4, 5, 6, 7] as const;

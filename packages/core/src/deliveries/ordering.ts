@@ -1,6 +1,6 @@
 import type { EntityManager } from 'typeorm';
 import { wakeEndpoints } from '../engine/wake-endpoints.js';
-import type { EngineEvent } from './delivery-records.js';
+import type { EngineEvent } from './engine-events.js';
 
 // Ordered endpoints (docs/delivery.md, "Ordered endpoints"): an endpoint with `ordering: "ordered"` gets its
 // deliveries one at a time, in the order they were admitted. Admission and replays number them in their own
