@@ -26,8 +26,10 @@ import {
   EndpointSecretReveal,
   UpdateEndpointInput,
 } from './endpoint.types.js';
+import type { PortalEndpointInput, PortalEndpointUpdateInput } from './portal.types.js';
 
-function toEndpoint(view: EndpointView): Endpoint {
+/** The API's endpoint as GraphQL shows it (the console's and the portal's). */
+export function toEndpoint(view: EndpointView): Endpoint {
   const { headerNames, ...rest } = view;
   return { ...rest, headers: headerNames };
 }
@@ -57,22 +59,34 @@ function toPreview(result: PreviewResult): EndpointPreview {
   return { ...result };
 }
 
-/** GraphQL arguments to the REST input shape the service validates (snake_case names, JSON text kept exact). */
-function endpointFields(input: CreateEndpointInput | UpdateEndpointInput): Record<string, unknown> {
+/** The fields a portal session may set too, from GraphQL arguments to the REST input shape (JSON text kept exact). */
+export function receiverEndpointFields(
+  input: Pick<
+    CreateEndpointInput | UpdateEndpointInput | PortalEndpointInput | PortalEndpointUpdateInput,
+    'url' | 'name' | 'description' | 'events' | 'filter' | 'headers' | 'authorization'
+  >,
+): Record<string, unknown> {
   return defined({
     url: input.url ?? undefined,
     name: input.name ?? undefined,
     description: input.description ?? undefined,
     events: input.events ?? undefined,
     filter: rawJsonArgument(input.filter, 'filter'),
+    headers: input.headers ?? undefined,
+    authorization: input.authorization,
+  });
+}
+
+/** GraphQL arguments to the REST input shape the service validates (snake_case names, JSON text kept exact). */
+function endpointFields(input: CreateEndpointInput | UpdateEndpointInput): Record<string, unknown> {
+  return defined({
+    ...receiverEndpointFields(input),
     transform: rawJsonArgument(input.transform, 'transform'),
     status: input.status ?? undefined,
     rate_per_second: input.ratePerSecond ?? undefined,
     max_concurrency: input.maxConcurrency ?? undefined,
     retry_delays_seconds: input.retryDelaysSeconds ?? undefined,
     timeout_seconds: input.timeoutSeconds ?? undefined,
-    headers: input.headers ?? undefined,
-    authorization: input.authorization,
     metadata: input.metadata ?? undefined,
     ordering: input.ordering ?? undefined,
     ordering_on_failure: input.orderingOnFailure ?? undefined,

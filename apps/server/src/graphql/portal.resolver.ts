@@ -5,38 +5,20 @@ import {
   parseInput,
   PortalEndpointInput as PortalEndpointSchema,
   PortalEndpointUpdate as PortalEndpointUpdateSchema,
-  type EndpointView,
 } from '@svc/core';
 import { PORTAL } from './authorization.js';
 import { callContext, type GraphqlContext } from './context.js';
 import { toDelivery } from './delivery.resolver.js';
 import { Delivery, DeliveryConnection } from './delivery.types.js';
-import { revealAgain, withoutSecret } from './endpoint.resolver.js';
+import { receiverEndpointFields, revealAgain, toEndpoint, withoutSecret } from './endpoint.resolver.js';
 import { Endpoint, EndpointConnection, EndpointSecretReveal } from './endpoint.types.js';
 import { IDEMPOTENCY_KEY_ARG, IDEMPOTENCY_KEY_OPTIONS, runIdempotent } from './idempotent.js';
 import { DeliveryStatus, MessageStatus } from './enums.js';
-import { defined, rawJsonArgument, toEventType } from './mappers.js';
+import { defined, toEventType } from './mappers.js';
 import { toMessage, toMessageContent } from './message.resolver.js';
 import { Message, MessageConnection, MessageContent } from './message.types.js';
 import { PortalEndpointInput, PortalEndpointUpdateInput, PortalSigningSecret } from './portal.types.js';
 import { EventTypeConnection } from './types.js';
-
-function toEndpoint(view: EndpointView): Endpoint {
-  const { headerNames, ...rest } = view;
-  return { ...rest, headers: headerNames };
-}
-
-function endpointFields(input: PortalEndpointInput | PortalEndpointUpdateInput): Record<string, unknown> {
-  return defined({
-    url: input.url ?? undefined,
-    name: input.name ?? undefined,
-    description: input.description ?? undefined,
-    events: input.events ?? undefined,
-    filter: rawJsonArgument(input.filter, 'filter'),
-    headers: input.headers ?? undefined,
-    authorization: input.authorization,
-  });
-}
 
 /**
  * The receivers' portal (docs/portal.md): every field needs a portal session and reaches only its tenant, through
@@ -162,7 +144,7 @@ export class PortalResolver {
     @Arg(IDEMPOTENCY_KEY_ARG, () => String, IDEMPOTENCY_KEY_OPTIONS) idempotencyKey?: string | null,
   ): Promise<EndpointSecretReveal> {
     const parsed = parseInput(PortalEndpointSchema, {
-      ...endpointFields(input),
+      ...receiverEndpointFields(input),
       ...defined({ signature_scheme: input.signatureScheme ?? undefined }),
     });
     return runIdempotent(context, idempotencyKey, {
@@ -186,7 +168,7 @@ export class PortalResolver {
     @Arg('input', () => PortalEndpointUpdateInput) input: PortalEndpointUpdateInput,
   ): Promise<Endpoint> {
     const parsed = parseInput(PortalEndpointUpdateSchema, {
-      ...endpointFields(input),
+      ...receiverEndpointFields(input),
       ...defined({ status: input.status ?? undefined }),
     });
     return toEndpoint(await context.services.portal.updateEndpoint(callContext(context), id, etag, parsed));
