@@ -1,6 +1,6 @@
 'use client';
 
-import { Input, NumberInput, SegmentedControl, SimpleGrid, TagsInput } from '@mantine/core';
+import { Input, NumberInput, SegmentedControl, SimpleGrid, TagsInput, type NumberInputProps } from '@mantine/core';
 import { fieldMessage } from '@/lib/api-error';
 import type { FormSectionProps } from './endpoint-form-values';
 
@@ -59,7 +59,7 @@ export function DeliveryFields({ values, change, error }: FormSectionProps) {
         )}
       </SimpleGrid>
       <SimpleGrid cols={{ base: 1, sm: 3 }}>
-        <NumberInput
+        <WholeNumberInput
           label="Max concurrency"
           description={values.ordering === 'ordered' ? 'Ordered: one at a time' : 'Requests in flight at once: 1 to 3'}
           disabled={values.ordering === 'ordered'}
@@ -67,33 +67,24 @@ export function DeliveryFields({ values, change, error }: FormSectionProps) {
           onChange={(maxConcurrency) => change({ maxConcurrency })}
           min={1}
           max={3}
-          clampBehavior="none"
-          allowDecimal={false}
-          allowNegative={false}
           error={fieldMessage(error, 'max_concurrency')}
         />
-        <NumberInput
+        <WholeNumberInput
           label="Rate per second"
           description="Deliveries started per second: 1 to 1000"
           value={values.ratePerSecond}
           onChange={(ratePerSecond) => change({ ratePerSecond })}
           min={1}
           max={1000}
-          clampBehavior="none"
-          allowDecimal={false}
-          allowNegative={false}
           error={fieldMessage(error, 'rate_per_second')}
         />
-        <NumberInput
+        <WholeNumberInput
           label="Timeout (seconds)"
           description="How long to wait for an answer: 1 to 30"
           value={values.timeoutSeconds}
           onChange={(timeoutSeconds) => change({ timeoutSeconds })}
           min={1}
           max={30}
-          clampBehavior="none"
-          allowDecimal={false}
-          allowNegative={false}
           error={fieldMessage(error, 'timeout_seconds')}
         />
       </SimpleGrid>
@@ -108,4 +99,9 @@ export function DeliveryFields({ values, change, error }: FormSectionProps) {
       />
     </>
   );
+}
+
+/** A whole, positive number; a value out of range stays as typed, and the API's answer says what is wrong. */
+function WholeNumberInput(props: NumberInputProps) {
+  return <NumberInput clampBehavior="none" allowDecimal={false} allowNegative={false} {...props} />;
 }
