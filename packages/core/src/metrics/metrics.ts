@@ -32,121 +32,106 @@ const QUEUE_QUERY_TIMEOUT_MS = 500;
 export class Metrics {
   readonly registry = new Registry();
 
-  readonly attempts = new Counter({
-    name: 'svc_delivery_attempts_total',
-    help: 'Delivery attempts by outcome (succeeded, retry_wait, failed, expired; timeout, network_error, unsafe_destination without a response; already_settled when another attempt had settled the delivery)',
-    labelNames: ['outcome'] as const,
-    registers: [this.registry],
-  });
+  readonly attempts = this.counter(
+    'svc_delivery_attempts_total',
+    'Delivery attempts by outcome (succeeded, retry_wait, failed, expired; timeout, network_error, unsafe_destination without a response; already_settled when another attempt had settled the delivery)',
+    ['outcome'] as const,
+  );
 
-  readonly subscriptionAttempts = new Counter({
-    name: 'svc_subscription_delivery_attempts_total',
-    help: 'Event subscription delivery attempts by verdict (succeeded, retry, failed)',
-    labelNames: ['outcome'] as const,
-    registers: [this.registry],
-  });
+  readonly subscriptionAttempts = this.counter(
+    'svc_subscription_delivery_attempts_total',
+    'Event subscription delivery attempts by verdict (succeeded, retry, failed)',
+    ['outcome'] as const,
+  );
 
-  readonly attemptSeconds = new Histogram({
-    name: 'svc_delivery_attempt_duration_seconds',
-    help: 'Time from dialling the receiver to the end of its response (or the failure)',
-    buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30],
-    registers: [this.registry],
-  });
+  readonly attemptSeconds = this.histogram(
+    'svc_delivery_attempt_duration_seconds',
+    'Time from dialling the receiver to the end of its response (or the failure)',
+    [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30],
+  );
 
-  readonly acceptToDeliverySeconds = new Histogram({
-    name: 'svc_accept_to_delivery_seconds',
-    help: "From a message's acceptance (or its deliver_at) to its delivery's successful attempt",
-    buckets: [0.01, 0.025, 0.05, 0.1, 0.15, 0.25, 0.5, 1, 2.5, 5, 10, 60, 600, 3600],
-    registers: [this.registry],
-  });
+  readonly acceptToDeliverySeconds = this.histogram(
+    'svc_accept_to_delivery_seconds',
+    "From a message's acceptance (or its deliver_at) to its delivery's successful attempt",
+    [0.01, 0.025, 0.05, 0.1, 0.15, 0.25, 0.5, 1, 2.5, 5, 10, 60, 600, 3600],
+  );
 
-  readonly admissionRefusals = new Counter({
-    name: 'svc_admission_refusals_total',
-    help: 'Messages refused at admission (POST /messages, publishMessage, endpoint tests, source captures) by reason: the error code answered (rate_limited, too_many_concurrent_requests, queue_full, billing_required, spending_limit, invalid_field, ...)',
-    labelNames: ['reason'] as const,
-    registers: [this.registry],
-  });
+  readonly admissionRefusals = this.counter(
+    'svc_admission_refusals_total',
+    'Messages refused at admission (POST /messages, publishMessage, endpoint tests, source captures) by reason: the error code answered (rate_limited, too_many_concurrent_requests, queue_full, billing_required, spending_limit, invalid_field, ...)',
+    ['reason'] as const,
+  );
 
-  readonly admissionsHeld = new Gauge({
-    name: 'svc_admissions_held',
-    help: 'Admissions this server process holds, waiting for their batch or in it (bounded: docs/admission.md)',
-    registers: [this.registry],
-  });
+  readonly admissionsHeld = this.gauge(
+    'svc_admissions_held',
+    'Admissions this server process holds, waiting for their batch or in it (bounded: docs/admission.md)',
+  );
 
-  readonly admissionBytesHeld = new Gauge({
-    name: 'svc_admission_bytes_held',
-    help: 'Bytes of the message bodies of the admissions this server process holds',
-    registers: [this.registry],
-  });
+  readonly admissionBytesHeld = this.gauge(
+    'svc_admission_bytes_held',
+    'Bytes of the message bodies of the admissions this server process holds',
+  );
 
-  readonly jobsGivenUp = new Counter({
-    name: 'svc_jobs_given_up_total',
-    help: 'pg-boss jobs that failed on their last allowed try (the job stays in pg-boss as failed), by queue',
-    labelNames: ['queue'] as const,
-    registers: [this.registry],
-  });
+  readonly jobsGivenUp = this.counter(
+    'svc_jobs_given_up_total',
+    'pg-boss jobs that failed on their last allowed try (the job stays in pg-boss as failed), by queue',
+    ['queue'] as const,
+  );
 
-  readonly fetchBatchSize = new Histogram({
-    name: 'svc_worker_fetch_batch_size',
-    help: 'Jobs returned by one fetch, by queue',
-    labelNames: ['queue'] as const,
-    buckets: [0, 1, 2, 5, 10, 20, 50, 100, 200],
-    registers: [this.registry],
-  });
+  readonly fetchBatchSize = this.histogram(
+    'svc_worker_fetch_batch_size',
+    'Jobs returned by one fetch, by queue',
+    [0, 1, 2, 5, 10, 20, 50, 100, 200],
+    ['queue'] as const,
+  );
 
-  readonly dispatchLanesLookedAt = new Counter({
-    name: 'svc_dispatch_lanes_looked_at_total',
-    help: 'Endpoints the delivery engine looked at to plan its claims (grows with the endpoints that have something to do)',
-    registers: [this.registry],
-  });
+  readonly dispatchLanesLookedAt = this.counter(
+    'svc_dispatch_lanes_looked_at_total',
+    'Endpoints the delivery engine looked at to plan its claims (grows with the endpoints that have something to do)',
+  );
 
-  readonly poolInUse = new Gauge({
-    name: 'svc_worker_pool_in_use',
-    help: 'Jobs running in this worker process',
-    registers: [this.registry],
-  });
+  readonly poolInUse = this.gauge('svc_worker_pool_in_use', 'Jobs running in this worker process');
 
-  readonly poolCapacity = new Gauge({
-    name: 'svc_worker_pool_capacity',
-    help: 'Most jobs this worker process runs at once',
-    registers: [this.registry],
-  });
+  readonly poolCapacity = this.gauge('svc_worker_pool_capacity', 'Most jobs this worker process runs at once');
 
-  readonly sealingKeyMismatches = new Counter({
-    name: 'svc_sealing_key_mismatches_total',
-    help: "Deliveries this worker claimed and handed back unsent because their endpoint's secrets are sealed with another key than its SVC_ENCRYPTION_KEY: the process's fault, the delivery waits for another worker (docs/operations.md)",
-    registers: [this.registry],
-  });
+  readonly sealingKeyMismatches = this.counter(
+    'svc_sealing_key_mismatches_total',
+    "Deliveries this worker claimed and handed back unsent because their endpoint's secrets are sealed with another key than its SVC_ENCRYPTION_KEY: the process's fault, the delivery waits for another worker (docs/operations.md)",
+  );
 
-  readonly standingDown = new Gauge({
-    name: 'svc_worker_standing_down',
-    help: '1 while this worker claims no deliveries because it met secrets sealed with another key (it rejoins after a pause), else 0',
-    registers: [this.registry],
-  });
+  readonly standingDown = this.gauge(
+    'svc_worker_standing_down',
+    '1 while this worker claims no deliveries because it met secrets sealed with another key (it rejoins after a pause), else 0',
+  );
 
   // Scrape-time gauges: the queue as Postgres sees it, read when /metrics is rendered.
   private queueCache: { at: number; value: Promise<QueueSnapshot> } | null = null;
 
   constructor(private readonly sources?: MetricsSources) {
     if (!sources) return;
-    const pending: Gauge = new Gauge({
-      name: 'svc_pending_deliveries',
-      help: 'Deliveries admitted and not finished, all teams (scheduled, queued, in flight, waiting to retry)',
-      registers: [this.registry],
-      collect: async () => pending.set((await this.readQueue()).pending),
-    });
-    const subscriptionPending: Gauge = new Gauge({
-      name: 'svc_subscription_pending_deliveries',
-      help: 'Event subscription deliveries pending, all teams (waiting their turn, in flight or between retries)',
-      registers: [this.registry],
-      collect: async () => subscriptionPending.set((await this.readQueue()).subscriptionPending),
-    });
-    const oldestDue: Gauge = new Gauge({
-      name: 'svc_oldest_due_age_seconds',
-      help: 'How long the oldest due delivery (queued or retry_wait, next attempt at or before now) has waited',
-      registers: [this.registry],
-      collect: async () => oldestDue.set((await this.readQueue()).oldestDueAgeSeconds),
-    });
+    const scalar = (name: string, help: string, read: (snapshot: QueueSnapshot) => number) => {
+      const gauge: Gauge = new Gauge({
+        name,
+        help,
+        registers: [this.registry],
+        collect: async () => gauge.set(read(await this.readQueue())),
+      });
+    };
+    scalar(
+      'svc_pending_deliveries',
+      'Deliveries admitted and not finished, all teams (scheduled, queued, in flight, waiting to retry)',
+      (snapshot) => snapshot.pending,
+    );
+    scalar(
+      'svc_subscription_pending_deliveries',
+      'Event subscription deliveries pending, all teams (waiting their turn, in flight or between retries)',
+      (snapshot) => snapshot.subscriptionPending,
+    );
+    scalar(
+      'svc_oldest_due_age_seconds',
+      'How long the oldest due delivery (queued or retry_wait, next attempt at or before now) has waited',
+      (snapshot) => snapshot.oldestDueAgeSeconds,
+    );
     const circuits: Gauge<'state'> = new Gauge({
       name: 'svc_endpoint_circuits',
       help: 'Enabled endpoints whose circuit is open (deliveries wait for the next probe) or half_open (a probe is due or running), all teams',
@@ -157,6 +142,23 @@ export class Metrics {
         for (const state of CIRCUIT_GAUGE_STATES) circuits.set({ state }, snapshot.circuits[state]);
       },
     });
+  }
+
+  private counter<L extends string = string>(name: string, help: string, labelNames?: readonly L[]): Counter<L> {
+    return new Counter<L>({ name, help, ...(labelNames ? { labelNames } : {}), registers: [this.registry] });
+  }
+
+  private gauge(name: string, help: string): Gauge {
+    return new Gauge({ name, help, registers: [this.registry] });
+  }
+
+  private histogram<L extends string = string>(
+    name: string,
+    help: string,
+    buckets: number[],
+    labelNames?: readonly L[],
+  ): Histogram<L> {
+    return new Histogram<L>({ name, help, buckets, ...(labelNames ? { labelNames } : {}), registers: [this.registry] });
   }
 
   /**
