@@ -33,6 +33,12 @@ const CANDIDATES = `
 const AVAILABLE = `(m.redacted_at IS NULL AND m.content_erased_at IS NULL
    AND message_retained_until(m.retained_until, m.created_at, m.expires_at, s.payload_retention_days, t.deleted_at) > $6)`;
 
+/** $1 to $6 of CANDIDATES and AVAILABLE. */
+function candidateParameters(selection: ReplaySelection, now: Date): unknown[] {
+  const { endpointId, teamId, window, eventType } = selection;
+  return [endpointId, teamId, window.after, window.before, eventType, now];
+}
+
 /** One dead letter a replay batch looks at. */
 export interface Candidate {
   id: string;
@@ -63,17 +69,7 @@ export async function readCandidates(
         AND ($7::timestamptz IS NULL OR (d.created_at, d.id) > ($7::timestamptz, $8::text))
       ORDER BY d.created_at, d.id
       LIMIT $9`,
-    [
-      selection.endpointId,
-      selection.teamId,
-      selection.window.after,
-      selection.window.before,
-      selection.eventType,
-      now,
-      cursor.createdAt,
-      cursor.id,
-      limit,
-    ],
+    [...candidateParameters(selection, now), cursor.createdAt, cursor.id, limit],
   );
 }
 
@@ -87,7 +83,7 @@ export async function estimateReplay(
     `SELECT count(*)::int AS matched, count(*) FILTER (WHERE ${AVAILABLE})::int AS available,
             sum(${unitsSql('d.body_bytes')}) FILTER (WHERE ${AVAILABLE}) AS units
        ${CANDIDATES}`,
-    [selection.endpointId, selection.teamId, selection.window.after, selection.window.before, selection.eventType, now],
+    candidateParameters(selection, now),
   );
   return { matched: row!.matched, available: row!.available, units: BigInt(row!.units ?? '0') };
 }
@@ -110,16 +106,7 @@ export async function withinMaxCost(
        SELECT sum(${unitsSql('d.body_bytes')}) OVER (ORDER BY d.created_at, d.id) AS running
          ${CANDIDATES} AND ${AVAILABLE}) x
       WHERE running * $7 <= $8`,
-    [
-      selection.endpointId,
-      selection.teamId,
-      selection.window.after,
-      selection.window.before,
-      selection.eventType,
-      now,
-      DELIVERY_METER.unitPriceMicros.toString(),
-      maxCost.toString(),
-    ],
+    [...candidateParameters(selection, now), DELIVERY_METER.unitPriceMicros.toString(), maxCost.toString()],
   );
   return {
     deliveries: row!.deliveries,
