@@ -256,6 +256,9 @@ describe("the receivers' portal's isolation", () => {
         'ReplayCounts',
         'Attempt',
         'AttemptConnection',
+        // Why an attempt to the receiver's own endpoint failed: its address, phase and timings (docs/portal.md).
+        'AttemptErrorDetail',
+        'AttemptPhaseTimings',
         'Delivery',
         'DeliveryConnection',
         'DeliveryCounts',

@@ -385,21 +385,27 @@ describe('GraphQL sources', () => {
     ]);
   });
 
-  it('recentRejections lists the refused captures with their reason', async () => {
+  it('recentRejections lists the refused captures with their reason, folded per reason', async () => {
     const { source, receiveUrl } = await createBearer('Refusing');
     const refused = await receive(receiveUrl, '{"forged": true}', 'forged-token');
     expect(refused.status).toBe(401);
     const missing = await h.request('POST', `/receive/${tokenOf(receiveUrl)}`, { key: null, body: {} });
     expect(missing.status).toBe(401);
+    expect((await receive(receiveUrl, '{"forged": 2}', 'forged-token')).status).toBe(401);
 
     const query = `query($id: ID!) {
       source(id: $id) { recentRejections { type resourceId tenantId data coalesced count } recentMessages { id } }
     }`;
-    // The feed lists an event once no older transaction is still running.
+    const byReason = (rejections: { data: { reason: string } }[]) =>
+      [...rejections].sort((a, b) => a.data.reason.localeCompare(b.data.reason));
+    // The feed lists an event once no older transaction is still running. A refusal within 60 seconds of one with
+    // the same reason folds into it; another reason is an event of its own, with its own count.
     await expect
-      .poll(async () => (await gql(query, { id: source.id })).body.data.source)
+      .poll(async () => {
+        const found = (await gql(query, { id: source.id })).body.data.source;
+        return { ...found, recentRejections: byReason(found.recentRejections) };
+      })
       .toEqual({
-        // The second refusal within 60 seconds folds into the first.
         recentRejections: [
           {
             type: 'webhooks.source.rejected',
@@ -408,6 +414,14 @@ describe('GraphQL sources', () => {
             data: { source_id: source.id, reason: 'bad_signature' },
             coalesced: true,
             count: 2,
+          },
+          {
+            type: 'webhooks.source.rejected',
+            resourceId: source.id,
+            tenantId,
+            data: { source_id: source.id, reason: 'missing_signature' },
+            coalesced: false,
+            count: 1,
           },
         ],
         recentMessages: [],
