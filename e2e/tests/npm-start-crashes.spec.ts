@@ -119,12 +119,15 @@ test.describe('npm start after a crash', () => {
 
   const TARGETS: Array<{ name: string; is: (info: ProcessInfo, npmPid: number) => boolean }> = [
     { name: 'npm', is: (info, npmPid) => info.pid === npmPid },
-    { name: 'the shell npm runs the script in', is: (info) => info.command.startsWith('sh -c') },
     { name: 'the tsx launcher', is: (info) => /\.bin\/tsx scripts\/start\.ts$/.test(info.command) },
     { name: 'the server and worker', is: (info) => /tsx\/dist\/loader\.mjs scripts\/start\.ts$/.test(info.command) },
     { name: 'Postgres', is: (info) => /\/bin\/postgres -D /.test(info.command) },
     { name: 'the console (Next.js)', is: (info) => info.command.startsWith('next-server') },
   ];
+  const targetNamed = (name: string) => TARGETS.find((target) => target.name === name)!;
+  const SERVER = targetNamed('the server and worker');
+  const POSTGRES = targetNamed('Postgres');
+  const CONSOLE = targetNamed('the console (Next.js)');
 
   test('kill -9 of any of its processes leaves none behind, and the next start recovers', async () => {
     const ports = await freePorts(2);
@@ -141,7 +144,7 @@ test.describe('npm start after a crash', () => {
     const { npm, output } = await startStack(ports);
     const tree = processTree(npm.pid!);
     const guard = tree.find((info) => info.command.endsWith('scripts/stack-guard.js'));
-    const starter = tree.find((info) => TARGETS[3]!.is(info, npm.pid!));
+    const starter = tree.find((info) => SERVER.is(info, npm.pid!));
     expect(guard && starter).toBeTruthy();
     process.kill(guard!.pid, 'SIGKILL');
     let replacement: ProcessInfo | undefined;
@@ -158,9 +161,9 @@ test.describe('npm start after a crash', () => {
     // the guard; without the record of them either (as then), the next start still finds and stops them.
     const orphaning = await startStack(ports);
     const orphanTree = processTree(orphaning.npm.pid!);
-    for (const info of orphanTree.filter((p) => p.command.endsWith('stack-guard.js') || TARGETS[3]!.is(p, 0)))
+    for (const info of orphanTree.filter((p) => p.command.endsWith('stack-guard.js') || SERVER.is(p, 0)))
       process.kill(info.pid, 'SIGKILL');
-    const orphans = orphanTree.filter((info) => TARGETS[4]!.is(info, 0) || TARGETS[5]!.is(info, 0));
+    const orphans = orphanTree.filter((info) => POSTGRES.is(info, 0) || CONSOLE.is(info, 0));
     expect(orphans).toHaveLength(2);
     await new Promise((resolve) => setTimeout(resolve, 2_000));
     expect(orphans.filter(running)).toHaveLength(2);
@@ -169,7 +172,7 @@ test.describe('npm start after a crash', () => {
     // And the start after all that is a normal one.
     const last = await startStack(ports);
     expect(orphans.filter(running)).toEqual([]);
-    expect(last.output()).toContain(`Stopping the console (process ${orphans.find((o) => TARGETS[5]!.is(o, 0))!.pid})`);
+    expect(last.output()).toContain(`Stopping the console (process ${orphans.find((o) => CONSOLE.is(o, 0))!.pid})`);
     const lastTree = processTree(last.npm.pid!);
     process.kill(-last.npm.pid!, 'SIGINT');
     expect(await allGone(lastTree)).toEqual([]);
