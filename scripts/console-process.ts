@@ -46,9 +46,13 @@ export const BUILD_PROGRESS_MS = 5_000;
  * process group of its own, which the guard stops whole if this process is killed: `next build` has workers, and
  * one left running makes the next build refuse ("Another next build process is already running"). A terminal's
  * Ctrl-C does not reach the group; `stop` (which the start's own stop calls) does. `progress` is called every
- * BUILD_PROGRESS_MS with the seconds taken so far.
+ * `progressEveryMs` (BUILD_PROGRESS_MS by default) with the seconds taken so far.
  */
-export function buildConsole(guard: StackGuard, progress: (seconds: number) => void): RunningBuild {
+export function buildConsole(
+  guard: StackGuard,
+  progress: (seconds: number) => void,
+  progressEveryMs = BUILD_PROGRESS_MS,
+): RunningBuild {
   const [cmd, args] = nextCommand('build');
   const build = spawn(cmd, args, {
     cwd: CONSOLE_DIR,
@@ -62,7 +66,7 @@ export function buildConsole(guard: StackGuard, progress: (seconds: number) => v
   build.stdout!.on('data', keep);
   build.stderr!.on('data', keep);
   const began = Date.now();
-  const ticker = setInterval(() => progress(Math.round((Date.now() - began) / 1000)), BUILD_PROGRESS_MS);
+  const ticker = setInterval(() => progress(Math.round((Date.now() - began) / 1000)), progressEveryMs);
   const exited = new Promise<number | null>((resolve, reject) => {
     build.once('error', reject);
     build.once('exit', (exitCode) => resolve(exitCode));

@@ -41,7 +41,8 @@ describe('a first npm start, while the console builds', () => {
     const run = runs.start(port, {
       detached: true,
       consolePort: await findFreePort(),
-      env: { SVC_CONSOLE_REBUILD: '1' },
+      // A progress line a second: a build that takes a few seconds only (its cache is warm) still shows two.
+      env: { SVC_CONSOLE_REBUILD: '1', SVC_CONSOLE_BUILD_PROGRESS_SECONDS: '1' },
     });
     const healthy = () =>
       fetch(`http://127.0.0.1:${port}/healthz`).then(
@@ -65,14 +66,14 @@ describe('a first npm start, while the console builds', () => {
     expect(run.stdout()).toContain('Building the console (first start, or its sources changed)');
     expect(run.stdout()).not.toMatch(/^Ready\.$/m);
 
-    // Progress on the real clock: a line every 5 s with the seconds taken so far.
-    // (A busy machine runs timers late: the seconds are what was taken, not multiples of 5.)
+    // Progress on the real clock: a line every second here (5 s by default) with the seconds taken so far.
+    // (A busy machine runs timers late: the seconds are what was taken, not multiples of the interval.)
     const progress = () =>
       [...run.stdout().matchAll(/^Building the console\.\.\. (\d+) s$/gm)].map((m) => Number(m[1]));
     await until(() => progress().length >= 2, 'two progress lines', run, 60_000);
     const [first, second] = progress();
-    expect(first).toBeGreaterThanOrEqual(5);
-    expect(second! - first!).toBeGreaterThanOrEqual(4);
+    expect(first).toBeGreaterThanOrEqual(1);
+    expect(second).toBeGreaterThanOrEqual(first!);
     const build = buildRecord();
     expect(build).toMatchObject({ group: true, signal: 'SIGTERM' });
     expect(childRunning(build!)).toBe(true);
@@ -91,7 +92,8 @@ describe('a first npm start, while the console builds', () => {
     const run = runs.start(await findFreePort(), {
       detached: true,
       consolePort: await findFreePort(),
-      env: { SVC_CONSOLE_REBUILD: '1' },
+      // A progress line a second: a build that takes a few seconds only (its cache is warm) still shows two.
+      env: { SVC_CONSOLE_REBUILD: '1', SVC_CONSOLE_BUILD_PROGRESS_SECONDS: '1' },
     });
     await until(() => /^Building the console\.\.\. \d+ s$/m.test(run.stdout()), 'a progress line', run, 120_000);
     const build = buildRecord();
@@ -143,7 +145,8 @@ describe('a first npm start, while the console builds', () => {
     const run = runs.start(port, {
       detached: true,
       consolePort: await findFreePort(),
-      env: { SVC_CONSOLE_REBUILD: '1' },
+      // A progress line a second: a build that takes a few seconds only (its cache is warm) still shows two.
+      env: { SVC_CONSOLE_REBUILD: '1', SVC_CONSOLE_BUILD_PROGRESS_SECONDS: '1' },
     });
     await until(() => /^Ready\.$/m.test(run.stdout()), 'Ready.', run, 420_000);
     expect(run.stderr()).toContain(

@@ -18,7 +18,14 @@ import {
 import { ensureDatabase, startEmbeddedPostgres, type EmbeddedCluster } from '@svc/db';
 import { readServerConfig, startServer, type RunningServer } from '@svc/server';
 import { startWorker } from '@svc/worker';
-import { buildConsole, consoleBuildIsCurrent, CONSOLE_DIR, startConsole, StartError } from './console-process.js';
+import {
+  BUILD_PROGRESS_MS,
+  buildConsole,
+  consoleBuildIsCurrent,
+  CONSOLE_DIR,
+  startConsole,
+  StartError,
+} from './console-process.js';
 import { dataDir, displayPath, listTeamKeys, localSealingKey, writeRuntimeInfo } from './local-runtime.js';
 import { reclaimDataDir, startGuard, stopOrphanBuild, stopOrphanConsole, watchLaunchers } from './stack-processes.js';
 
@@ -157,7 +164,11 @@ async function main(): Promise<void> {
             await stopOrphanBuild(CONSOLE_DIR);
             if (stopping) return;
             console.log('Building the console (first start, or its sources changed): a minute or more...');
-            const build = buildConsole(guard, (seconds) => console.log(`Building the console... ${seconds} s`));
+            const build = buildConsole(
+              guard,
+              (seconds) => console.log(`Building the console... ${seconds} s`),
+              buildProgressMs(env),
+            );
             stopConsole = build.stop;
             await build.done;
           }
@@ -243,3 +254,9 @@ main().catch((error: unknown) => {
   if (error instanceof Error && /^(debug|trace)$/.test(process.env['LOG_LEVEL'] ?? '')) console.error(error.stack);
   process.exit(1);
 });
+
+/** SVC_CONSOLE_BUILD_PROGRESS_SECONDS: how often a console build says it is still running (5 s by default). */
+function buildProgressMs(env: NodeJS.ProcessEnv): number {
+  const seconds = Number(env['SVC_CONSOLE_BUILD_PROGRESS_SECONDS'] ?? BUILD_PROGRESS_MS / 1000);
+  return Number.isFinite(seconds) && seconds > 0 ? seconds * 1000 : BUILD_PROGRESS_MS;
+}

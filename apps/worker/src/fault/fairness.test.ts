@@ -107,6 +107,22 @@ describe('fair delivery slots at the default limits', () => {
     const env = { SVC_LIMIT_SERVICE_CONCURRENCY: '7' };
     const workers = await Promise.all([stack.d.startWorker('fair-1', env), stack.d.startWorker('fair-2', env)]);
     try {
+      // Partitions settle between the two (16 each) before the fast endpoint's owner learns its speed: a partition
+      // that moves afterwards hands the endpoint to a worker that has not seen it answer (a lane of unknown speed
+      // leaves a slot free), which on a loaded machine made its first probes wait for a slow attempt to end.
+      await until(
+        'the partitions shared by both workers',
+        async () => {
+          const rows: { n: number }[] = await stack.d.core.services.db.query(
+            `SELECT count(*)::int AS n FROM dispatch_partitions
+              WHERE lease_until > now() AND owner IN (SELECT id FROM dispatch_workers WHERE heartbeat_at > now() - interval '3 seconds')
+              GROUP BY owner`,
+          );
+          return rows.length === 2 && rows.every((r) => r.n === 16) ? true : undefined;
+        },
+        30_000,
+        100,
+      );
       const teams = await Promise.all(['s1', 's2', 's3', 'fast2'].map((name) => stack.d.addTeam(name)));
       const paths = [0, 1, 2, 3, 4, 5].map((i) => `/two-slow-${i}`);
       for (const path of paths) stack.receiver.set(path, { kind: 'answer', delayMs: SLOW_MS });
