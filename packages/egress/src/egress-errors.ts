@@ -28,18 +28,14 @@ const NETWORK_CODES: Record<string, string> = {
   UND_ERR_INVALID_ARG: 'request refused by the HTTP client (invalid header or body)',
 };
 
-// OpenSSL certificate verification results as Node reports them, plus Node's own TLS errors.
-const CERTIFICATE_CODES = new Set([
+/** OpenSSL's verification results that mean the chain is not trusted (as Node reports them). */
+export const UNTRUSTED_CERTIFICATE_CODES: ReadonlySet<string> = new Set([
   'UNABLE_TO_GET_ISSUER_CERT',
   'UNABLE_TO_GET_ISSUER_CERT_LOCALLY',
   'UNABLE_TO_VERIFY_LEAF_SIGNATURE',
   'UNABLE_TO_DECRYPT_CERT_SIGNATURE',
   'UNABLE_TO_DECODE_ISSUER_PUBLIC_KEY',
   'CERT_SIGNATURE_FAILURE',
-  'CERT_NOT_YET_VALID',
-  'CERT_HAS_EXPIRED',
-  'ERROR_IN_CERT_NOT_BEFORE_FIELD',
-  'ERROR_IN_CERT_NOT_AFTER_FIELD',
   'DEPTH_ZERO_SELF_SIGNED_CERT',
   'SELF_SIGNED_CERT_IN_CHAIN',
   'CERT_CHAIN_TOO_LONG',
@@ -49,6 +45,16 @@ const CERTIFICATE_CODES = new Set([
   'INVALID_PURPOSE',
   'CERT_UNTRUSTED',
   'CERT_REJECTED',
+]);
+
+// Every certificate verification result as Node reports it (untrusted, out of its dates, another host), plus Node's
+// own TLS protocol error.
+const CERTIFICATE_CODES = new Set([
+  ...UNTRUSTED_CERTIFICATE_CODES,
+  'CERT_NOT_YET_VALID',
+  'CERT_HAS_EXPIRED',
+  'ERROR_IN_CERT_NOT_BEFORE_FIELD',
+  'ERROR_IN_CERT_NOT_AFTER_FIELD',
   'HOSTNAME_MISMATCH',
   'EPROTO',
 ]);

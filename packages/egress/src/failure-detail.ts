@@ -3,6 +3,7 @@
 // a fixed list, the error code it came from, the address connected to and the time each phase took. Built from
 // error codes and our own measurements only: never from error messages, header values or the URL's query.
 import type { ConnectionTrace, RequestTrace } from './connection-trace.js';
+import { UNTRUSTED_CERTIFICATE_CODES } from './egress-errors.js';
 import { DnsLookupError, UnsafeDestinationError } from './pinned-connector.js';
 
 export const FAILURE_PHASES = ['dns', 'connect', 'tls', 'request', 'response'] as const;
@@ -51,24 +52,6 @@ export interface FailureDetail {
   connectionReused: boolean;
   timings: PhaseTimings;
 }
-
-const UNTRUSTED_CERTIFICATE_CODES = new Set([
-  'UNABLE_TO_GET_ISSUER_CERT',
-  'UNABLE_TO_GET_ISSUER_CERT_LOCALLY',
-  'UNABLE_TO_VERIFY_LEAF_SIGNATURE',
-  'UNABLE_TO_DECRYPT_CERT_SIGNATURE',
-  'UNABLE_TO_DECODE_ISSUER_PUBLIC_KEY',
-  'CERT_SIGNATURE_FAILURE',
-  'DEPTH_ZERO_SELF_SIGNED_CERT',
-  'SELF_SIGNED_CERT_IN_CHAIN',
-  'CERT_CHAIN_TOO_LONG',
-  'CERT_REVOKED',
-  'INVALID_CA',
-  'PATH_LENGTH_EXCEEDED',
-  'INVALID_PURPOSE',
-  'CERT_UNTRUSTED',
-  'CERT_REJECTED',
-]);
 
 const TIMEOUT_CODES = new Set([
   'ETIMEOUT',
