@@ -113,23 +113,41 @@ describe('GroupBatcher', () => {
   it('with besideAfterMs, starts a batch beside a running one only once that one has run that long', async () => {
     const h = harness({ maxConcurrent: 2, besideAfterMs: 60 });
     h.batcher.add({ group: 'hot', key: null, n: 1 });
+    h.batcher.add({ group: 'warm', key: null, n: 0 });
     await settle();
     h.batcher.add({ group: 'quiet', key: null, n: 2 });
     await settle();
-    // A short batch: the quiet item waits for it and goes in the next one.
-    expect(h.batches).toEqual([[1]]);
+    // A short batch of two groups: the quiet item waits for it and goes in the next one.
+    expect(h.batches).toEqual([[1, 0]]);
     await h.finish();
-    expect(h.batches).toEqual([[1], [2]]);
+    expect(h.batches).toEqual([[1, 0], [2]]);
     await h.finish();
 
     // A long batch: the quiet item starts beside it once it has run 60 ms.
     h.batcher.add({ group: 'hot', key: null, n: 3 });
+    h.batcher.add({ group: 'warm', key: null, n: 5 });
     await settle();
     h.batcher.add({ group: 'quiet', key: null, n: 4 });
     await settle();
-    expect(h.batches.at(-1)).toEqual([3]);
+    expect(h.batches.at(-1)).toEqual([3, 5]);
     await new Promise((resolve) => setTimeout(resolve, 70));
     expect(h.batches.at(-1)).toEqual([4]);
+    expect(h.peak).toBe(2);
+  });
+
+  it("with besideAfterMs, a batch of one group (a hot team's) holds no other group back", async () => {
+    const h = harness({ maxConcurrent: 2, besideAfterMs: 10_000 });
+    h.batcher.add({ group: 'hot', key: null, n: 1 });
+    h.batcher.add({ group: 'hot', key: null, n: 2 });
+    await settle();
+    // The quiet group could not have joined the hot group's batch: it starts beside it at once.
+    h.batcher.add({ group: 'quiet', key: null, n: 3 });
+    h.batcher.add({ group: 'hot', key: null, n: 4 });
+    await settle();
+    expect(h.batches).toEqual([[1, 2], [3]]);
+    // The hot batch ends while the quiet one runs: the hot group's next batch starts at once too.
+    await h.finish();
+    expect(h.batches).toEqual([[1, 2], [3], [4]]);
     expect(h.peak).toBe(2);
   });
 });

@@ -12,6 +12,8 @@ export interface GroupBatcherOptions<T> {
    * With maxConcurrent above 1: a batch starts beside running ones only once the oldest of them has run this long
    * (default 0). Below it, items wait for the running batch to end and join the next one, so batches stay few and
    * large under load; a batch that runs long (a large or slow group) no longer holds the other groups back.
+   * Running batches that each hold a single group (a hot group's own batches) hold nobody back: the other groups
+   * could not have joined them, so waiting would make no batch larger.
    */
   besideAfterMs?: number;
   /**
@@ -34,8 +36,8 @@ export class GroupBatcher<T> {
   private readonly held = new Set<string>();
   private timer: NodeJS.Timeout | null = null;
   private readonly maxConcurrent: number;
-  /** When (ms) each running batch started, oldest first. */
-  private readonly startedAt: number[] = [];
+  /** Each running batch: when (ms) it started and how many groups it holds; oldest first. */
+  private readonly runningBatches: { startedAt: number; groups: number }[] = [];
 
   constructor(private readonly options: GroupBatcherOptions<T>) {
     this.maxConcurrent = options.maxConcurrent ?? 1;
@@ -62,8 +64,10 @@ export class GroupBatcher<T> {
 
   /** How long until a batch may start beside the running ones (0: now, or none runs). */
   private besideWait(): number {
-    const oldest = this.startedAt[0];
-    return oldest === undefined ? 0 : oldest + (this.options.besideAfterMs ?? 0) - Date.now();
+    const oldest = this.runningBatches[0];
+    if (oldest === undefined) return 0;
+    if (this.options.groupOf && this.runningBatches.every((running) => running.groups === 1)) return 0;
+    return oldest.startedAt + (this.options.besideAfterMs ?? 0) - Date.now();
   }
 
   private start(): void {
@@ -79,12 +83,12 @@ export class GroupBatcher<T> {
     const { batch, groups } = this.nextBatch();
     if (batch.length === 0) return;
     this.running += 1;
-    const startedAt = Date.now();
-    this.startedAt.push(startedAt);
+    const running = { startedAt: Date.now(), groups: groups.size };
+    this.runningBatches.push(running);
     for (const group of groups) this.held.add(group);
     void this.options.run(batch).finally(() => {
       this.running -= 1;
-      this.startedAt.splice(this.startedAt.indexOf(startedAt), 1);
+      this.runningBatches.splice(this.runningBatches.indexOf(running), 1);
       for (const group of groups) this.held.delete(group);
       if (this.waiting.length > 0) setImmediate(() => this.start());
     });

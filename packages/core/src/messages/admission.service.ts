@@ -35,7 +35,8 @@ export const MAX_CONCURRENT_BATCHES = 2;
 /**
  * A batch starts beside a running one only once that one has run this long: batches of a few milliseconds run one
  * after the other and grow with the load (fewer round trips per message), a long one (a team's large fan-out, a
- * slow statement) holds no other team back for longer than this.
+ * slow statement) holds no other team back for longer than this. A batch of a single team holds nobody back
+ * (GroupBatcher: nobody could have joined it).
  */
 export const BESIDE_AFTER_MS = 20;
 /**
