@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { ManualClock, SECOND } from '../common/clock.js';
+import { ManualClock, SECOND, systemClock, type Clock } from '../common/clock.js';
 import { limitsWith } from '../catalog/limits.js';
 import { isServiceError } from '../common/errors.js';
 import { useTestCore } from '../testing/test-core.js';
@@ -66,5 +66,96 @@ describe('rate tokens leased per process', () => {
     });
     clock.advance(SECOND);
     expect(await takeMany(service, 'team-c', 20)).toBe(10);
+  });
+});
+
+/** The service over the test database, counting the statements it sends. */
+function counting(clock: Clock) {
+  const db = core.services.db;
+  let statements = 0;
+  const counted = new Proxy(db, {
+    get(target, property, receiver) {
+      if (property === 'query')
+        return (...args: Parameters<typeof db.query>) => {
+          statements += 1;
+          return target.query(...args);
+        };
+      return Reflect.get(target, property, receiver) as unknown;
+    },
+  });
+  return {
+    service: new RateLimitService(counted, clock, limitsWith()),
+    get statements() {
+      return statements;
+    },
+  };
+}
+
+async function throttled(teamId: string): Promise<number> {
+  const [row] = await core.services.db.query(
+    `SELECT coalesce(sum(throttled), 0)::int AS n FROM analytics_facts WHERE team_id = $1`,
+    [teamId],
+  );
+  return Number(row.n);
+}
+
+async function outcome(promise: Promise<void>): Promise<'granted' | 'refused'> {
+  try {
+    await promise;
+    return 'granted';
+  } catch (error) {
+    if (isServiceError(error) && error.code === 'rate_limited') return 'refused';
+    throw error;
+  }
+}
+
+describe('an empty bucket', () => {
+  const spec = { rate: 10, burst: 100 };
+
+  it('refuses without a statement until a whole token can have refilled, and still counts every refusal', async () => {
+    const probe = counting(clock);
+    const { service } = probe;
+    const scope = { teamId: 'team-e', tenantId: null, sourceId: null };
+    const take = () => outcome(service.take('team-e', 'test', spec, scope));
+    for (let i = 0; i < 100; i += 1) expect(await take()).toBe('granted');
+    expect(await take()).toBe('refused'); // this one asks the bucket
+    const before = probe.statements;
+    // A client hammering its 429s: none of these reaches Postgres.
+    for (let i = 0; i < 30; i += 1) expect(await take()).toBe('refused');
+    expect(probe.statements).toBe(before);
+    // At 10 tokens a second the next whole token is there 100 ms later.
+    clock.advance(99);
+    expect(await take()).toBe('refused');
+    expect(probe.statements).toBe(before);
+    clock.advance(1);
+    expect(await take()).toBe('granted');
+    expect(probe.statements).toBe(before + 1);
+    // Every refusal is counted as throttled: the one that asked the bucket and the 31 refused here.
+    await new Promise((resolve) => setTimeout(resolve, 150));
+    expect(await throttled('team-e')).toBe(32);
+  });
+
+  it('on the real clock: grants the bucket rate, asks Postgres about once per token, counts every refusal', async () => {
+    const rate = 20;
+    const probe = counting(systemClock);
+    const { service } = probe;
+    const scope = { teamId: 'team-f', tenantId: null, sourceId: null };
+    const take = () => outcome(service.take('team-f', 'test', { rate, burst: 5 }, scope));
+    const started = Date.now();
+    let granted = 0;
+    let refused = 0;
+    while (Date.now() - started < 600) {
+      if ((await take()) === 'granted') granted += 1;
+      else refused += 1;
+      await new Promise((resolve) => setTimeout(resolve, 2));
+    }
+    const seconds = (Date.now() - started) / 1000;
+    expect(granted).toBeGreaterThanOrEqual(5 + Math.floor(rate * 0.5));
+    expect(granted).toBeLessThanOrEqual(5 + Math.ceil(rate * seconds) + 1);
+    expect(refused).toBeGreaterThan(50);
+    // Without the empty-bucket window each refusal was a statement.
+    expect(probe.statements).toBeLessThan(granted + 10);
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    expect(await throttled('team-f')).toBe(refused);
   });
 });

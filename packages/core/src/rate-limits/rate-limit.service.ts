@@ -28,7 +28,8 @@ const MAX_LEASES = 50_000;
 /**
  * Refills the bucket, gives back $7 expired tokens and grants up to $6, in one statement. $8 requests are waiting:
  * the ones left without a token are refused and, when the caller says whom they count for ($9 is then set),
- * counted as throttled in analytics.
+ * counted as throttled in analytics, with $12 more that this process refused without asking (an empty bucket).
+ * Answers what was granted and the tokens left (below 1: the bucket is empty).
  */
 const LEASE_SQL = `
   WITH took AS (
@@ -40,14 +41,17 @@ const LEASE_SQL = `
           FROM (SELECT LEAST($3, b.tokens + GREATEST(0, EXTRACT(EPOCH FROM ($5 - b.updated_at))) * $4 + $7)
                   AS available) x)
       WHERE LEAST($3, b.tokens + GREATEST(0, EXTRACT(EPOCH FROM ($5 - b.updated_at))) * $4 + $7) >= 1
-    RETURNING b.granted),
+    RETURNING b.granted, b.tokens),
   refused AS (${refusalFactSql(
     'throttled',
     { teamId: '$9', tenantId: '$10', sourceId: '$11', at: '$5' },
-    '$9::text IS NOT NULL AND $8::int > coalesce((SELECT granted FROM took), 0)',
-    '$8::int - coalesce((SELECT granted FROM took), 0)',
+    '$9::text IS NOT NULL AND GREATEST(0, $8::int - coalesce((SELECT granted FROM took), 0)) + $12::int > 0',
+    'GREATEST(0, $8::int - coalesce((SELECT granted FROM took), 0)) + $12::int',
   )})
-  SELECT coalesce((SELECT granted FROM took), 0) AS granted`;
+  SELECT coalesce((SELECT granted FROM took), 0) AS granted,
+         coalesce((SELECT tokens FROM took),
+                  (SELECT LEAST($3, b.tokens + GREATEST(0, EXTRACT(EPOCH FROM ($5 - b.updated_at))) * $4)
+                     FROM rate_limit_buckets b WHERE b.team_id = $1 AND b.bucket = $2)) AS tokens_left`;
 
 export interface BucketSpec {
   /** Tokens added per second. */
@@ -69,6 +73,14 @@ interface Lease {
   prefetch: number;
   waiters: Waiter[];
   refilling: boolean;
+  /**
+   * Until when (ms) the bucket cannot hold a whole token, as the last chunk statement found it empty: requests are
+   * refused here without a statement (tokens other processes give back meanwhile wait for the next one).
+   */
+  emptyUntil: number;
+  /** Refusals made here without a statement, still to be counted as throttled (with the next one, or a flush). */
+  refusedHere: number;
+  flushTimer: NodeJS.Timeout | null;
 }
 
 /**
@@ -131,13 +143,27 @@ export class RateLimitService {
     let lease = this.leases.get(key);
     if (!lease) {
       if (this.leases.size >= MAX_LEASES) this.forgetIdleLeases();
-      lease = { tokens: 0, takenAt: 0, expiresAt: 0, prefetch: 0, waiters: [], refilling: false };
+      lease = {
+        tokens: 0,
+        takenAt: 0,
+        expiresAt: 0,
+        prefetch: 0,
+        waiters: [],
+        refilling: false,
+        emptyUntil: 0,
+        refusedHere: 0,
+        flushTimer: null,
+      };
       this.leases.set(key, lease);
     }
     if (lease.waiters.length === 0 && lease.tokens >= 1 && this.isCurrent(lease)) {
       lease.tokens -= 1;
       return Promise.resolve();
     }
+    // An empty bucket stays empty until it has refilled a whole token: a client hammering it (a hot or hostile team
+    // retrying its 429s) costs no statement before then.
+    if (lease.waiters.length === 0 && !lease.refilling && this.clock.now().getTime() < lease.emptyUntil)
+      return this.refuseHere(lease, teamId, bucket, spec, counted);
     const waiting = new Promise<void>((resolve, reject) => lease.waiters.push({ resolve, reject }));
     if (!lease.refilling) {
       lease.refilling = true;
@@ -145,6 +171,30 @@ export class RateLimitService {
       queueMicrotask(() => void this.refill(lease, teamId, bucket, spec, counted));
     }
     return waiting;
+  }
+
+  private refuseHere(
+    lease: Lease,
+    scope: string,
+    bucket: string,
+    spec: BucketSpec,
+    counted: RefusalScope | undefined,
+  ): Promise<void> {
+    if (counted) {
+      this.metrics?.admissionRefusals.inc({ reason: 'rate_limited' });
+      lease.refusedHere += 1;
+      // Counted with the next chunk statement, or by this flush if none comes by the time a token can exist.
+      lease.flushTimer ??= setTimeout(
+        () => {
+          lease.flushTimer = null;
+          if (lease.refusedHere > 0 && !lease.refilling)
+            void this.lease(scope, bucket, spec, 0, 0, 0, counted, this.clock.now(), lease).catch(() => undefined);
+        },
+        Math.max(1, lease.emptyUntil - this.clock.now().getTime()),
+      );
+      lease.flushTimer.unref();
+    }
+    return Promise.reject(refusal(spec));
   }
 
   private isCurrent(lease: Lease): boolean {
@@ -179,7 +229,7 @@ export class RateLimitService {
         const want = waiters.length + lease.prefetch;
         let granted: number;
         try {
-          granted = await this.lease(scope, bucket, spec, want, giveBack, waiters.length, counted, now);
+          granted = await this.lease(scope, bucket, spec, want, giveBack, waiters.length, counted, now, lease);
         } catch (error) {
           for (const waiter of waiters) waiter.reject(error);
           continue;
@@ -189,10 +239,8 @@ export class RateLimitService {
         lease.expiresAt = now.getTime() + LEASE_MS;
         const served = Math.min(granted, waiters.length);
         for (const waiter of waiters.slice(0, served)) waiter.resolve();
-        const refusal = new ServiceError('rate_limited', 'too many requests; retry after the time in Retry-After', {
-          retryAfter: Math.max(1, Math.ceil(1 / spec.rate)),
-        });
-        for (const waiter of waiters.slice(served)) waiter.reject(refusal);
+        const refused = refusal(spec);
+        for (const waiter of waiters.slice(served)) waiter.reject(refused);
         // Admissions and captures (the refusals analytics counts as throttled) are admission refusals too.
         if (counted && waiters.length > served)
           this.metrics?.admissionRefusals.inc({ reason: 'rate_limited' }, waiters.length - served);
@@ -202,7 +250,10 @@ export class RateLimitService {
     }
   }
 
-  /** One statement: refill, give back, take up to `want`; answers how many were granted. */
+  /**
+   * One statement: refill, give back, take up to `want`, count the refusals made here since the last one; answers how
+   * many were granted, and notes on the lease until when an empty bucket stays empty.
+   */
   private async lease(
     scope: string,
     bucket: string,
@@ -212,25 +263,45 @@ export class RateLimitService {
     waiting: number,
     counted: RefusalScope | undefined,
     now: Date,
+    lease: Lease,
   ): Promise<number> {
-    const rows: { granted: number }[] = await this.db.query(LEASE_SQL, [
-      scope,
-      bucket,
-      spec.burst,
-      spec.rate,
-      now,
-      want,
-      giveBack,
-      waiting,
-      counted?.teamId ?? null,
-      counted?.tenantId ?? null,
-      counted?.sourceId ?? null,
-    ]);
-    return Number(rows[0]?.granted ?? 0);
+    const refusedHere = counted ? lease.refusedHere : 0;
+    lease.refusedHere -= refusedHere;
+    const rows: { granted: number; tokens_left: number | string | null }[] = await this.db
+      .query(LEASE_SQL, [
+        scope,
+        bucket,
+        spec.burst,
+        spec.rate,
+        now,
+        want,
+        giveBack,
+        waiting,
+        counted?.teamId ?? null,
+        counted?.tenantId ?? null,
+        counted?.sourceId ?? null,
+        refusedHere,
+      ])
+      .catch((error: unknown) => {
+        lease.refusedHere += refusedHere; // counted with the next statement
+        throw error;
+      });
+    const granted = Number(rows[0]?.granted ?? 0);
+    const left = Number(rows[0]?.tokens_left ?? spec.burst);
+    // Below a whole token: none can exist before the rest of one has refilled.
+    lease.emptyUntil = left < 1 ? now.getTime() + Math.ceil(((1 - Math.max(0, left)) / spec.rate) * 1000) : 0;
+    return granted;
   }
 
   private forgetIdleLeases(): void {
     for (const [key, lease] of this.leases)
-      if (lease.waiters.length === 0 && !lease.refilling && !this.isCurrent(lease)) this.leases.delete(key);
+      if (lease.waiters.length === 0 && !lease.refilling && !this.isCurrent(lease) && lease.refusedHere === 0)
+        this.leases.delete(key);
   }
+}
+
+function refusal(spec: BucketSpec): ServiceError {
+  return new ServiceError('rate_limited', 'too many requests; retry after the time in Retry-After', {
+    retryAfter: Math.max(1, Math.ceil(1 / spec.rate)),
+  });
 }
