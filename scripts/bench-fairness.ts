@@ -58,10 +58,14 @@ export interface FairnessFigures {
   six_slow?: FairnessCase;
   two_workers?: FairnessCase;
   hot_team?: {
+    alone_publish_p50_ms: number;
     alone_publish_p99_ms: number;
+    beside_publish_p50_ms: number;
     beside_publish_p99_ms: number;
     publish_p99_ratio: number;
     hot_admitted_per_s: number;
+    /** Team X's requests refused a second (its 429s: it retries them after 50 ms). */
+    hot_refused_per_s: number;
     replayed: number;
   };
 }
@@ -242,11 +246,15 @@ async function hotTeam(h: Harness) {
       if (r.status !== 202) throw new Error(`replay: ${r.status} ${await r.text()}`);
     }),
   ]);
+  const refused = Object.values(hotLoad.rejected).reduce((sum, n) => sum + n, 0);
   return {
+    alone_publish_p50_ms: alone.request_p50_ms,
     alone_publish_p99_ms: alone.request_p99_ms,
+    beside_publish_p50_ms: beside.request_p50_ms,
     beside_publish_p99_ms: beside.request_p99_ms,
     publish_p99_ratio: Math.round((beside.request_p99_ms / Math.max(1, alone.request_p99_ms)) * 100) / 100,
     hot_admitted_per_s: Math.round(hotLoad.admitted / (hotLoad.elapsed_ms / 1000)),
+    hot_refused_per_s: Math.round(refused / (hotLoad.elapsed_ms / 1000)),
     replayed: h.receivers.counts.get('fair-hot-replayed') ?? 0,
   };
 }

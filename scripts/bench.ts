@@ -427,8 +427,9 @@ function printFairness(f: FairnessFigures): void {
   const h = f.hot_team;
   if (h)
     console.log(
-      `  hot_team     publish p99 ${h.beside_publish_p99_ms} ms beside team X (${h.hot_admitted_per_s}/s, a replay ` +
-        `of ${h.replayed}) over ${h.alone_publish_p99_ms} ms alone: ratio ${h.publish_p99_ratio.toFixed(2)} ` +
+      `  hot_team     publish p50 / p99 ${h.beside_publish_p50_ms} / ${h.beside_publish_p99_ms} ms beside team X ` +
+        `(${h.hot_admitted_per_s}/s admitted, ${h.hot_refused_per_s}/s refused, a replay of ${h.replayed}) over ` +
+        `${h.alone_publish_p50_ms} / ${h.alone_publish_p99_ms} ms alone: ratio ${h.publish_p99_ratio.toFixed(2)} ` +
         '(target <= 1.5)',
     );
 }
