@@ -65,6 +65,7 @@ export {
   DispatchOwnershipService,
   DISCOVERY_SQL,
   DEFAULT_OWNERSHIP,
+  type EndpointSpeed,
   type Membership,
   type OwnershipSettings,
 } from './engine/dispatch-ownership.service.js';

@@ -69,6 +69,11 @@ const UNAVAILABLE_RECHECK_MS = 1000;
 const MAX_LANE_BACKOFF_MS = 30_000;
 /** The longest a timer waits: the service clock may move (tests), so due times are compared at least this often. */
 const MAX_SLEEP_MS = 1000;
+/** Endpoints' speeds kept in memory, and the most read back when partitions are gained. */
+const SPEEDS_KEPT = 10_000;
+const SPEEDS_LEARNT_AT_MOST = SPEEDS_KEPT / 2;
+/** How often endpoints whose speed class changed are saved (one statement, only when some did). */
+const SPEEDS_SAVE_MS = 1000;
 
 /**
  * The slots of service_concurrency that slow lanes may never take (docs/delivery.md, "Fairness"): a third, at least
@@ -99,7 +104,8 @@ export class Dispatcher {
   private readonly teamRunning = new Map<string, number>();
   /** The last look at every lane (the service clock may move without a timer: tests). */
   private lastSweepAt = 0;
-  private readonly speeds = new EndpointSpeeds();
+  private readonly speeds = new EndpointSpeeds(SPEEDS_KEPT);
+  private speedsTimer: NodeJS.Timeout | null = null;
   private readonly membership: Membership;
   private partitions: ReadonlySet<number> = new Set();
   private liveWorkers = 1;
@@ -151,6 +157,7 @@ export class Dispatcher {
         this.lastSweepAt = 0;
         this.schedule();
       },
+      onGained: (partitions) => void this.learnSpeeds(partitions),
       onDiscovered: (found) => {
         for (const { endpointId, nextDueAt } of found)
           if (this.partitions.has(partitionOf(endpointId))) this.lower(this.lane(endpointId), nextDueAt.getTime());
@@ -161,6 +168,8 @@ export class Dispatcher {
 
   async start(): Promise<void> {
     await this.membership.start();
+    this.speedsTimer = setInterval(() => void this.saveSpeeds(), SPEEDS_SAVE_MS);
+    this.speedsTimer.unref();
   }
 
   /**
@@ -199,7 +208,33 @@ export class Dispatcher {
     if (this.timer) clearTimeout(this.timer);
     if (this.gapTimer) clearTimeout(this.gapTimer);
     while (this.claimRunning || this.running > 0) await new Promise<void>((resolve) => this.idleWaiters.push(resolve));
+    if (this.speedsTimer) clearInterval(this.speedsTimer);
+    await this.saveSpeeds();
     await this.membership.stop();
+  }
+
+  /**
+   * Endpoints whose speed class is new or changed, saved for whoever owns their partition next (migration 0042): after
+   * a partition moves, its endpoints' lanes are not of unknown speed (docs/delivery.md, "Fairness").
+   */
+  private async saveSpeeds(): Promise<void> {
+    const changed = this.speeds.takeChanged();
+    if (changed.length === 0) return;
+    try {
+      await this.options.services.ownership.saveSpeeds(changed);
+    } catch (error) {
+      // Only a later owner's first attempts pay for it: they learn the speeds again.
+      this.options.logger.warn({ err: error }, 'saving endpoint speeds failed');
+    }
+  }
+
+  private async learnSpeeds(partitions: readonly number[]): Promise<void> {
+    try {
+      const known = await this.options.services.ownership.knownSpeeds(partitions, SPEEDS_LEARNT_AT_MOST);
+      for (const { endpointId, meanMs } of known) this.speeds.learn(endpointId, meanMs);
+    } catch (error) {
+      this.options.logger.warn({ err: error }, 'reading endpoint speeds failed');
+    }
   }
 
   private now(): number {

@@ -119,22 +119,54 @@ export class Lane {
 
 /**
  * How fast each endpoint answered lately (an exponentially weighted mean of attempt durations, ms), kept beyond its
- * lane's life so an endpoint that comes back with work is known at once. Bounded: the oldest entries go first.
+ * lane's life so an endpoint that comes back with work is known at once. Bounded: the oldest entries go first. What
+ * matters to fairness is the class (slow above SLOW_ATTEMPT_MS, else fast): an endpoint whose class is new or changed
+ * is noted, to be saved for the workers that own its partition next (`takeChanged`, `learn`).
  */
 export class EndpointSpeeds {
   private readonly means = new Map<string, number>();
+  private readonly changed = new Set<string>();
 
   constructor(private readonly capacity = 10_000) {}
 
+  get size(): number {
+    return this.means.size;
+  }
+
   record(endpointId: string, durationMs: number): void {
     const before = this.means.get(endpointId);
-    this.means.delete(endpointId);
-    this.means.set(endpointId, before === undefined ? durationMs : before * 0.7 + durationMs * 0.3);
-    if (this.means.size > this.capacity) this.means.delete(this.means.keys().next().value!);
+    const after = before === undefined ? durationMs : before * 0.7 + durationMs * 0.3;
+    if (before === undefined || isSlow(before) !== isSlow(after)) this.changed.add(endpointId);
+    this.set(endpointId, after);
+  }
+
+  /** What another worker learnt: taken only where this one has not seen the endpoint answer. */
+  learn(endpointId: string, meanMs: number): void {
+    if (!this.means.has(endpointId)) this.set(endpointId, meanMs);
+  }
+
+  /** The endpoints whose class is new or changed since the last call, with their means. */
+  takeChanged(): { endpointId: string; meanMs: number }[] {
+    const changed = [...this.changed].flatMap((endpointId) => {
+      const meanMs = this.means.get(endpointId);
+      return meanMs === undefined ? [] : [{ endpointId, meanMs }];
+    });
+    this.changed.clear();
+    return changed;
   }
 
   /** The mean duration, or undefined when the endpoint has not answered here yet. */
   meanMs(endpointId: string): number | undefined {
     return this.means.get(endpointId);
   }
+
+  private set(endpointId: string, meanMs: number): void {
+    this.means.delete(endpointId);
+    this.means.set(endpointId, meanMs);
+    if (this.means.size > this.capacity) this.means.delete(this.means.keys().next().value!);
+  }
+}
+
+function isSlow(meanMs: number): boolean {
+  return meanMs > SLOW_ATTEMPT_MS;
 }

@@ -14,6 +14,8 @@ export interface MembershipOptions {
   onMembership(partitions: ReadonlySet<number>, liveWorkers: number): void;
   /** Endpoints with rows in the queue, found by discovery. */
   onDiscovered(found: readonly { endpointId: string; nextDueAt: Date }[]): void;
+  /** Partitions this worker just gained (their endpoints' speeds as earlier owners saved them are to be read). */
+  onGained(partitions: readonly number[]): void;
 }
 
 /**
@@ -67,7 +69,10 @@ export class Membership {
       this.partitions = new Set(membership.partitions);
       this.options.onMembership(this.partitions, Math.max(1, membership.liveWorkers));
       const gained = membership.partitions.filter((p) => !before.has(p));
-      if (gained.length > 0) void this.discover(gained);
+      if (gained.length > 0) {
+        this.options.onGained(gained);
+        void this.discover(gained);
+      }
     });
   }
 

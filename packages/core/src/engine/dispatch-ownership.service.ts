@@ -22,6 +22,12 @@ export interface OwnershipSettings {
 
 export const DEFAULT_OWNERSHIP: OwnershipSettings = { leaseSeconds: 5, deadAfterSeconds: 5 };
 
+/** How fast an endpoint answered lately: the mean of its attempts' durations, as a worker keeps it. */
+export interface EndpointSpeed {
+  endpointId: string;
+  meanMs: number;
+}
+
 export interface Membership {
   /** The partitions this worker owns until its next heartbeat. */
   partitions: number[];
@@ -100,6 +106,34 @@ export class DispatchOwnershipService {
             slots AS (DELETE FROM dispatch_slots WHERE worker_id = $1)
        DELETE FROM dispatch_workers WHERE id = $1`,
       [workerId],
+    );
+  }
+
+  /**
+   * What earlier owners learnt of how fast these partitions' endpoints answer (migration 0042), the most recently
+   * written first: a worker that gains partitions knows their endpoints' speeds before their first attempt.
+   */
+  async knownSpeeds(partitions: readonly number[], limit: number): Promise<EndpointSpeed[]> {
+    if (partitions.length === 0) return [];
+    const rows: { endpoint_id: string; mean_ms: number }[] = await this.deps.db.query(
+      `SELECT s.endpoint_id, s.mean_ms
+         FROM endpoints e JOIN endpoint_speeds s ON s.endpoint_id = e.id
+        WHERE svc_dispatch_partition(e.id, ${DISPATCH_PARTITIONS}) = ANY ($1::int[])
+        ORDER BY s.updated_at DESC LIMIT $2`,
+      [partitions, limit],
+    );
+    return rows.map((r) => ({ endpointId: r.endpoint_id, meanMs: r.mean_ms }));
+  }
+
+  /** Endpoints' answer times as a worker learnt them, in one statement (endpoints gone meanwhile are skipped). */
+  async saveSpeeds(speeds: readonly EndpointSpeed[]): Promise<void> {
+    if (speeds.length === 0) return;
+    await this.deps.db.query(
+      `INSERT INTO endpoint_speeds (endpoint_id, mean_ms, updated_at)
+       SELECT u.id, u.ms, now() FROM unnest($1::text[], $2::int[]) u (id, ms) JOIN endpoints e ON e.id = u.id
+       ORDER BY u.id
+       ON CONFLICT (endpoint_id) DO UPDATE SET mean_ms = EXCLUDED.mean_ms, updated_at = EXCLUDED.updated_at`,
+      [speeds.map((s) => s.endpointId), speeds.map((s) => Math.max(0, Math.round(s.meanMs)))],
     );
   }
 
