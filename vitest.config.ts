@@ -4,8 +4,9 @@ import { defineConfig } from 'vitest/config';
 const require = createRequire(import.meta.url);
 
 export default defineConfig({
-  // type-graphql loads graphql's CommonJS build; resolve ours to the same file so there is one graphql realm.
-  resolve: { alias: { graphql: require.resolve('graphql') } },
+  // type-graphql loads graphql's CommonJS build; resolve ours to the same file so there is one graphql realm (the
+  // package name alone: graphql/validation/... are files of that build already).
+  resolve: { alias: [{ find: /^graphql$/, replacement: require.resolve('graphql') }] },
   test: {
     include: [
       'packages/*/src/**/*.test.ts',

@@ -153,7 +153,7 @@ export async function buildApp(
     { prefix: REST_PREFIX },
   );
 
-  const apollo = await createGraphqlServer(app, logger, config.publicBaseUrl);
+  const apollo = await createGraphqlServer(app, logger, config.publicBaseUrl, config.graphqlValidationMs);
   await apollo.start();
   await app.register(fastifyApollo(apollo), { path: GRAPHQL_PATH, context: graphqlContext(services) });
   app.setNotFoundHandler((request, reply) => allowed.refuse(request, reply));

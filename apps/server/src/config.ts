@@ -12,6 +12,8 @@ export interface ServerConfig extends CoreConfig {
    * load balancer) whose X-Forwarded-For names the client. Empty: the client is the connection's peer.
    */
   trustedProxies: string[];
+  /** Tests: the CPU milliseconds GraphQL validation may spend on one document (default DOCUMENT_LIMITS.validationMs). */
+  graphqlValidationMs?: number;
 }
 
 /** A comma-separated list of IP addresses and CIDR blocks; anything else stops the start with its name. */

@@ -1,14 +1,12 @@
 import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { getIntrospectionQuery, GraphQLError, parse, specifiedRules, validate } from 'graphql';
+import { getIntrospectionQuery, GraphQLError, parse } from 'graphql';
 import { isServiceError } from '@svc/core';
 import { startHarness, type Harness } from '../testing/harness.js';
 import { documentsAtTheLimits, hostileDocuments } from '../testing/hostile-graphql.js';
 import { checkDocumentLimits, DOCUMENT_LIMITS } from './document-limits.js';
 import { formatGraphqlError } from './errors.js';
-import { buildGraphqlSchema } from './schema.js';
 import { graphqlClient } from './test-client.js';
-import { validationBudgetRule } from './validation-budget.js';
 
 let h: Harness;
 let gql: ReturnType<typeof graphqlClient>;
@@ -217,26 +215,8 @@ describe('GraphQL without a key: the worst documents cost little and are answere
   });
 });
 
-describe('the validation budget and graphql-js limits', () => {
-  it('stops validation past its time budget with the API error naming it', async () => {
-    const schema = await buildGraphqlSchema();
-    const document = parse(`{ ${repeat(40, () => 'viewer { teamId }')} }`);
-    expect(validate(schema, document, [...specifiedRules, validationBudgetRule(1_000)])).toEqual([]);
-    let thrown: unknown = null;
-    try {
-      validate(schema, document, [...specifiedRules, validationBudgetRule(0)]);
-    } catch (error) {
-      thrown = error;
-    }
-    expect(thrown).toBeInstanceOf(GraphQLError);
-    const formatted = formatGraphqlError({ message: (thrown as GraphQLError).message }, thrown, () => undefined);
-    expect(formatted).toEqual({
-      message:
-        'the document took more than 0 ms to validate, the most one document may take: make it smaller or simpler',
-      extensions: { code: 'invalid_field', field: 'query' },
-    });
-  });
-
+describe("graphql-js's limits", () => {
+  // The validation budget: validation-budget.test.ts.
   it("answers the parser's own limits in the API's words", () => {
     const parseError = (source: string, options = {}) => {
       try {

@@ -24,7 +24,7 @@ export const DOCUMENT_LIMITS = {
   depth: 32,
   /** Selections of an operation with its fragments expanded (each spread counts its fragment again). */
   expandedSelections: 5_000,
-  /** Wall-clock milliseconds graphql-js may spend validating one document. */
+  /** Milliseconds of CPU graphql-js may spend validating one document (validation-budget.ts). */
   validationMs: 100,
 } as const;
 

@@ -35,9 +35,11 @@ const GRAPHQL_JS_LIMITS: { code: string; message: RegExp; answer: string }[] = [
   {
     code: 'GRAPHQL_VALIDATION_FAILED',
     message: /^Validation aborted\.$/,
+    // graphql-js's comparisons of overlapping fields and fragments, or our CPU budget (validation-budget.ts), which
+    // reports its own error first and ends validation this way.
     answer:
-      'the document is too complex to validate: graphql-js stopped comparing its fields and fragments at its budget ' +
-      'of 500,000 comparisons; make it smaller or simpler',
+      'the document is too complex to validate: validation stopped at its budget (500,000 comparisons of fields ' +
+      `and fragments, ${DOCUMENT_LIMITS.validationMs} ms of CPU); make it smaller or simpler`,
   },
   {
     code: 'GRAPHQL_VALIDATION_FAILED',

@@ -21,6 +21,7 @@ export async function createGraphqlServer(
   app: FastifyInstance,
   logger: FastifyBaseLogger,
   publicBaseUrl: string,
+  validationMs: number = DOCUMENT_LIMITS.validationMs,
 ): Promise<ApolloServer<GraphqlContext>> {
   const schema = await buildGraphqlSchema({ publicBaseUrl });
   return new ApolloServer<GraphqlContext>({
@@ -36,7 +37,7 @@ export async function createGraphqlServer(
     introspection: true,
     // Bounds of the parse and the validation (docs/api-choices.md); the context checks the document's limits first.
     parseOptions: { maxTokens: DOCUMENT_LIMITS.tokens },
-    validationRules: [validationBudgetRule(DOCUMENT_LIMITS.validationMs)],
+    validationRules: [validationBudgetRule(validationMs)],
     // No client of ours sends query hashes; a cache the unauthenticated could fill is not kept.
     persistedQueries: false,
     includeStacktraceInErrorResponses: false,

@@ -87,6 +87,8 @@ export interface HarnessOptions {
   trustedProxies?: string;
   /** How many admissions the server process holds at once (default: ADMISSION_QUEUE_BOUNDS). */
   admissionQueue?: AdmissionQueueBounds;
+  /** The CPU milliseconds GraphQL validation may spend on one document (default: DOCUMENT_LIMITS.validationMs). */
+  graphqlValidationMs?: number;
 }
 
 /** The machine's clock behind the harness's clock type; moving it by hand is a mistake in the test. */
@@ -119,6 +121,7 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
       'local',
     ),
     limits: limitsWith(options.limits),
+    ...(options.graphqlValidationMs !== undefined ? { graphqlValidationMs: options.graphqlValidationMs } : {}),
   };
   const core = await openCore(
     testCoreOptions(database.url, clock, {
