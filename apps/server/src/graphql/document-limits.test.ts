@@ -165,6 +165,23 @@ describe('GraphQL without a key: the worst documents cost little and are answere
     expect(answer.body.errors[0]).toMatchObject({ extensions: { code: 'invalid_field', field: 'query' } });
   });
 
+  it("answers very deep documents with 422 naming the nesting limit, where Apollo answered GRAPHQL_PARSE_FAILED 'Maximum call stack size exceeded'", async () => {
+    for (const query of [
+      `${'{a'.repeat(10_000)}${'}'.repeat(10_000)}`,
+      `{ viewer(x: ${'['.repeat(16_000)}1${']'.repeat(16_000)}) { teamId } }`,
+    ]) {
+      expect(Buffer.byteLength(query)).toBeLessThanOrEqual(DOCUMENT_LIMITS.bytes);
+      const answer = await gql(query, {}, { key: null });
+      expect(answer.status).toBe(422);
+      expect(answer.body.errors).toEqual([
+        {
+          message: 'the document has 33 levels of nested brackets; at most 32 are allowed',
+          extensions: { code: 'invalid_field', field: 'query' },
+        },
+      ]);
+    }
+  });
+
   it('keeps /healthz quick while 8 of the worst documents are sent at once', async () => {
     const worst = hostileDocuments(1_040_000).map((document) => document.query);
     const stopAt = Date.now() + 3_000;
