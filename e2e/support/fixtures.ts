@@ -141,6 +141,8 @@ export async function signIn(page: Page, key: string): Promise<void> {
 
 interface TestFixtures {
   api: RestApi;
+  /** The REST API with the worker's team key, as an operator's script calls it (each request sets its own headers). */
+  operator: APIRequestContext;
   /** Fails a test whose page threw or logged an error (hydration mismatches, failed requests, crashes). */
   browserErrors: string[];
   /**
@@ -183,14 +185,15 @@ export const test = base.extend<TestFixtures, WorkerFixtures>({
     { scope: 'worker' },
   ],
   baseURL: async ({ stack }, use) => use(stack.consoleUrl),
-  api: async ({ playwright, stack }, use) => {
+  operator: async ({ playwright, stack }, use) => {
     const request = await playwright.request.newContext({
       baseURL: stack.apiUrl,
       extraHTTPHeaders: { Authorization: `Bearer ${stack.key}`, 'Content-Type': 'application/json' },
     });
-    await use(new RestApi(request));
+    await use(request);
     await request.dispose();
   },
+  api: async ({ operator }, use) => use(new RestApi(operator)),
   browserErrors: [
     async ({ page }, use) => {
       const errors: string[] = [];

@@ -169,15 +169,10 @@ test.describe("the receivers' portal", () => {
     signedIn: page,
     api,
     browserErrors,
-    playwright,
-    stack,
+    operator,
   }) => {
     const allowed = await startFramingPage();
     const other = await startFramingPage();
-    const operator = await playwright.request.newContext({
-      baseURL: stack.apiUrl,
-      extraHTTPHeaders: { Authorization: `Bearer ${stack.key}`, 'Content-Type': 'application/json' },
-    });
     try {
       // The operator allows one origin in the console's settings.
       await open(page, '/settings');
@@ -211,7 +206,6 @@ test.describe("the receivers' portal", () => {
     } finally {
       const settings = await rest(operator, 'GET', '/settings');
       await rest(operator, 'PATCH', '/settings', { portal_frame_origins: [] }, { 'If-Match': settings.etag });
-      await operator.dispose();
       await allowed.close();
       await other.close();
     }
@@ -220,15 +214,10 @@ test.describe("the receivers' portal", () => {
   test("pages long lists newest first: messages 50 a page, an endpoint's deliveries 20 a page", async ({
     page,
     api,
-    playwright,
-    stack,
+    operator,
   }) => {
     test.setTimeout(120_000);
     const receiver = await startReceiver();
-    const operator = await playwright.request.newContext({
-      baseURL: stack.apiUrl,
-      extraHTTPHeaders: { Authorization: `Bearer ${stack.key}`, 'Content-Type': 'application/json' },
-    });
     try {
       const run = unique();
       const tenant = await api.createTenant(`paged-${run}`, 'Paged GmbH');
@@ -287,46 +276,68 @@ test.describe("the receivers' portal", () => {
       await page.getByRole('link', { name: 'Start over' }).click();
       await expect(deliveries).toHaveCount(20);
     } finally {
-      await operator.dispose();
       await receiver.close();
     }
   });
 
-  test('says so when the session expires', async ({ page, api, playwright, stack }) => {
+  test('says so when the session expires', async ({ page, api, operator }) => {
     test.setTimeout(120_000);
-    const operator = await playwright.request.newContext({
-      baseURL: stack.apiUrl,
-      extraHTTPHeaders: { Authorization: `Bearer ${stack.key}`, 'Content-Type': 'application/json' },
+    const tenant = await api.createTenant(`expiring-${unique()}`, 'Expiring Ltd');
+    const session = await rest(operator, 'POST', `/tenants/${tenant.id}/portal_sessions`, {
+      expires_in_seconds: 60,
+      capabilities: 'read_only',
     });
-    try {
-      const tenant = await api.createTenant(`expiring-${unique()}`, 'Expiring Ltd');
-      const session = await rest(operator, 'POST', `/tenants/${tenant.id}/portal_sessions`, {
-        expires_in_seconds: 60,
-        capabilities: 'read_only',
-      });
-      await openLink(page, String(session.json['url']));
-      await expect(page.getByTestId('portal-tenant')).toHaveText('Expiring Ltd');
-      // The page says so at the session's end, without a click.
-      await expect(page.getByTestId('portal-ended')).toBeVisible({ timeout: 75_000 });
-      await docsShot(page, 'ended');
-      // And the API agrees: a reload stays on the ended page.
-      await page.goto(new URL('/portal', String(session.json['url'])).toString());
-      await expect(page.getByTestId('portal-ended')).toBeVisible();
-    } finally {
-      await operator.dispose();
-    }
+    await openLink(page, String(session.json['url']));
+    await expect(page.getByTestId('portal-tenant')).toHaveText('Expiring Ltd');
+    // The page says so at the session's end, without a click.
+    await expect(page.getByTestId('portal-ended')).toBeVisible({ timeout: 75_000 });
+    await docsShot(page, 'ended');
+    // And the API agrees: a reload stays on the ended page.
+    await page.goto(new URL('/portal', String(session.json['url'])).toString());
+    await expect(page.getByTestId('portal-ended')).toBeVisible();
+  });
+
+  test("an ed25519 endpoint's verify panel shows the previous public key while it still signs", async ({
+    page,
+    api,
+    operator,
+  }) => {
+    const tenant = await api.createTenant(`rotated-${unique()}`, 'Rotated AG');
+    const created = await rest(operator, 'POST', '/endpoints', {
+      tenant_id: tenant.id,
+      url: 'https://receiver.example.com/rotated',
+      name: 'Rotated receiver',
+      signature_scheme: 'ed25519',
+    });
+    const previousKey = String(created.json['public_key']);
+    // A new ed25519 key with an hour's overlap: the previous one signs every delivery beside it until then.
+    const rotated = await rest(
+      operator,
+      'POST',
+      `/endpoints/${String(created.json['id'])}/rotate_secret`,
+      { overlap_seconds: 3_600 },
+      { 'If-Match': created.etag },
+    );
+    const currentKey = String(rotated.json['public_key']);
+    expect(currentKey).toMatch(/^whpk_/);
+    expect(currentKey).not.toBe(previousKey);
+    const session = await rest(operator, 'POST', `/tenants/${tenant.id}/portal_sessions`, {
+      capabilities: 'read_only',
+    });
+    await openLink(page, String(session.json['url']));
+    await page.getByRole('link', { name: 'Rotated receiver' }).click();
+    const verify = page.getByTestId('portal-verify');
+    await expect(verify.getByTestId('portal-public-key')).toHaveText(currentKey);
+    await expect(verify.getByTestId('previous-public-key')).toContainText('The previous public key still signs until');
+    await expect(verify.getByTestId('old-public-key')).toHaveText(previousKey);
   });
 
   test("the link opens only from its page's button: reading it uses nothing, another site's form is refused", async ({
     page,
     api,
+    operator,
     playwright,
-    stack,
   }) => {
-    const operator = await playwright.request.newContext({
-      baseURL: stack.apiUrl,
-      extraHTTPHeaders: { Authorization: `Bearer ${stack.key}`, 'Content-Type': 'application/json' },
-    });
     const scanner = await playwright.request.newContext();
     try {
       const tenant = await api.createTenant(`scanned-${unique()}`, 'Scanned Ltd');
@@ -375,7 +386,6 @@ test.describe("the receivers' portal", () => {
       expect(await again.text()).toContain('This link has already been used');
     } finally {
       await scanner.dispose();
-      await operator.dispose();
     }
   });
 });

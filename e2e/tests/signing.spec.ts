@@ -56,17 +56,40 @@ test('an ed25519 endpoint: created in the console, its public key shown with how
     await snap(page, testInfo, '2-public-key');
 
     const endpointId = page.url().split('/endpoints/')[1]!;
-    const message = await api.publishMessage({ tenant_id: tenant.id, event_type: eventType }, '{"order":42}');
-    await expect
-      .poll(() => receiver.received.filter((r) => r.headers['webhook-id'] === message.id).length, {
-        timeout: DELIVERY_TIMEOUT_MS,
-      })
-      .toBe(1);
-    const delivery = receiver.received.find((r) => r.headers['webhook-id'] === message.id)!;
+    /** Publishes an order and answers its one delivery, as the receiver got it. */
+    const deliveredOrder = async (order: number) => {
+      const message = await api.publishMessage({ tenant_id: tenant.id, event_type: eventType }, `{"order":${order}}`);
+      await expect
+        .poll(() => receiver.received.filter((r) => r.headers['webhook-id'] === message.id).length, {
+          timeout: DELIVERY_TIMEOUT_MS,
+        })
+        .toBe(1);
+      return receiver.received.find((r) => r.headers['webhook-id'] === message.id)!;
+    };
+    const delivery = await deliveredOrder(42);
     expect(verifiesWith(publicKey, delivery)).toBe(true);
     expect(verifiesWith(publicKey, { ...delivery, body: '{"order":43}' })).toBe(false);
 
-    // Rotating back to HMAC shows the new secret once; the public key goes away.
+    // A new ed25519 key with an overlap: the previous key still signs until the overlap ends, so the page shows its
+    // public key beside the new one, with when it stops, and a delivery meanwhile verifies with either.
+    await page.getByRole('button', { name: 'Rotate secret' }).click();
+    const toNewKey = page.getByRole('dialog', { name: 'Rotate signing secret' });
+    await toNewKey.getByRole('radiogroup', { name: 'Signatures' }).getByText('Ed25519 (public key)').click();
+    await toNewKey.getByLabel('Overlap (seconds)').fill('3600');
+    await toNewKey.getByRole('button', { name: 'Rotate secret' }).click();
+    await expect(toNewKey).toBeHidden();
+    await reload(page);
+    const newKey = (await page.getByTestId('public-key').textContent()) ?? '';
+    expect(newKey).toMatch(/^whpk_[A-Za-z0-9+/]{43}=$/);
+    expect(newKey).not.toBe(publicKey);
+    await expect(page.getByTestId('previous-public-key')).toContainText('The previous public key still signs until');
+    await expect(page.getByTestId('old-public-key')).toHaveText(publicKey);
+    await snap(page, testInfo, '3-previous-public-key');
+    const signedTwice = await deliveredOrder(44);
+    expect(verifiesWith(publicKey, signedTwice)).toBe(true);
+    expect(verifiesWith(newKey, signedTwice)).toBe(true);
+
+    // Rotating back to HMAC shows the new secret once; the public keys go away.
     await page.getByRole('button', { name: 'Rotate secret' }).click();
     const rotate = page.getByRole('dialog', { name: 'Rotate signing secret' });
     await rotate.getByRole('radiogroup', { name: 'Signatures' }).getByText('HMAC (shared secret)').click();
@@ -78,6 +101,7 @@ test('an ed25519 endpoint: created in the console, its public key shown with how
     await reload(page);
     await expect(page.getByTestId('signature-scheme')).toHaveText('HMAC (v1)');
     await expect(page.getByTestId('public-key')).toHaveCount(0);
+    await expect(page.getByTestId('previous-public-key')).toHaveCount(0);
     expect(endpointId).toMatch(/^wde_/);
   } finally {
     await receiver.close();
