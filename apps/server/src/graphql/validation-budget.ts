@@ -8,8 +8,9 @@ const SCHEDSTAT = '/proc/thread-self/schedstat';
 
 /**
  * CPU time the calling thread has run, in ms: Linux's /proc/thread-self/schedstat (its first field, nanoseconds on a
- * CPU); where it cannot be read, the process's CPU time (process.cpuUsage), which other threads of the process add
- * to. Either stands still while the thread waits for a CPU, as it does on a loaded machine.
+ * CPU, brought up to date at the scheduler's ticks, so a few ms behind at most); where it cannot be read, the
+ * process's CPU time (process.cpuUsage), which other threads of the process add to. Either stands still while the
+ * thread waits for a CPU, as it does on a loaded machine.
  */
 function cpuClock(): () => number {
   try {
