@@ -171,7 +171,9 @@ describe('round trips of the hot paths with analytics facts', () => {
       capture: 8,
       duplicate: 6,
       rejected: 5,
-      throttled: 1,
+      // The chunk statement that emptied the bucket told the process when its next token can exist: until then a
+      // request is refused without a statement, and counted as throttled with the next one (was 1).
+      throttled: 0,
     });
   });
 });
