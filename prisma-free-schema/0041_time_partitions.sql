@@ -7,7 +7,7 @@
 -- Online: each existing table becomes the first ("legacy") partition of a new parent. Its bound is checked by a
 -- NOT VALID constraint (a short lock), validated (SHARE UPDATE EXCLUSIVE: reads and writes go on), and then a short
 -- transaction renames it, makes the parent and attaches it; the validated CHECK lets ATTACH skip the scan. The runner
--- runs each step in its own transaction with a 1 s lock_timeout and retries a step that timed out (migrate.ts).
+-- runs each step in its own transaction with a 250 ms lock_timeout and retries a step that timed out (migrate.ts).
 -- Every step can run again: a failure halfway reruns the file from the top at the next start.
 --
 -- The foreign keys between these four tables go: a day's partitions are dropped by time, and a key between two

@@ -120,6 +120,7 @@ export {
   type PartitionReport,
   utcDay,
 } from './retention/partitions.js';
+export { seedDay, type SeedDayOptions, type SeedTarget } from './retention/seed-days.js';
 export { MAX_WINDOW_DAYS } from './common/window.js';
 export * from './deliveries/replay.inputs.js';
 export { ReplayService } from './deliveries/replay.service.js';

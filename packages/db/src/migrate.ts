@@ -76,7 +76,7 @@ export async function runMigrations(databaseUrl: string, migrations = loadMigrat
  * A file that starts with `-- migrate: steps` runs as several transactions, split at lines starting `-- step`, so
  * that a long step that blocks no writer (VALIDATE CONSTRAINT) never runs under the lock a later step takes. Each
  * step waits at most STEP_LOCK_TIMEOUT for a lock and is retried when it times out (a busy table), so no step queues
- * writers behind it for longer than that. Steps must be safe to run again: a failure after some committed reruns the
+ * writers behind it for longer than that (plus the step's own short run). Steps must be safe to run again: a failure after some committed reruns the
  * file from its first step at the next start. Any other file is one transaction, as before.
  */
 export function migrationSteps(sql: string): string[] {
@@ -89,8 +89,8 @@ export function migrationSteps(sql: string): string[] {
 }
 
 /** Longest lock wait of one step of a stepped migration (lock_timeout), and how often a timed-out step is retried. */
-export const STEP_LOCK_TIMEOUT_MS = 1_000;
-const STEP_LOCK_RETRIES = 120;
+export const STEP_LOCK_TIMEOUT_MS = 250;
+const STEP_LOCK_RETRIES = 400;
 
 async function runStep(client: pg.Client, sql: string, stepped: boolean, recordAs: string | null): Promise<void> {
   for (let attempt = 1; ; attempt += 1) {
@@ -103,8 +103,10 @@ async function runStep(client: pg.Client, sql: string, stepped: boolean, recordA
       return;
     } catch (error) {
       await client.query('ROLLBACK');
-      const lockTimedOut = (error as { code?: string }).code === '55P03';
-      if (!stepped || !lockTimedOut || attempt >= STEP_LOCK_RETRIES) throw error;
+      // lock_not_available (the timeout) or deadlock_detected (a step that locks two tables, as a dropped foreign key
+      // does, against a transaction of the service that took them in the other order): the step waits and runs again.
+      const busy = ['55P03', '40P01'].includes((error as { code?: string }).code ?? '');
+      if (!stepped || !busy || attempt >= STEP_LOCK_RETRIES) throw error;
       await new Promise((resolve) => setTimeout(resolve, 50 + Math.random() * 200));
     }
   }
