@@ -195,6 +195,66 @@ describe('daily partitions', () => {
     expect(await count('messages')).toBe(totals.messages - dayRows.messages);
     expect(await count('deliveries')).toBe(totals.deliveries - dayRows.deliveries);
   });
+
+  it("keeps a day while a delivery of its messages is pending, then takes its later days' deliveries with it", async () => {
+    // After the far day of the test above: newId never goes back in time within one process.
+    const held = new Date(day.getTime() + 45 * DAY);
+    stack.h.clock.set(new Date(held.getTime() + 12 * 60 * MINUTE));
+    await stack.h.services.partitions.makeAhead();
+    const { tenantId, endpointId } = await stack.setup('/held');
+    const paused = await get(`/endpoints/${endpointId}`);
+    const r = await stack.h.request('PATCH', `/endpoints/${endpointId}`, {
+      body: { status: 'paused' },
+      ifMatch: paused.headers.get('etag')!,
+    });
+    expect(r.status, r.text).toBe(200);
+    const id = await stack.publish(tenantId, { held: true });
+    const pending = await deliveryOf(id);
+    // Pending for the whole test: no expiry of its window while the clock jumps 31 days.
+    await db().query(`UPDATE deliveries SET expires_at = expires_at + interval '60 days' WHERE id = $1`, [pending]);
+    await db().query(`UPDATE delivery_queue SET expires_at = expires_at + interval '60 days' WHERE delivery_id = $1`, [
+      pending,
+    ]);
+    // A later delivery of the message in the next day's partition (as a replay made the day after would be).
+    const later = idTimeBound('wdd_', new Date(held.getTime() + DAY + MINUTE)).slice(0, 14) + 'x'.repeat(16);
+    await db().query(
+      `INSERT INTO deliveries (id, team_id, tenant_id, message_id, endpoint_id, event_type, status, next_attempt_at,
+                               expires_at, body_bytes, content_type, delivery_units, created_at, updated_at)
+       SELECT $2, team_id, tenant_id, message_id, endpoint_id, event_type, 'succeeded', next_attempt_at, expires_at,
+              body_bytes, content_type, delivery_units, created_at, updated_at FROM deliveries WHERE id = $1`,
+      [pending, later],
+    );
+    await db().query(
+      `INSERT INTO attempts (id, delivery_id, team_id, endpoint_id, number, trigger, started_at, duration_ms, url_revision,
+                             status_code, created_at)
+       SELECT $2, id, team_id, endpoint_id, 1, 'scheduled', created_at, 5, 1, 200, created_at FROM deliveries WHERE id = $1`,
+      [later, 'wda_' + later.slice(4)],
+    );
+    expect(await partitionOf('deliveries', 'id', later)).toBe(
+      partitionName('deliveries', new Date(held.getTime() + DAY)),
+    );
+
+    expect((await db().query(`SELECT status FROM deliveries WHERE id = $1`, [pending]))[0].status).toBe('queued');
+    stack.h.clock.set(new Date(held.getTime() + 31 * DAY + MINUTE));
+    await stack.h.services.retention.sweep();
+    const waiting = await stack.h.services.partitions.dropExpired();
+    expect(waiting.dropped).not.toContain(partitionName('messages', held));
+    expect(waiting.dropped).not.toContain(partitionName('deliveries', held));
+    expect((await get(`/messages/${id}`)).status).toBe(200);
+
+    // The delivery ends (canceled, as a DELETE of its endpoint would leave it); the next runs drop the day.
+    await db().query(`UPDATE deliveries SET status = 'canceled', finished_at = now() WHERE id = $1`, [pending]);
+    await db().query(`DELETE FROM delivery_queue WHERE delivery_id = $1`, [pending]);
+    await stack.h.services.retention.sweep();
+    const report = await stack.h.services.partitions.dropExpired();
+    expect(report.dropped).toEqual(
+      expect.arrayContaining([partitionName('messages', held), partitionName('deliveries', held)]),
+    );
+    expect(report.strayDeliveriesDeleted).toBe(1);
+    expect(await partitionOf('deliveries', 'id', later)).toBeUndefined();
+    expect((await db().query(`SELECT count(*)::int AS n FROM attempts WHERE delivery_id = $1`, [later]))[0].n).toBe(0);
+    expect((await get(`/messages/${id}`)).status).toBe(404);
+  });
 });
 
 /** The creation time an ID carries (its first 10 base32 characters: 48-bit milliseconds and two bits). */

@@ -83,24 +83,26 @@ export class PartitionMaintenance {
     const name = partitionName(table.table_name, day);
     const [lower, upper] = [idTimeBound(table.id_prefix, day), idTimeBound(table.id_prefix, addDays(day, 1))];
     if (table.legacy_bound !== null && lower < table.legacy_bound) return null;
-    return this.db.transaction(async (tx) => {
-      await tx.query(`SET LOCAL lock_timeout = '1s'`);
-      const exists: unknown[] = await tx.query(`SELECT 1 FROM pg_class WHERE relname = $1`, [name]);
-      if (exists.length > 0) return null;
-      const parent = quote(table.table_name);
-      const key = quote(table.key_column);
-      const defaultPartition = quote(`${table.table_name}_default`);
-      await tx.query(`CREATE TABLE ${quote(name)} (LIKE ${parent} INCLUDING DEFAULTS INCLUDING CONSTRAINTS)`);
-      const moved: unknown[] = await tx.query(
-        `WITH moved AS (DELETE FROM ${defaultPartition} WHERE ${key} >= $1 AND ${key} < $2 RETURNING *)
+    return unlessBusy(() =>
+      this.db.transaction(async (tx) => {
+        await tx.query(`SET LOCAL lock_timeout = '1s'`);
+        const exists: unknown[] = await tx.query(`SELECT 1 FROM pg_class WHERE relname = $1`, [name]);
+        if (exists.length > 0) return null;
+        const parent = quote(table.table_name);
+        const key = quote(table.key_column);
+        const defaultPartition = quote(`${table.table_name}_default`);
+        await tx.query(`CREATE TABLE ${quote(name)} (LIKE ${parent} INCLUDING DEFAULTS INCLUDING CONSTRAINTS)`);
+        const moved: unknown[] = await tx.query(
+          `WITH moved AS (DELETE FROM ${defaultPartition} WHERE ${key} >= $1 AND ${key} < $2 RETURNING *)
          INSERT INTO ${quote(name)} SELECT * FROM moved RETURNING 1`,
-        [lower, upper],
-      );
-      await tx.query(
-        `ALTER TABLE ${parent} ATTACH PARTITION ${quote(name)} FOR VALUES FROM ($$${lower}$$) TO ($$${upper}$$)`,
-      );
-      return moved.length;
-    });
+          [lower, upper],
+        );
+        await tx.query(
+          `ALTER TABLE ${parent} ATTACH PARTITION ${quote(name)} FOR VALUES FROM ($$${lower}$$) TO ($$${upper}$$)`,
+        );
+        return moved.length;
+      }),
+    );
   }
 
   /**
@@ -146,49 +148,51 @@ export class PartitionMaintenance {
     partition: Partition,
   ): Promise<{ names: string[]; strays: number } | null> {
     const lower = await this.lowerBound(table, partition);
-    return this.db.transaction(async (tx) => {
-      await tx.query(`SET LOCAL lock_timeout = '1s'`);
-      const p = quote(partition.name);
-      if (table.table_name === 'deliveries') {
-        if (await exists(tx, `SELECT 1 FROM ${p} WHERE ${PENDING} LIMIT 1`)) return null;
-        await tx.query(`DROP TABLE ${p}`);
-        await this.forgetLegacy(tx, table, partition);
-        return { names: [partition.name], strays: 0 };
-      }
-      if (table.table_name === 'attempts') {
-        await tx.query(`DROP TABLE ${p}`);
-        await this.forgetLegacy(tx, table, partition);
-        return { names: [partition.name], strays: 0 };
-      }
-      // messages (and message_contents with the same bounds)
-      if (await exists(tx, `SELECT 1 FROM ${p} WHERE content_erased_at IS NULL LIMIT 1`)) return null;
-      const range = [lower ?? '', partition.upper];
-      if (
-        await exists(
-          tx,
-          `SELECT 1 FROM deliveries WHERE ${PENDING} AND message_id >= $1 AND message_id < $2 LIMIT 1`,
-          range,
+    return unlessBusy(() =>
+      this.db.transaction(async (tx) => {
+        await tx.query(`SET LOCAL lock_timeout = '1s'`);
+        const p = quote(partition.name);
+        if (table.table_name === 'deliveries') {
+          if (await exists(tx, `SELECT 1 FROM ${p} WHERE ${PENDING} LIMIT 1`)) return null;
+          await tx.query(`DROP TABLE ${p}`);
+          await this.forgetLegacy(tx, table, partition);
+          return { names: [partition.name], strays: 0 };
+        }
+        if (table.table_name === 'attempts') {
+          await tx.query(`DROP TABLE ${p}`);
+          await this.forgetLegacy(tx, table, partition);
+          return { names: [partition.name], strays: 0 };
+        }
+        // messages (and message_contents with the same bounds)
+        if (await exists(tx, `SELECT 1 FROM ${p} WHERE content_erased_at IS NULL LIMIT 1`)) return null;
+        const range = [lower ?? '', partition.upper];
+        if (
+          await exists(
+            tx,
+            `SELECT 1 FROM deliveries WHERE ${PENDING} AND message_id >= $1 AND message_id < $2 LIMIT 1`,
+            range,
+          )
         )
-      )
-        return null;
-      const strays: { id: string }[] = await tx.query(
-        `DELETE FROM deliveries WHERE message_id >= $1 AND message_id < $2 RETURNING id`,
-        range,
-      );
-      if (strays.length > 0)
-        await tx.query(`DELETE FROM attempts WHERE delivery_id = ANY($1::text[])`, [strays.map((s) => s.id)]);
-      const contents = partition.name.replace(/^messages/, 'message_contents');
-      const names = [partition.name];
-      if (await exists(tx, `SELECT 1 FROM pg_class WHERE relname = $1`, [contents])) {
-        await tx.query(`DROP TABLE ${quote(contents)}`);
-        names.push(contents);
-        const contentsTable = { ...table, table_name: 'message_contents' };
-        await this.forgetLegacy(tx, contentsTable, { name: contents, upper: partition.upper });
-      }
-      await tx.query(`DROP TABLE ${p}`);
-      await this.forgetLegacy(tx, table, partition);
-      return { names, strays: strays.length };
-    });
+          return null;
+        const strays: { id: string }[] = await tx.query(
+          `WITH gone AS (DELETE FROM deliveries WHERE message_id >= $1 AND message_id < $2 RETURNING id) SELECT id FROM gone`,
+          range,
+        );
+        if (strays.length > 0)
+          await tx.query(`DELETE FROM attempts WHERE delivery_id = ANY($1::text[])`, [strays.map((s) => s.id)]);
+        const contents = partition.name.replace(/^messages/, 'message_contents');
+        const names = [partition.name];
+        if (await exists(tx, `SELECT 1 FROM pg_class WHERE relname = $1`, [contents])) {
+          await tx.query(`DROP TABLE ${quote(contents)}`);
+          names.push(contents);
+          const contentsTable = { ...table, table_name: 'message_contents' };
+          await this.forgetLegacy(tx, contentsTable, { name: contents, upper: partition.upper });
+        }
+        await tx.query(`DROP TABLE ${p}`);
+        await this.forgetLegacy(tx, table, partition);
+        return { names, strays: strays.length };
+      }),
+    );
   }
 
   /** The lower bound of a day partition (its name's day), or null for the legacy one (from MINVALUE). */
@@ -203,6 +207,22 @@ export class PartitionMaintenance {
       await tx.query(`UPDATE time_partitioned_tables SET legacy_bound = NULL WHERE table_name = $1`, [
         table.table_name,
       ]);
+  }
+}
+
+/**
+ * Runs one maintenance transaction; when it waited its second for a lock (a busy table: lock_timeout) it is left to
+ * the next run, which tries again, and the rest of this run goes on.
+ */
+async function unlessBusy<T>(run: () => Promise<T>): Promise<T | null> {
+  try {
+    return await run();
+  } catch (error) {
+    const code =
+      (error as { code?: string; driverError?: { code?: string } }).driverError?.code ??
+      (error as { code?: string }).code;
+    if (code === '55P03') return null;
+    throw error;
   }
 }
 
