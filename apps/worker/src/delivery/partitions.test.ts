@@ -255,6 +255,35 @@ describe('daily partitions', () => {
     expect((await db().query(`SELECT count(*)::int AS n FROM attempts WHERE delivery_id = $1`, [later]))[0].n).toBe(0);
     expect((await get(`/messages/${id}`)).status).toBe(404);
   });
+
+  it('leaves a deliveries day kept by a pending delivery to its own drop, never deleting it row by row', async () => {
+    const kept = new Date(day.getTime() + 50 * DAY);
+    stack.h.clock.set(new Date(kept.getTime() + 12 * 60 * MINUTE));
+    await stack.h.services.partitions.makeAhead();
+    const { tenantId } = await stack.setup('/kept-day');
+    const id = await stack.publish(tenantId, { kept: true });
+    await succeeded(id);
+    const delivered = await deliveryOf(id);
+    // A delivery of that day for an older message, still pending (a replay of a message accepted days before).
+    const replay = idTimeBound('wdd_', new Date(kept.getTime() + 13 * 60 * MINUTE)).slice(0, 14) + 'y'.repeat(16);
+    const older = idTimeBound('wdm_', new Date(kept.getTime() - 3 * DAY)).slice(0, 14) + 'y'.repeat(16);
+    await db().query(
+      `INSERT INTO deliveries (id, team_id, tenant_id, message_id, endpoint_id, event_type, status, next_attempt_at,
+                               expires_at, body_bytes, content_type, delivery_units, created_at, updated_at)
+       SELECT $2, team_id, tenant_id, $3, endpoint_id, event_type, 'retry_wait', next_attempt_at,
+              expires_at + interval '60 days', body_bytes, content_type, delivery_units, created_at, updated_at
+         FROM deliveries WHERE id = $1`,
+      [delivered, replay, older],
+    );
+
+    stack.h.clock.set(new Date(kept.getTime() + 31 * DAY + MINUTE));
+    await stack.h.services.retention.sweep();
+    const report = await stack.h.services.partitions.dropExpired();
+    expect(report.dropped).toContain(partitionName('messages', kept));
+    expect(report.dropped).not.toContain(partitionName('deliveries', kept));
+    expect(report.strayDeliveriesDeleted).toBe(0);
+    expect(await partitionOf('deliveries', 'id', delivered)).toBe(partitionName('deliveries', kept));
+  });
 });
 
 /** The creation time an ID carries (its first 10 base32 characters: 48-bit milliseconds and two bits). */

@@ -174,9 +174,13 @@ export class PartitionMaintenance {
           )
         )
           return null;
+        // Only from the days after this one: the deliveries made on this day or before go with their own partitions
+        // (a day of deliveries kept by one pending replay must not be deleted row by row here).
+        const laterDays = `wdd_${partition.upper!.slice(table.id_prefix.length)}`;
         const strays: { id: string }[] = await tx.query(
-          `WITH gone AS (DELETE FROM deliveries WHERE message_id >= $1 AND message_id < $2 RETURNING id) SELECT id FROM gone`,
-          range,
+          `WITH gone AS (DELETE FROM deliveries WHERE message_id >= $1 AND message_id < $2 AND id >= $3 RETURNING id)
+           SELECT id FROM gone`,
+          [...range, laterDays],
         );
         if (strays.length > 0)
           await tx.query(`DELETE FROM attempts WHERE delivery_id = ANY($1::text[])`, [strays.map((s) => s.id)]);
