@@ -168,7 +168,7 @@ describe('the upgrade to daily partitions', () => {
     await watch;
     await watcher.end();
 
-    expect(applied).toEqual(['0041_time_partitions']);
+    expect(applied).toContain('0041_time_partitions');
     expect(failures).toEqual([]);
     expect(publishedDuring).toBeGreaterThan(0);
     const deadline = Date.now() + 30_000;
