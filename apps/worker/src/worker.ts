@@ -157,6 +157,11 @@ export async function startWorker(options: WorkerOptions): Promise<RunningWorker
   });
   boss.on('error', (error) => logger.error({ err: error }, 'pg-boss error'));
   await boss.start();
+  // Today's partitions and the week's ahead before the first scheduled maintenance (an insert beyond them would land
+  // in the DEFAULT partition, never fail: this only spares the move).
+  await services.partitions
+    .makeAhead()
+    .catch((error: unknown) => logger.error({ err: error }, 'making partitions ahead failed'));
   for (const handler of handlers) {
     const { contract } = handler;
     await ensureQueue(boss, contract);

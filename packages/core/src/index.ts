@@ -112,6 +112,15 @@ export { DeliveryService } from './deliveries/delivery.service.js';
 export { MAX_QUOTE_ITEMS, type ReplayQuote, type ReplayQuoteItem } from './deliveries/delivery-replay.js';
 export { MessageRepairService, type CancelResult, type RedactResult } from './messages/message-repair.service.js';
 export { REDACTION_VACUUM_AFTER_MS, RetentionService, type SweepReport } from './retention/retention.service.js';
+export {
+  idTimeBound,
+  PARTITION_DAYS_AHEAD,
+  PartitionMaintenance,
+  partitionName,
+  type PartitionReport,
+  utcDay,
+} from './retention/partitions.js';
+export { seedDay, type SeedDayOptions, type SeedTarget } from './retention/seed-days.js';
 export { MAX_WINDOW_DAYS } from './common/window.js';
 export * from './deliveries/replay.inputs.js';
 export { ReplayService } from './deliveries/replay.service.js';

@@ -22,6 +22,7 @@ import { MessageRepairService } from './messages/message-repair.service.js';
 import { DeliveryService } from './deliveries/delivery.service.js';
 import { ReplayService } from './deliveries/replay.service.js';
 import { RetentionService } from './retention/retention.service.js';
+import { PartitionMaintenance } from './retention/partitions.js';
 import { SourceService } from './sources/source.service.js';
 import { ReceiveService } from './sources/receive.service.js';
 import { OperationalEventService } from './events/operational-event.service.js';
@@ -94,6 +95,8 @@ export interface Services {
   readonly replays: ReplayService;
   /** Retention sweeps (content, response bodies, attempts and messages, redaction completion). */
   readonly retention: RetentionService;
+  /** The daily partitions of messages, contents, deliveries and attempts: made ahead, dropped past retention. */
+  readonly partitions: PartitionMaintenance;
   /** Sources: the resource and its receive-token lookup. */
   readonly sources: SourceService;
   /** POST /receive/{token}: verify, deduplicate and capture. */
@@ -188,6 +191,7 @@ export function createServices(options: CoreOptions): Services {
     portal: new PortalService({ db, clock, endpoints, messages, deliveries, events }),
     replays: new ReplayService({ db, clock, limits, jobs: options.jobs, billing, events }),
     retention: new RetentionService(db, clock),
+    partitions: new PartitionMaintenance(db, clock),
     sources,
     receive: new ReceiveService({ db, clock, sources, messages, rateLimits, events }),
     events,

@@ -1,7 +1,7 @@
 import pg from 'pg';
 import { afterAll, describe, expect, it } from 'vitest';
 import { randomBytes } from 'node:crypto';
-import { ensureDatabase, loadMigrations, runMigrations } from './migrate.js';
+import { ensureDatabase, loadMigrations, runMigrations, STEP_LOCK_TIMEOUT_MS } from './migrate.js';
 
 const created: string[] = [];
 async function emptyDatabase(): Promise<string> {
@@ -84,5 +84,52 @@ describe('migrations', () => {
       '9998_late',
       '9999_next',
     ]);
+  });
+
+  it('run a stepped file one transaction a step, never waiting over the lock timeout, retrying a busy step', async () => {
+    const url = await emptyDatabase();
+    const holder = new pg.Client({ connectionString: url });
+    await holder.connect();
+    await holder.query('CREATE TABLE busy (n int)');
+    const stepped = {
+      id: '0001_stepped',
+      sql: [
+        '-- migrate: steps',
+        '-- step: committed before the busy one waits',
+        'CREATE TABLE first_step (n int);',
+        '-- step: waits for the lock the holder keeps for 2.5 s',
+        'ALTER TABLE busy ADD COLUMN m int;',
+      ].join('\n'),
+    };
+    await holder.query('BEGIN');
+    await holder.query('LOCK TABLE busy IN ACCESS SHARE MODE');
+    const watcher = new pg.Client({ connectionString: url });
+    await watcher.connect();
+    const running = runMigrations(url, [stepped]);
+    // While the holder keeps its lock: the first step has committed; the second waits no longer than the timeout.
+    const waits: number[] = [];
+    let firstCommitted = false;
+    const started = Date.now();
+    while (Date.now() - started < 2_500) {
+      const rows = await watcher.query(
+        `SELECT coalesce(max(extract(epoch FROM now() - a.state_change)) * 1000, 0)::float8 AS ms,
+                to_regclass('first_step') IS NOT NULL AS first
+           FROM pg_stat_activity a WHERE a.wait_event_type = 'Lock' AND a.datname = current_database()`,
+      );
+      waits.push(rows.rows[0].ms);
+      firstCommitted ||= rows.rows[0].first;
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+    await holder.query('COMMIT');
+    expect(await running).toEqual(['0001_stepped']);
+    expect(firstCommitted).toBe(true);
+    expect(Math.max(...waits)).toBeGreaterThan(0);
+    expect(Math.max(...waits)).toBeLessThan(STEP_LOCK_TIMEOUT_MS + 200);
+    const columns = await watcher.query(
+      `SELECT 1 FROM information_schema.columns WHERE table_name = 'busy' AND column_name = 'm'`,
+    );
+    expect(columns.rowCount).toBe(1);
+    await watcher.end();
+    await holder.end();
   });
 });

@@ -54,14 +54,14 @@ export async function runMigrations(databaseUrl: string, migrations = loadMigrat
     );
     const done = (await client.query<{ id: string }>('SELECT id FROM schema_migrations')).rows.map((r) => r.id);
     for (const migration of pendingMigrations(migrations, done)) {
-      await client.query('BEGIN');
+      const steps = migrationSteps(migration.sql);
       try {
-        await client.query(migration.sql);
-        await client.query('INSERT INTO schema_migrations (id) VALUES ($1)', [migration.id]);
-        await client.query('COMMIT');
+        for (const [index, step] of steps.entries()) {
+          const last = index === steps.length - 1;
+          await runStep(client, step, steps.length > 1, last ? migration.id : null);
+        }
         applied.push(migration.id);
       } catch (error) {
-        await client.query('ROLLBACK');
         throw new Error(`migration ${migration.id} failed: ${(error as Error).message}`);
       }
     }
@@ -70,6 +70,46 @@ export async function runMigrations(databaseUrl: string, migrations = loadMigrat
     await client.end();
   }
   return applied;
+}
+
+/**
+ * A file that starts with `-- migrate: steps` runs as several transactions, split at lines starting `-- step`, so
+ * that a long step that blocks no writer (VALIDATE CONSTRAINT) never runs under the lock a later step takes. Each
+ * step waits at most STEP_LOCK_TIMEOUT for a lock and is retried when it times out (a busy table), so no step queues
+ * writers behind it for longer than that (plus the step's own short run). Steps must be safe to run again: a failure after some committed reruns the
+ * file from its first step at the next start. Any other file is one transaction, as before.
+ */
+export function migrationSteps(sql: string): string[] {
+  if (!sql.startsWith('-- migrate: steps')) return [sql];
+  return sql
+    .split(/^-- step\b.*$/m)
+    .slice(1)
+    .map((step) => step.trim())
+    .filter((step) => step.length > 0);
+}
+
+/** Longest lock wait of one step of a stepped migration (lock_timeout), and how often a timed-out step is retried. */
+export const STEP_LOCK_TIMEOUT_MS = 250;
+const STEP_LOCK_RETRIES = 400;
+
+async function runStep(client: pg.Client, sql: string, stepped: boolean, recordAs: string | null): Promise<void> {
+  for (let attempt = 1; ; attempt += 1) {
+    await client.query('BEGIN');
+    try {
+      if (stepped) await client.query(`SET LOCAL lock_timeout = '${STEP_LOCK_TIMEOUT_MS}ms'`);
+      await client.query(sql);
+      if (recordAs) await client.query('INSERT INTO schema_migrations (id) VALUES ($1)', [recordAs]);
+      await client.query('COMMIT');
+      return;
+    } catch (error) {
+      await client.query('ROLLBACK');
+      // lock_not_available (the timeout) or deadlock_detected (a step that locks two tables, as a dropped foreign key
+      // does, against a transaction of the service that took them in the other order): the step waits and runs again.
+      const busy = ['55P03', '40P01'].includes((error as { code?: string }).code ?? '');
+      if (!stepped || !busy || attempt >= STEP_LOCK_RETRIES) throw error;
+      await new Promise((resolve) => setTimeout(resolve, 50 + Math.random() * 200));
+    }
+  }
 }
 
 /** Creates the database named in the URL when it does not exist (connects to the maintenance database). */

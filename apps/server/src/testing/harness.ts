@@ -3,6 +3,7 @@ import { createTestDatabase } from '@svc/db';
 import {
   ManualClock,
   limitsWith,
+  resetIdOrder,
   openCore,
   testCoreOptions,
   type Actor,
@@ -109,6 +110,9 @@ class WallClock extends ManualClock {
 export async function startHarness(options: HarnessOptions = {}): Promise<Harness> {
   const database = await createTestDatabase();
   const clock = options.realClock ? new WallClock() : new ManualClock('2026-11-02T10:00:00.000Z');
+  // IDs follow this harness's clock, not a clock an earlier test file in this process ran ahead (they carry their
+  // time, and the daily partitions file rows by it).
+  resetIdOrder();
   const config = {
     ...readServerConfig(
       {

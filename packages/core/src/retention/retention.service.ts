@@ -165,15 +165,36 @@ export class RetentionService {
     return count;
   }
 
-  /** One batch of messages accepted over 30 days ago, whose content is gone and deliveries finished. */
+  /**
+   * One batch of messages accepted over 30 days ago, whose content is gone and deliveries finished, from the
+   * partitions that are not a day's (the legacy partition, the table as it was before migration 0041, and DEFAULT):
+   * a day's partitions go whole (PartitionMaintenance.dropExpired).
+   */
   async deleteOldMessages(batchSize: number): Promise<number> {
     const cutoff = new Date(this.clock.now().getTime() - RECORD_RETENTION_DAYS * DAY);
+    const partitions: { name: string }[] = await this.db.query(
+      `SELECT c.relname AS name FROM pg_inherits i JOIN pg_class c ON c.oid = i.inhrelid
+        WHERE i.inhparent = 'messages'::regclass AND c.relname !~ '_p[0-9]{8}$' ORDER BY c.relname DESC`,
+    );
+    let deleted = 0;
+    for (const { name } of partitions) {
+      if (deleted >= batchSize) break;
+      deleted += await this.deleteOldMessagesFrom(`"${name.replace(/"/g, '""')}"`, cutoff, batchSize - deleted);
+    }
+    return deleted;
+  }
+
+  /**
+   * One batch of deleteOldMessages from one partition of messages (a quoted name): with their deliveries, attempts
+   * and contents. The retention benchmark times it on a day's partition, as the sweep deleted a day before 0041.
+   */
+  async deleteOldMessagesFrom(partition: string, cutoff: Date, batchSize: number): Promise<number> {
     return this.db.transaction(async (tx) => {
       // Per team, oldest first, on the (team_id, created_at) index.
       const rows: { id: string }[] = await tx.query(
         `SELECT x.id FROM teams t
            CROSS JOIN LATERAL (
-             SELECT m.id FROM messages m
+             SELECT m.id FROM ${partition} m
               WHERE m.team_id = t.id AND m.created_at <= $1 AND m.content_erased_at IS NOT NULL AND ${NO_PENDING}
               ORDER BY m.created_at
               LIMIT $2
@@ -293,14 +314,19 @@ export class RetentionService {
     return count;
   }
 
-  /** Completed vacuums (manual and autovacuum) of each table a redaction rewrites, and of its TOAST table. */
+  /**
+   * Completed vacuums (manual and autovacuum) of each table a redaction rewrites, and of its TOAST table: of each
+   * partition (leaf) of them, since vacuums are counted per partition (a partitioned parent counts none).
+   */
   private async vacuumCounts(): Promise<Record<string, number>> {
     const rows: { relation: string; n: string }[] = await this.db.query(
       `SELECT c.relname || x.suffix AS relation, (s.vacuum_count + s.autovacuum_count)::text AS n
-         FROM pg_class c
+         FROM unnest($1::regclass[]) AS t(oid)
+         CROSS JOIN LATERAL pg_partition_tree(t.oid) AS p
+         JOIN pg_class c ON c.oid = p.relid
          CROSS JOIN LATERAL (VALUES (c.oid, ''), (c.reltoastrelid, '.toast')) AS x(relid, suffix)
          JOIN pg_stat_all_tables s ON s.relid = x.relid
-        WHERE c.oid = ANY($1::regclass[])`,
+        WHERE p.isleaf`,
       [REDACTED_TABLES],
     );
     return Object.fromEntries(rows.map((r) => [r.relation, Number(r.n)]));

@@ -1,0 +1,247 @@
+/**
+ * The retention figure of `npm run bench` (issue 30; docs/retention.md, docs/benchmarks.md): what expiring one day
+ * of stored traffic costs, by deleting its rows in batches (the sweep before migration 0041) and by dropping the
+ * day's partitions (PartitionMaintenance.dropExpired), and what either does to delivery figure (a) while it runs.
+ *
+ * The delivery benchmark's deployment (built server and worker processes, loopback receivers, its own embedded
+ * Postgres, scripts/bench-delivery-harness.ts) with BENCH_RETENTION_DAYS days (default 5) of BENCH_RETENTION_MESSAGES
+ * messages each (default 100,000; each with its content, one delivery and one attempt: four rows) seeded with SQL
+ * in the days before today, content already erased as it is after 30 days. Then, with no load:
+ *
+ *   delete  one day's rows deleted in batches of 200 (messages with their deliveries, attempts and contents, each
+ *           batch its own transaction), then a VACUUM of the day's partitions (the dead rows it left)
+ *   drop    one day's partitions dropped (messages, message_contents, deliveries, attempts)
+ *
+ * each as CPU seconds (every Postgres process and this one), WAL bytes (pg_current_wal_lsn before and after) and wall
+ * time; and (a) (fan-out 1, closed loop, as scripts/bench-delivery.ts, BENCH_SECONDS each) measured four times:
+ * alone, while days are deleted (the delete path of one day after another until the window ends), while a day is
+ * dropped (halfway through the window), and alone again; "alone" is the mean of the two.
+ * The machine is shared: read the figures against each other, not as absolutes.
+ */
+import { DAY, ManualClock, PartitionMaintenance, seedDay, utcDay, type Services } from '@svc/core';
+import {
+  buildServices,
+  createTeams,
+  cpuSeconds,
+  cpuDelta,
+  postgresCpu,
+  sleep,
+  type BenchTeam,
+} from './bench-delivery-env.js';
+import { publishTeams, publishWindow, startHarness, warmUp, type Harness } from './bench-delivery-harness.js';
+
+const DAYS = Number(process.env['BENCH_RETENTION_DAYS'] ?? 5);
+const PER_DAY = Number(process.env['BENCH_RETENTION_MESSAGES'] ?? 100_000);
+const SECONDS = Number(process.env['BENCH_SECONDS'] ?? 10);
+const SEED_BATCH = 25_000;
+const TEAMS = 24;
+
+export interface ExpiryCost {
+  wall_s: number;
+  cpu_s: number;
+  wal_bytes: number;
+}
+
+export interface RetentionFigures {
+  days: number;
+  messages_per_day: number;
+  rows_per_day: number;
+  seed_s: number;
+  delete: ExpiryCost & { rows_deleted: number; vacuum: ExpiryCost };
+  drop: ExpiryCost & { partitions: number };
+  /** drop / (delete + its vacuum) WAL bytes: target <= 0.01. */
+  wal_ratio: number;
+  /** (a) admitted and delivered per second: alone (mean of two), while days are deleted, while a day is dropped. */
+  a_without: { admitted_per_s: number; delivered_per_s: number };
+  a_during_delete: { admitted_per_s: number; delivered_per_s: number; days_deleted: number };
+  a_during_drop: { admitted_per_s: number; delivered_per_s: number };
+  /** a_during_drop / a_without, delivered per second: target >= 0.95. */
+  a_drop_ratio: number;
+  a_delete_ratio: number;
+}
+
+const round = (value: number, digits = 1) => Math.round(value * 10 ** digits) / 10 ** digits;
+
+async function walLsn(services: Services): Promise<string> {
+  return (await services.db.query(`SELECT pg_current_wal_lsn()::text AS lsn`))[0].lsn;
+}
+
+/** Wall time, CPU of Postgres and of this process, and WAL written, around `run`. */
+async function cost(h: Harness, run: () => Promise<unknown>): Promise<ExpiryCost> {
+  const db = h.core.services;
+  const [lsn0, pg0, own0, t0] = [await walLsn(db), postgresCpu(h.postgresDir), cpuSeconds(process.pid), Date.now()];
+  await run();
+  const wall = (Date.now() - t0) / 1000;
+  const cpu = cpuDelta(pg0, postgresCpu(h.postgresDir)) + cpuSeconds(process.pid) - own0;
+  const lsn1 = await walLsn(db);
+  const wal = (await db.db.query(`SELECT pg_wal_lsn_diff($1, $2)::float8 AS n`, [lsn1, lsn0]))[0].n;
+  return { wall_s: round(wall, 3), cpu_s: round(cpu, 3), wal_bytes: Math.round(wal) };
+}
+
+/** Partition maintenance on a clock of its own (the day to expire lies in the past of the service's clock). */
+const maintenanceAt = (services: Services, at: Date) => new PartitionMaintenance(services.db, new ManualClock(at));
+
+/** A day's partitions, made for past days: the legacy partition of a new database covers them until dropped. */
+async function makeDayPartitions(services: Services, days: Date[]): Promise<void> {
+  const legacy = (await services.db.query(`SELECT count(*)::int AS n FROM messages_legacy`).catch(() => [{ n: -1 }]))[0]
+    .n;
+  if (legacy === 0) {
+    for (const table of ['attempts', 'deliveries', 'message_contents', 'messages'])
+      await services.db.query(`DROP TABLE ${table}_legacy`);
+    await services.db.query(`UPDATE time_partitioned_tables SET legacy_bound = NULL`);
+  } else if (legacy > 0) throw new Error('the benchmark needs a new database (its legacy partition is not empty)');
+  for (const day of days) await maintenanceAt(services, day).makeAhead();
+  await services.partitions.makeAhead(); // yesterday's and today's, which the legacy partition held
+}
+
+/** Deletes one day's messages as the sweep did before 0041: batches of 200, each its own transaction. */
+async function deleteDay(services: Services, day: Date): Promise<number> {
+  const partition = `"messages_p${day.toISOString().slice(0, 10).replace(/-/g, '')}"`;
+  const cutoff = new Date(day.getTime() + DAY);
+  let deleted = 0;
+  for (;;) {
+    const n = await services.retention.deleteOldMessagesFrom(partition, cutoff, 200);
+    deleted += n;
+    if (n < 200) return deleted;
+  }
+}
+
+/** Drops one day's partitions: the maintenance run 30 days and a minute after the day ended. */
+async function dropDay(services: Services, day: Date): Promise<number> {
+  const report = await maintenanceAt(services, new Date(day.getTime() + 31 * DAY + 60_000)).dropExpired();
+  return report.dropped.length;
+}
+
+async function fanout1(h: Harness, teams: BenchTeam[]) {
+  const which = (name: string) => name.startsWith('a-');
+  const window = await publishWindow(h, { teams: publishTeams(teams), perTeam: 2, durationMs: SECONDS * 1000 }, which);
+  return {
+    admitted_per_s: round(window.load.admitted / (window.load.elapsed_ms / 1000)),
+    delivered_per_s: round(window.deliveredPerS),
+  };
+}
+
+export async function runRetentionBench(): Promise<{ retention: RetentionFigures }> {
+  console.log('retention: building the production JavaScript');
+  const build = await buildServices();
+  try {
+    const h = await startHarness(build, { durable: false, label: 'retention-' });
+    try {
+      const { services } = h.core;
+      // The oldest days first: days[0] is dropped alone, days[1] dropped under load (a drop takes every partition up to
+      // its day, so these two come first), days[2] deleted alone, the others deleted under load.
+      const today = utcDay(new Date());
+      const days = Array.from({ length: DAYS }, (_, i) => new Date(today.getTime() - (DAYS + 1 - i) * DAY));
+      await makeDayPartitions(services, days);
+      const teams = await createTeams(h.core, h.origin, h.receivers, 'a', TEAMS, 1);
+      await warmUp(h, teams);
+      const target = {
+        teamId: teams[0]!.teamId,
+        keyId: (await services.db.query(`SELECT id FROM api_keys WHERE team_id = $1 LIMIT 1`, [teams[0]!.teamId]))[0]
+          .id,
+        tenantId: teams[0]!.tenantId,
+        endpointId: teams[0]!.endpoints[0]!.id,
+      };
+      console.log(`retention: seeding ${DAYS} days of ${PER_DAY.toLocaleString('en')} messages (4 rows each)`);
+      const seedStarted = Date.now();
+      for (const day of days)
+        for (let done = 0; done < PER_DAY; done += SEED_BATCH)
+          await seedDay(services.db, target, new Date(day.getTime() + (done / PER_DAY) * DAY), {
+            messages: Math.min(SEED_BATCH, PER_DAY - done),
+            erased: true,
+            salt: String(done),
+          });
+      await services.db.query('VACUUM ANALYZE messages, message_contents, deliveries, attempts');
+      const seedS = (Date.now() - seedStarted) / 1000;
+      console.log(`retention: seeded in ${round(seedS)} s`);
+
+      console.log('retention: expiring one day by dropping its partitions, and one by deleting its rows');
+      let partitions = 0;
+      const drop = await cost(h, async () => (partitions = await dropDay(services, days[0]!)));
+      let rowsDeleted = 0;
+      const deleted = await cost(h, async () => (rowsDeleted = await deleteDay(services, days[2]!)));
+      const day1 = days[2]!.toISOString().slice(0, 10).replace(/-/g, '');
+      const vacuum = await cost(h, () =>
+        services.db.query(
+          `VACUUM messages_p${day1}, message_contents_p${day1}, deliveries_p${day1}, attempts_p${day1}`,
+        ),
+      );
+
+      console.log('retention: (a) alone, while days are deleted, while a day is dropped, alone again');
+      const alone = [await fanout1(h, teams)];
+      await sleep(2000);
+      let deleting = true;
+      let daysDeleted = 0;
+      const deleter = (async () => {
+        for (const day of days.slice(3)) {
+          if (!deleting) break;
+          await deleteDay(services, day);
+          daysDeleted += 1;
+        }
+      })();
+      const duringDelete = await fanout1(h, teams);
+      deleting = false;
+      await deleter;
+      await sleep(2000);
+      const last = days[1]!;
+      const dropper = (async () => {
+        await sleep(3000 + (SECONDS * 1000) / 2); // inside the measured window (it starts 3 s after the call)
+        if ((await dropDay(services, last)) === 0) throw new Error('the day under load was not dropped');
+      })();
+      const duringDrop = await fanout1(h, teams);
+      await dropper;
+      await sleep(2000);
+      alone.push(await fanout1(h, teams));
+      // The machine is shared and its load drifts: (a) alone is the mean of a run before and one after.
+      const without = {
+        admitted_per_s: round((alone[0]!.admitted_per_s + alone[1]!.admitted_per_s) / 2),
+        delivered_per_s: round((alone[0]!.delivered_per_s + alone[1]!.delivered_per_s) / 2),
+      };
+
+      const retention: RetentionFigures = {
+        days: DAYS,
+        messages_per_day: PER_DAY,
+        rows_per_day: PER_DAY * 4,
+        seed_s: round(seedS),
+        delete: { ...deleted, rows_deleted: rowsDeleted * 4, vacuum },
+        drop: { ...drop, partitions },
+        wal_ratio: round(drop.wal_bytes / Math.max(1, deleted.wal_bytes + vacuum.wal_bytes), 5),
+        a_without: without,
+        a_during_delete: { ...duringDelete, days_deleted: daysDeleted },
+        a_during_drop: duringDrop,
+        a_drop_ratio: round(duringDrop.delivered_per_s / Math.max(1e-9, without.delivered_per_s), 3),
+        a_delete_ratio: round(duringDelete.delivered_per_s / Math.max(1e-9, without.delivered_per_s), 3),
+      };
+      return { retention };
+    } finally {
+      await h.stop();
+    }
+  } finally {
+    build.remove();
+  }
+}
+
+export function printRetention(r: RetentionFigures): void {
+  console.log(
+    `\nretention: expiring one day of ${r.messages_per_day.toLocaleString('en')} messages ` +
+      `(${r.rows_per_day.toLocaleString('en')} rows), ${r.days} days stored`,
+  );
+  const line = (name: string, c: ExpiryCost) =>
+    console.log(
+      `  ${name.padEnd(28)} wall ${c.wall_s.toFixed(3).padStart(8)} s  CPU ${c.cpu_s.toFixed(3).padStart(8)} s  ` +
+        `WAL ${(c.wal_bytes / 1e6).toFixed(3).padStart(10)} MB`,
+    );
+  line('delete rows (batches of 200)', r.delete);
+  line('  its VACUUM', r.delete.vacuum);
+  line(`drop ${r.drop.partitions} partitions`, r.drop);
+  console.log(`  WAL drop / delete: ${r.wal_ratio} (target <= 0.01)`);
+  console.log(
+    `  (a) delivered/s: alone ${r.a_without.delivered_per_s}, while deleting ${r.a_during_delete.delivered_per_s} ` +
+      `(${r.a_delete_ratio}), while dropping ${r.a_during_drop.delivered_per_s} (${r.a_drop_ratio}, target >= 0.95)`,
+  );
+}
+
+if (import.meta.url === `file://${process.argv[1]}`) {
+  const { retention } = await runRetentionBench();
+  printRetention(retention);
+}
