@@ -9,8 +9,12 @@ import type { BenchTeam } from './bench-delivery-env.js';
 
 /** One statement's worth: `messages` messages of `team`, each with one delivery per endpoint, due after `dueIn`. */
 interface PendingBatch {
-  /** Makes the IDs unique: messages are `wdm_<prefix>_<n>`, deliveries `wdd_<prefix>_<n>_<endpoint ordinal>`. */
-  prefix: string;
+  /**
+   * Makes the IDs unique (one number per batch of a database). IDs are made as the service makes them: the time now,
+   * then (in place of the random part) the series, the message's number and the endpoint's ordinal in hex, so they
+   * sort by time and land in today's partition (migration 0041), not in the DEFAULT one. Below 65,536.
+   */
+  series: number;
   team: Pick<BenchTeam, 'teamId' | 'tenantId'>;
   endpointIds: string[];
   messages: number;
@@ -20,7 +24,7 @@ interface PendingBatch {
 
 /** Inserts one batch and moves the endpoints' and the team's pending counters; answers the deliveries inserted. */
 async function insertPendingDeliveries(client: pg.Client, batch: PendingBatch): Promise<number> {
-  const { prefix, team, endpointIds, messages, dueIn } = batch;
+  const { series, team, endpointIds, messages, dueIn } = batch;
   const key = (await client.query<{ id: string }>('SELECT id FROM api_keys WHERE team_id = $1 LIMIT 1', [team.teamId]))
     .rows[0]!.id;
   await client.query(
@@ -28,7 +32,8 @@ async function insertPendingDeliveries(client: pg.Client, batch: PendingBatch): 
        INSERT INTO messages (id, team_id, tenant_id, event_type, origin, content_type, body_bytes, body_sha256,
                              deliver_at, expires_at, retained_until, paying_key_id, ingest_units, delivery_units,
                              price_micros, rate_version, created_at)
-       SELECT 'wdm_' || $1 || '_' || g, $2, $3, 'bench.event', 'api', 'application/json', 64, 'bench',
+       SELECT left(id_time_bound('wdm_', now()), 14) || lpad(to_hex($1::int), 6, '0') || lpad(to_hex(g), 10, '0'),
+              $2, $3, 'bench.event', 'api', 'application/json', 64, 'bench',
               now() + $9::interval, now() + $9::interval + interval '70 hours', now() + interval '30 days', $4, 1,
               $6::int, 0, $7, now()
          FROM generate_series(1, $5::int) g
@@ -38,13 +43,13 @@ async function insertPendingDeliveries(client: pg.Client, batch: PendingBatch): 
      d AS (
        INSERT INTO deliveries (id, team_id, tenant_id, message_id, endpoint_id, event_type, status, next_attempt_at,
                                expires_at, body_bytes, content_type, delivery_units, created_at, updated_at)
-       SELECT 'wdd_' || substr(m.id, 5) || '_' || e.ord, $2, $3, m.id, e.id, 'bench.event', 'queued',
+       SELECT left(id_time_bound('wdd_', now()), 14) || substr(m.id, 17, 4) || substr(m.id, 23, 8) || lpad(to_hex(e.ord), 4, '0'), $2, $3, m.id, e.id, 'bench.event', 'queued',
               m.deliver_at, m.expires_at, 64, 'application/json', 1, now(), now()
          FROM m CROSS JOIN unnest($8::text[]) WITH ORDINALITY AS e(id, ord)
        RETURNING id, endpoint_id, next_attempt_at, expires_at)
      INSERT INTO delivery_queue (delivery_id, endpoint_id, due_at, expires_at)
      SELECT d.id, d.endpoint_id, d.next_attempt_at, d.expires_at FROM d`,
-    [prefix, team.teamId, team.tenantId, key, messages, endpointIds.length, RATE_VERSION, endpointIds, dueIn],
+    [series, team.teamId, team.tenantId, key, messages, endpointIds.length, RATE_VERSION, endpointIds, dueIn],
   );
   // The counters admission keeps (shard 0 of each; readers sum the shards), so that cancelling or finishing these
   // deliveries later leaves them right.
@@ -81,7 +86,7 @@ export async function insertBacklog(
       const endpointIds = team.endpoints.map((e) => e.id);
       const messages = Math.min(perBatchMessages, Math.ceil((size - inserted) / endpointIds.length));
       inserted += await insertPendingDeliveries(client, {
-        prefix: `backlog_${batch}`,
+        series: batch,
         team,
         endpointIds,
         messages,
@@ -106,7 +111,8 @@ export async function queueBehindOpenCircuit(
   team: BenchTeam,
   endpointId: string,
   queued: number,
-  prefix: string,
+  /** Unique per call in the database, and apart from the backlog's batches (0 up). */
+  series: number,
 ): Promise<void> {
   const client = new pg.Client({ connectionString: databaseUrl });
   await client.connect();
@@ -121,7 +127,7 @@ export async function queueBehindOpenCircuit(
     );
     if (opened.rowCount !== 1) throw new Error(`endpoint_health has no row for ${endpointId}`);
     await insertPendingDeliveries(client, {
-      prefix,
+      series,
       team,
       endpointIds: [endpointId],
       messages: queued,

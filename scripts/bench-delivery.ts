@@ -279,7 +279,7 @@ async function fanout10Passes(h: Harness, teams: BenchTeam[], run: { c: boolean;
         owner.tenantId,
         h.receivers.url('hang', `dead-${pass}`),
       );
-      await queueBehindOpenCircuit(h.databaseUrl, owner, dead.id, DEAD_QUEUED, `dead${pass}`);
+      await queueBehindOpenCircuit(h.databaseUrl, owner, dead.id, DEAD_QUEUED, 50_000 + pass);
       runs.e.push(await fanout10(h, teams, durationMs));
       // Cancels its deliveries; the vacuum of those rows must not fall into the next (b).
       await deleteEndpoint(h.origin, owner.authorization, dead);
