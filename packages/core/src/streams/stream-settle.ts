@@ -115,7 +115,7 @@ export async function acknowledge(
       index: i,
     });
   });
-  const applied = await settleByOwner(deps, outcomes, rows);
+  const applied = await settleByOwner(deps, outcomes);
   for (const { index, outcome } of outcomes) if (!applied.has(outcome.attempt.deliveryId)) results[index] = 'stale';
   return results;
 }
@@ -155,37 +155,69 @@ export async function settleTimedOut(deps: StreamSettleDeps, endpointId: string 
       outcome: outcomeOf(deps.clock, row, { kind: 'timeout', reason: 'no_acknowledgement' }, now),
       index,
     }));
-  await settleByOwner(deps, outcomes, rows);
+  await settleByOwner(deps, outcomes);
   return outcomes.length;
+}
+
+/**
+ * One settlement at a time per endpoint in this process. The circuit is fenced by its row's version, so two
+ * settlements of one endpoint that read the same version would drop the second's failures (docs/delivery.md,
+ * "Circuits are fenced"); the push engine has one owner per endpoint, streams have acknowledgements arriving
+ * concurrently, so they take turns here. (Acknowledgements of one endpoint through two server processes at the same
+ * moment can still lose a count: the safe side, the circuit opens a little later.)
+ */
+const settling = new Map<string, Promise<unknown>>();
+
+function inTurn<T>(endpointId: string, work: () => Promise<T>): Promise<T> {
+  const before = settling.get(endpointId) ?? Promise.resolve();
+  const mine = before.then(work, work);
+  const tail = mine.catch(() => undefined);
+  settling.set(endpointId, tail);
+  void tail.then(() => {
+    if (settling.get(endpointId) === tail) settling.delete(endpointId);
+  });
+  return mine;
 }
 
 /** Settles each owner's outcomes under its own lease (the settlement's fence); answers the deliveries applied. */
 async function settleByOwner(
   deps: StreamSettleDeps,
   outcomes: readonly { owner: string; outcome: AttemptOutcome }[],
-  rows: readonly LeaseRow[],
 ): Promise<Set<string>> {
   const applied = new Set<string>();
-  if (outcomes.length === 0) return applied;
-  const health = new Map<string, EndpointHealthState>();
-  for (const row of rows)
-    if (row.id !== null && !health.has(row.endpoint_id)) health.set(row.endpoint_id, healthOf(row));
-  const byOwner = new Map<string, AttemptOutcome[]>();
-  for (const { owner, outcome } of outcomes) byOwner.set(owner, [...(byOwner.get(owner) ?? []), outcome]);
-  const disabled: string[] = [];
-  for (const [owner, batch] of byOwner) {
-    const result = await deps.settlement.settle(owner, batch, (id) => health.get(id) ?? CLOSED);
-    // The next batch of the same endpoint starts from the circuit this one wrote.
-    for (const [id, state] of result.health) health.set(id, state);
-    for (const id of result.stale) health.delete(id);
-    result.outcomes.forEach((settled, i) => {
-      if (settled.applied) applied.add(batch[i]!.attempt.deliveryId);
-    });
-    disabled.push(...result.disabled);
+  const byEndpoint = new Map<string, Map<string, AttemptOutcome[]>>();
+  for (const { owner, outcome } of outcomes) {
+    const owners = byEndpoint.get(outcome.attempt.endpointId) ?? new Map<string, AttemptOutcome[]>();
+    byEndpoint.set(outcome.attempt.endpointId, owners);
+    owners.set(owner, [...(owners.get(owner) ?? []), outcome]);
   }
+  const disabled: string[] = [];
+  for (const [endpointId, owners] of byEndpoint)
+    await inTurn(endpointId, async () => {
+      // Read in turn: the circuit as the previous settlement of this endpoint left it.
+      let health = await readHealth(deps.db, endpointId);
+      for (const [owner, batch] of owners) {
+        const result = await deps.settlement.settle(owner, batch, () => health);
+        health = result.health.get(endpointId) ?? (await readHealth(deps.db, endpointId));
+        result.outcomes.forEach((settled, i) => {
+          if (settled.applied) applied.add(batch[i]!.attempt.deliveryId);
+        });
+        disabled.push(...result.disabled);
+      }
+    });
   // A 410 acknowledgement disabled the endpoint, as a push 410 does: its waiting deliveries are canceled.
   if (disabled.length > 0) await deps.ownership.cancelDisabledBacklogs(disabled);
   return applied;
+}
+
+async function readHealth(db: DataSource, endpointId: string): Promise<EndpointHealthState> {
+  const [row] = (await db.query(
+    `SELECT circuit, consecutive_failures, last_success_at, last_failure_at, next_probe_at, probe_wait_seconds,
+            version AS health_version
+       FROM endpoint_health WHERE endpoint_id = $1`,
+    [endpointId],
+  )) as HealthRow[];
+  return row ? healthOf(row) : CLOSED;
 }
 
 const CLOSED: EndpointHealthState = {
@@ -198,7 +230,18 @@ const CLOSED: EndpointHealthState = {
   version: null,
 };
 
-function healthOf(row: LeaseRow): EndpointHealthState {
+type HealthRow = Pick<
+  LeaseRow,
+  | 'circuit'
+  | 'consecutive_failures'
+  | 'last_success_at'
+  | 'last_failure_at'
+  | 'next_probe_at'
+  | 'probe_wait_seconds'
+  | 'health_version'
+>;
+
+function healthOf(row: HealthRow): EndpointHealthState {
   if (row.circuit === null) return CLOSED;
   return {
     circuit: row.circuit,
