@@ -220,10 +220,11 @@ export function createServices(options: CoreOptions): Services {
     keyMismatches,
     settlement,
     ownership,
-    streamTokens: new StreamTokenService({ db, clock, endpoints }),
+    streamTokens: new StreamTokenService({ db, hot: options.hot, clock, endpoints }),
     streamConnections,
     streamDeliveries: new StreamDeliveryService({
       db,
+      hot: options.hot,
       clock,
       credentials: endpoints.credentials,
       events,
