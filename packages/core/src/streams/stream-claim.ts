@@ -1,6 +1,5 @@
 import type { DataSource } from 'typeorm';
 import type { Clock } from '../common/clock.js';
-import { newId } from '../common/ids.js';
 import { SealedWithAnotherKey } from '../common/sealing.js';
 import type { AttemptTrigger } from '../deliveries/delivery-policy.js';
 import {
@@ -11,6 +10,7 @@ import {
 } from '../deliveries/delivery-records.js';
 import type { EndpointCredentialsService } from '../endpoints/endpoint-credentials.service.js';
 import type { ClaimedAttempt } from '../engine/dispatch.service.js';
+import { streamAttempt } from './stream-attempt.js';
 
 /**
  * A stream connection's claim of its endpoint's due rows (docs/streams.md), the push claim's rules for one endpoint
@@ -276,31 +276,18 @@ function toAttempt(
   now: Date,
 ): ClaimedAttempt {
   const { credentials } = deps;
-  return {
-    deliveryId: row.id!,
-    messageId: row.message_id,
-    endpointId: row.endpoint_id,
-    teamId: row.team_id,
-    tenantId: row.tenant_id,
-    eventType: row.event_type,
-    attemptId: newId('attempt', deps.clock),
-    attemptNumber: row.leased_attempt!,
-    trigger: row.probing ? 'probe' : row.leased_attempt! - 1 > row.attempt_count ? 'retry' : row.next_trigger,
-    url: '',
-    urlRevision: String(row.url_revision),
-    timeoutMs: row.timeout_seconds * 1000,
-    contentType: row.content_type,
-    body: row.body!,
-    headers: credentials.openHeaders({ id: row.endpoint_id, headersSealed: row.headers_sealed }),
-    authorization: null,
-    signingSecrets: (row.secret_versions ?? []).map((version, i) =>
-      credentials.secrets.open(row.endpoint_id, version, row.secrets_sealed![i]!),
-    ),
-    retryDelaysSeconds: row.retry_delays_seconds,
-    expiresAt: row.expires_at,
-    dueSince: row.message_created_at > row.deliver_at ? row.message_created_at : row.deliver_at,
-    startedAt: now,
-    traceparent: row.traceparent,
-    sequence: row.sequence === null ? null : String(row.sequence),
-  };
+  return streamAttempt(
+    deps.clock,
+    row,
+    { attemptNumber: row.leased_attempt!, probing: row.probing, startedAt: now },
+    {
+      body: row.body!,
+      headers: credentials.openHeaders({ id: row.endpoint_id, headersSealed: row.headers_sealed }),
+      signingSecrets: (row.secret_versions ?? []).map((version, i) =>
+        credentials.secrets.open(row.endpoint_id, version, row.secrets_sealed![i]!),
+      ),
+      dueSince: row.message_created_at > row.deliver_at ? row.message_created_at : row.deliver_at,
+      traceparent: row.traceparent,
+    },
+  );
 }

@@ -2,11 +2,10 @@ import { hotStatement, type HotSql } from '@svc/db';
 import { randomBytes } from 'node:crypto';
 import type { DataSource } from 'typeorm';
 import type { Clock } from '../common/clock.js';
-import { newId } from '../common/ids.js';
 import type { AttemptResult, AttemptTrigger, EndpointHealthState } from '../deliveries/delivery-policy.js';
 import type { DispatchOwnershipService } from '../engine/dispatch-ownership.service.js';
-import type { ClaimedAttempt } from '../engine/dispatch.service.js';
 import type { AttemptOutcome, SettlementService } from '../engine/settlement.service.js';
+import { streamAttempt } from './stream-attempt.js';
 
 /** What a receiver answered for one attempt: an HTTP status, or `error` when its handler failed without one. */
 export interface StreamAck {
@@ -98,7 +97,8 @@ export async function acknowledge(
   acks: readonly StreamAck[],
 ): Promise<StreamAckResult[]> {
   const now = deps.clock.now();
-  const readAt = generationOf(endpointId);
+  // A read while a settlement of the endpoint runs may miss its write: then the turn reads the circuit again.
+  const readAt = settling.has(endpointId) ? null : generationOf(endpointId);
   const rows = (await deps.hot.query<LeaseRow>(LEASES_SQL, [
     acks.map((a) => a.deliveryId),
     acks.map((a) => a.attempt),
@@ -289,39 +289,14 @@ function resultOf(status: number | 'error'): AttemptResult {
  * trigger is the claim's: a probe while the circuit is not closed, a retry after a lease that never settled.
  */
 function outcomeOf(clock: Clock, row: LeaseRow, result: AttemptResult, now: Date): AttemptOutcome {
-  const attemptNumber = row.attempt!;
   const startedAt = new Date(Math.min(now.getTime(), row.due_at!.getTime() - row.timeout_seconds * 1000));
-  const trigger: AttemptTrigger =
-    row.circuit !== null && row.circuit !== 'closed'
-      ? 'probe'
-      : attemptNumber - 1 > row.attempt_count
-        ? 'retry'
-        : row.next_trigger;
-  const attempt: ClaimedAttempt = {
-    deliveryId: row.id!,
-    messageId: row.message_id,
-    endpointId: row.endpoint_id,
-    teamId: row.team_id,
-    tenantId: row.tenant_id,
-    eventType: row.event_type,
-    attemptId: newId('attempt', clock),
-    attemptNumber,
-    trigger,
-    url: '',
-    urlRevision: String(row.url_revision),
-    timeoutMs: row.timeout_seconds * 1000,
-    contentType: row.content_type,
-    body: Buffer.alloc(0),
-    headers: {},
-    authorization: null,
-    signingSecrets: [],
-    retryDelaysSeconds: row.retry_delays_seconds,
-    expiresAt: row.expires_at,
-    dueSince: startedAt,
-    startedAt,
-    traceparent: null,
-    sequence: row.sequence === null ? null : String(row.sequence),
-  };
+  const probing = row.circuit !== null && row.circuit !== 'closed';
+  const attempt = streamAttempt(
+    clock,
+    row,
+    { attemptNumber: row.attempt!, probing, startedAt },
+    { body: Buffer.alloc(0), headers: {}, signingSecrets: [], dueSince: startedAt, traceparent: null },
+  );
   return {
     attempt,
     result,
