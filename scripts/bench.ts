@@ -25,12 +25,15 @@
  *   retention       expiring one day of N days of stored traffic by dropping its partitions  vs  by deleting its rows
  *                   (the sweep before migration 0041): CPU, WAL bytes, wall time; and delivery (a) while either runs
  *                   vs  alone (scripts/bench-retention.ts)
+ *   stream          deliveries per second through one stream connection with batched acknowledgements
+ *                   (scripts/bench-stream.ts)  vs  the same run's push figure (same max_concurrency) and raw POSTs
  *
  * HTTP load comes from a second process (scripts/bench-load.ts), the same for subject and ceiling.
  * Prints a table and writes .tmp/bench.json. BENCH_SECONDS shortens each measurement; BENCH_ONLY=delivery runs only
  * the delivery part (keeping the other figures already in .tmp/bench.json), BENCH_ONLY=analytics only the analytics
  * part, BENCH_ONLY=tracing only the tracing part, BENCH_ONLY=start only the start times, BENCH_ONLY=retention only the
- * retention part, BENCH_ONLY=core only the others. BENCH_SCENARIOS picks delivery scenarios (scripts/bench-delivery.ts); the delivery figures of the others
+ * retention part, BENCH_ONLY=stream only the stream figure, BENCH_ONLY=core only the others. BENCH_SCENARIOS picks
+ * delivery scenarios (scripts/bench-delivery.ts); the delivery figures of the others
  * stay as they are in .tmp/bench.json.
  * docs/benchmarks.md describes every figure.
  */
@@ -51,6 +54,7 @@ import { buildServices } from './bench-delivery-env.js';
 import { runFairnessBench, type FairnessFigures } from './bench-fairness.js';
 import { printRetention, runRetentionBench, type RetentionFigures } from './bench-retention.js';
 import { printStart, runStartBench, type StartFigures } from './bench-start.js';
+import { printStream, runStreamBench, type StreamFigures } from './bench-stream.js';
 import { printTracing, runTracingBench, type TracingFigures } from './bench-tracing.js';
 import { ROOT } from './local-runtime.js';
 
@@ -337,7 +341,7 @@ async function runCoreBench(): Promise<{ figures: Figure[]; roundTrips: RoundTri
 
 async function main(): Promise<void> {
   const only = process.env['BENCH_ONLY'];
-  const parts = ['delivery', 'fairness', 'analytics', 'tracing', 'start', 'retention', 'core'];
+  const parts = ['delivery', 'fairness', 'analytics', 'tracing', 'start', 'retention', 'stream', 'core'];
   if (only && !parts.includes(only)) throw new Error(`BENCH_ONLY is ${parts.join(', ')}`);
   const runs = (part: string) => !only || only === part;
   const file = path.join(ROOT, '.tmp/bench.json');
@@ -361,6 +365,9 @@ async function main(): Promise<void> {
   const retention = runs('retention')
     ? (await runRetentionBench()).retention
     : ((previous['retention'] ?? null) as RetentionFigures | null);
+  const stream = runs('stream')
+    ? (await runStreamBench()).stream
+    : ((previous['stream'] ?? null) as StreamFigures | null);
   const { figures, roundTrips } = core;
 
   if (only)
@@ -384,6 +391,7 @@ async function main(): Promise<void> {
   if (tracing) printTracing(tracing);
   if (start) printStart(start);
   if (retention) printRetention(retention);
+  if (stream) printStream(stream);
   mkdirSync(path.join(ROOT, '.tmp'), { recursive: true });
   writeFileSync(
     file,
@@ -399,6 +407,7 @@ async function main(): Promise<void> {
         tracing,
         start,
         retention,
+        stream,
       },
       null,
       2,

@@ -90,6 +90,8 @@ export interface HarnessOptions {
   admissionQueue?: AdmissionQueueBounds;
   /** The CPU milliseconds GraphQL validation may spend on one document (default: DOCUMENT_LIMITS.validationMs). */
   graphqlValidationMs?: number;
+  /** More of the server's environment (SVC_STREAM_* settings, ...). */
+  serverEnv?: Record<string, string>;
 }
 
 /** The machine's clock behind the harness's clock type; moving it by hand is a mistake in the test. */
@@ -121,6 +123,7 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
         LOG_LEVEL: 'silent',
         ...(options.publicBaseUrl ? { SVC_PUBLIC_BASE_URL: options.publicBaseUrl } : {}),
         ...(options.trustedProxies ? { SVC_TRUSTED_PROXIES: options.trustedProxies } : {}),
+        ...options.serverEnv,
       },
       'local',
     ),
