@@ -13,6 +13,7 @@ import { traceRequests } from './request-tracing.js';
 import { REST_PREFIX, type RouteSpec, type UnauthenticatedRouteSpec } from './rest/route.js';
 import { catalogRoutes } from './rest/routes/catalog.routes.js';
 import { endpointRoutes } from './rest/routes/endpoints.routes.js';
+import { streamTokenRoutes } from './rest/routes/stream-tokens.routes.js';
 import { messageRoutes } from './rest/routes/messages.routes.js';
 import { deliveryRoutes } from './rest/routes/deliveries.routes.js';
 import { eventRoutes } from './rest/routes/events.routes.js';
@@ -35,6 +36,7 @@ export function restRoutes(services: Services, publicBaseUrl: string): RouteSpec
     ...portalSessionRoutes(services),
     ...eventTypeRoutes(services),
     ...endpointRoutes(services),
+    ...streamTokenRoutes(services),
     ...messageRoutes(services),
     ...deliveryRoutes(services),
     ...eventRoutes(services),

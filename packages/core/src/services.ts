@@ -39,6 +39,9 @@ import { PlatformEventWriter } from './subscriptions/platform-events.js';
 import { SubscriptionService } from './subscriptions/subscription.service.js';
 import { SubscriptionHistoryService } from './subscriptions/subscription-history.service.js';
 import { SubscriptionDispatchService } from './subscriptions/subscription-dispatch.service.js';
+import { StreamTokenService } from './streams/stream-tokens.service.js';
+import { StreamConnectionService } from './streams/stream-connections.service.js';
+import { StreamDeliveryService } from './streams/stream-deliveries.service.js';
 
 export interface CoreOptions {
   db: DataSource;
@@ -120,6 +123,12 @@ export interface Services {
   readonly subscriptionHistory: SubscriptionHistoryService;
   /** The ordered delivery engine of event subscriptions (the worker drives it). */
   readonly subscriptionDispatch: SubscriptionDispatchService;
+  /** Stream endpoints' bearer tokens (docs/streams.md): created, listed and revoked with a team key. */
+  readonly streamTokens: StreamTokenService;
+  /** Open streams of every server process (a table the holders beat), with what each holds unacknowledged. */
+  readonly streamConnections: StreamConnectionService;
+  /** What streams are offered, their acknowledgements and the timeouts of what nobody acknowledged. */
+  readonly streamDeliveries: StreamDeliveryService;
   /** Readiness: the database answers. */
   ready(): Promise<boolean>;
 }
@@ -155,6 +164,15 @@ export function createServices(options: CoreOptions): Services {
   const eventTypes = new EventTypeService(db, clock, limits);
   const deliveries = new DeliveryService({ db, clock, limits, jobs: options.jobs, billing });
   const keyMismatches = new SealingKeyMismatches({ db, clock, events, metrics, workerKeyId: sealer.keyId });
+  const settlement = new SettlementService({
+    db,
+    hot: options.hot,
+    clock,
+    events,
+    consoleUrl: options.consoleUrl ?? null,
+  });
+  const ownership = new DispatchOwnershipService({ db, clock, events });
+  const streamConnections = new StreamConnectionService({ db, clock });
   return {
     db,
     hot: options.hot,
@@ -200,8 +218,19 @@ export function createServices(options: CoreOptions): Services {
       keyMismatches,
     }),
     keyMismatches,
-    settlement: new SettlementService({ db, hot: options.hot, clock, events, consoleUrl: options.consoleUrl ?? null }),
-    ownership: new DispatchOwnershipService({ db, clock, events }),
+    settlement,
+    ownership,
+    streamTokens: new StreamTokenService({ db, clock, endpoints }),
+    streamConnections,
+    streamDeliveries: new StreamDeliveryService({
+      db,
+      clock,
+      credentials: endpoints.credentials,
+      events,
+      settlement,
+      ownership,
+      connections: streamConnections,
+    }),
     metrics,
     analytics: new AnalyticsService({ db, clock, jobs: options.jobs }),
     urlPolicy: options.urlPolicy,

@@ -21,6 +21,8 @@ const NAMED_KINDS: Record<string, IdKind> = {
   event_id: 'platformEvent',
   // A receivers' portal session (/tenants/{id}/portal_sessions/{session_id}).
   session_id: 'portalSession',
+  // A stream endpoint's token (/endpoints/{id}/stream-tokens/{token_id}).
+  token_id: 'streamToken',
 };
 
 /** Parameters that are not IDs: the service checks them itself (a flag key is 422, a receive token 404). */

@@ -255,6 +255,58 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/endpoints/{id}/stream-tokens': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** List a stream endpoint's tokens that are not revoked, oldest first (never their values; none for push) */
+    get: operations['listStreamTokens'];
+    put?: never;
+    /** Create a bearer token for a stream endpoint (shown once; stream endpoints only: 409 otherwise) */
+    post: operations['createStreamToken'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/endpoints/{id}/stream-tokens/{token_id}': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    post?: never;
+    /** Revoke a stream token: every stream opened with it ends at once */
+    delete: operations['revokeStreamToken'];
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/endpoints/{id}/stream-connections': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** A stream endpoint's open streams in every server process, with what each holds unacknowledged */
+    get: operations['listStreamConnections'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/messages': {
     parameters: {
       query?: never;
@@ -1026,7 +1078,12 @@ export interface components {
       /** @description The tenant the endpoint receives messages for */
       tenant_id: string;
       /** @description The receiver URL: https on a public host (422 unsafe_url for private, loopback or service-owned hosts), port 443 if any, no user information or fragment, at most 2,048 bytes (local mode also accepts http to loopback) */
-      url: string;
+      url?: string;
+      /**
+       * @default push
+       * @enum {string}
+       */
+      delivery_mode?: 'push' | 'stream';
       /**
        * @description A display name (1 to 128 UTF-8 bytes)
        * @default Webhook
@@ -1233,6 +1290,13 @@ export interface components {
         [key: string]: string;
       };
     };
+    CreateStreamTokenRequest: {
+      /**
+       * @description A display name (1 to 128 UTF-8 bytes)
+       * @default
+       */
+      name?: string;
+    };
     CreateTenantRequest: {
       /** @description Your ID for the tenant: 1 to 128 letters, digits, _ . : -; unique in the team */
       external_id: string;
@@ -1326,8 +1390,13 @@ export interface components {
       id: string;
       /** @description The tenant this endpoint receives messages for */
       tenant_id: string;
-      /** @description The receiver URL (HTTPS); its query is kept secret in logs */
-      url: string;
+      /**
+       * @description Extension: present (as stream) only for a stream endpoint, whose receiver fetches its deliveries from GET /endpoints/{id}/stream; absent means push
+       * @constant
+       */
+      delivery_mode?: 'stream';
+      /** @description The receiver URL (HTTPS); its query is kept secret in logs. Absent for a stream endpoint */
+      url?: string;
       /** @description A display name (1 to 128 UTF-8 bytes) */
       name: string;
       /** @description Free text (at most maxLength UTF-8 bytes) */
@@ -1454,8 +1523,13 @@ export interface components {
       id: string;
       /** @description The tenant this endpoint receives messages for */
       tenant_id: string;
-      /** @description The receiver URL (HTTPS); its query is kept secret in logs */
-      url: string;
+      /**
+       * @description Extension: present (as stream) only for a stream endpoint, whose receiver fetches its deliveries from GET /endpoints/{id}/stream; absent means push
+       * @constant
+       */
+      delivery_mode?: 'stream';
+      /** @description The receiver URL (HTTPS); its query is kept secret in logs. Absent for a stream endpoint */
+      url?: string;
       /** @description A display name (1 to 128 UTF-8 bytes) */
       name: string;
       /** @description Free text (at most maxLength UTF-8 bytes) */
@@ -2353,6 +2427,61 @@ export interface components {
       receive_url?: string;
       /** @description A generated secret (standard_webhooks, bearer), shown on create and rotate_secret only */
       secret?: string;
+    };
+    /** @description An open stream of a stream endpoint, in any server process */
+    StreamConnection: {
+      /** @description Stream connection ID (wdc_...) */
+      id: string;
+      /** @description The token that opened it */
+      token_id: string;
+      /**
+       * Format: date-time
+       * @description When the stream opened
+       */
+      opened_at: string;
+      /** @description The receiver's address as the server saw it */
+      remote_address: string;
+      /** @description Deliveries offered on it and not acknowledged yet */
+      unacknowledged: number;
+    };
+    StreamConnectionList: {
+      data: components['schemas']['StreamConnection'][];
+    };
+    /** @description A stream endpoint's bearer token; the token itself is shown only once */
+    StreamToken: {
+      /** @description Stream token ID (wdk_...) */
+      id: string;
+      /** @description What the token is for (a laptop, a server); may be empty */
+      name: string;
+      /**
+       * Format: date-time
+       * @description When the resource was created (UTC)
+       */
+      created_at: string;
+      /** @description When the token last opened a stream or acknowledged (to the minute) */
+      last_used_at: string | null;
+    };
+    StreamTokenList: {
+      /** @description The items of this page, oldest first */
+      data: components['schemas']['StreamToken'][];
+      /** @description Pass as `cursor` to get the next page; null on the last page */
+      next_cursor: string | null;
+    };
+    /** @description A new stream token with its secret value, shown this once */
+    StreamTokenWithSecret: {
+      /** @description Stream token ID (wdk_...) */
+      id: string;
+      /** @description What the token is for (a laptop, a server); may be empty */
+      name: string;
+      /**
+       * Format: date-time
+       * @description When the resource was created (UTC)
+       */
+      created_at: string;
+      /** @description When the token last opened a stream or acknowledged (to the minute) */
+      last_used_at: string | null;
+      /** @description The bearer token (whst_...), shown only in this answer; an idempotent replay does not show it */
+      token?: string;
     };
     SubscriptionDelivery: {
       id: string;
@@ -5220,6 +5349,7 @@ export interface operations {
            *         {
            *           "id": "wde_01jd8x9m2k3n4p5q6r7s8t9v0w",
            *           "tenant_id": "wdt_01jd8x9m2k3n4p5q6r7s8t9v0w",
+           *           "delivery_mode": "stream",
            *           "url": "https://receiver.example.com/webhooks",
            *           "name": "Acme",
            *           "description": "An invoice was paid",
@@ -5393,8 +5523,7 @@ export interface operations {
       content: {
         /**
          * @example {
-         *       "tenant_id": "wdt_01jd8x9m2k3n4p5q6r7s8t9v0w",
-         *       "url": "https://receiver.example.com/webhooks"
+         *       "tenant_id": "wdt_01jd8x9m2k3n4p5q6r7s8t9v0w"
          *     }
          */
         'application/json': components['schemas']['CreateEndpointRequest'];
@@ -5411,6 +5540,7 @@ export interface operations {
            * @example {
            *       "id": "wde_01jd8x9m2k3n4p5q6r7s8t9v0w",
            *       "tenant_id": "wdt_01jd8x9m2k3n4p5q6r7s8t9v0w",
+           *       "delivery_mode": "stream",
            *       "url": "https://receiver.example.com/webhooks",
            *       "name": "Acme",
            *       "description": "An invoice was paid",
@@ -5609,6 +5739,7 @@ export interface operations {
            * @example {
            *       "id": "wde_01jd8x9m2k3n4p5q6r7s8t9v0w",
            *       "tenant_id": "wdt_01jd8x9m2k3n4p5q6r7s8t9v0w",
+           *       "delivery_mode": "stream",
            *       "url": "https://receiver.example.com/webhooks",
            *       "name": "Acme",
            *       "description": "An invoice was paid",
@@ -5956,6 +6087,7 @@ export interface operations {
            * @example {
            *       "id": "wde_01jd8x9m2k3n4p5q6r7s8t9v0w",
            *       "tenant_id": "wdt_01jd8x9m2k3n4p5q6r7s8t9v0w",
+           *       "delivery_mode": "stream",
            *       "url": "https://receiver.example.com/webhooks",
            *       "name": "Acme",
            *       "description": "An invoice was paid",
@@ -6195,6 +6327,7 @@ export interface operations {
            * @example {
            *       "id": "wde_01jd8x9m2k3n4p5q6r7s8t9v0w",
            *       "tenant_id": "wdt_01jd8x9m2k3n4p5q6r7s8t9v0w",
+           *       "delivery_mode": "stream",
            *       "url": "https://receiver.example.com/webhooks",
            *       "name": "Acme",
            *       "description": "An invoice was paid",
@@ -6435,6 +6568,7 @@ export interface operations {
            * @example {
            *       "id": "wde_01jd8x9m2k3n4p5q6r7s8t9v0w",
            *       "tenant_id": "wdt_01jd8x9m2k3n4p5q6r7s8t9v0w",
+           *       "delivery_mode": "stream",
            *       "url": "https://receiver.example.com/webhooks",
            *       "name": "Acme",
            *       "description": "An invoice was paid",
@@ -6715,6 +6849,580 @@ export interface operations {
         };
       };
       /** @description Not Found */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Request Timeout: `request_timeout` (the request did not arrive in time), or a code of the operation */
+      408: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Content Too Large: `body_too_large` (the request body is over 1 MiB), or a code of the operation */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Unsupported Media Type: `unsupported_media_type` (request bodies must be application/json) */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Unprocessable Content: `unsupported_mode` (test mode is not supported; omit Svc-Mode or send live), `invalid_field` (a field, header or parameter is invalid (named in field)), or a code of the operation */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Too Many Requests: `rate_limited` (too many requests; retry after the time in Retry-After), or a code of the operation */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Request Header Fields Too Large: `headers_too_large` (the request line and headers are over 16 KiB), or a code of the operation */
+      431: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Internal Server Error: `internal_error` (internal error (opaque; the server logs the cause)) */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+    };
+  };
+  listStreamTokens: {
+    parameters: {
+      query?: {
+        /** @description Items per page, 1 to 200 (default 50) */
+        limit?: number;
+        /** @description The next_cursor of the previous page, with the same filters */
+        cursor?: string;
+      };
+      header?: {
+        /** @description Omit or send live; test mode is not supported */
+        'Svc-Mode'?: 'live';
+      };
+      path: {
+        /**
+         * @description The ID (wde_ and 26 base32 characters); a malformed or unknown ID answers 404 not_found
+         * @example wde_01jd8x9m2k3n4p5q6r7s8t9v0w
+         */
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description OK */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "data": [
+           *         {
+           *           "id": "wdk_01jd8x9m2k3n4p5q6r7s8t9v0w",
+           *           "name": "Acme",
+           *           "created_at": "2026-11-02T10:00:00.000Z",
+           *           "last_used_at": "2026-11-02T10:00:00.000Z"
+           *         }
+           *       ],
+           *       "next_cursor": "eyJzIjoiZXhhbXBsZSIsImEiOiJ3ZG1fMDEifQ"
+           *     }
+           */
+          'application/json': components['schemas']['StreamTokenList'];
+        };
+      };
+      /** @description Bad Request: `bad_request` (the request is not valid HTTP/1.1 (refused by the HTTP parser before any route)), `invalid_json` (the body is not valid JSON) */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Unauthorized: `unauthorized` (a valid secret key is required) */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Forbidden: `account_suspended` (the team is suspended) */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Not Found: `not_found` (the resource does not exist (a malformed ID names nothing either)), or a code of the operation */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Request Timeout: `request_timeout` (the request did not arrive in time), or a code of the operation */
+      408: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Content Too Large: `body_too_large` (the request body is over 1 MiB), or a code of the operation */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Unsupported Media Type: `unsupported_media_type` (request bodies must be application/json) */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Unprocessable Content: `unsupported_mode` (test mode is not supported; omit Svc-Mode or send live), `invalid_field` (a field, header or parameter is invalid (named in field)), `invalid_cursor` (cursor is not a cursor of this list), or a code of the operation */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Too Many Requests: `rate_limited` (too many requests; retry after the time in Retry-After), or a code of the operation */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Request Header Fields Too Large: `headers_too_large` (the request line and headers are over 16 KiB), or a code of the operation */
+      431: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Internal Server Error: `internal_error` (internal error (opaque; the server logs the cause)) */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+    };
+  };
+  createStreamToken: {
+    parameters: {
+      query?: never;
+      header: {
+        /**
+         * @description Your unique key for this request (1 to 128 printable ASCII characters); a retry with the same key and request returns the first response
+         * @example order-1234-create
+         */
+        'Idempotency-Key': string;
+        /** @description Omit or send live; test mode is not supported */
+        'Svc-Mode'?: 'live';
+      };
+      path: {
+        /**
+         * @description The ID (wde_ and 26 base32 characters); a malformed or unknown ID answers 404 not_found
+         * @example wde_01jd8x9m2k3n4p5q6r7s8t9v0w
+         */
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        /** @example {} */
+        'application/json': components['schemas']['CreateStreamTokenRequest'];
+      };
+    };
+    responses: {
+      /** @description Created */
+      201: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "id": "wdk_01jd8x9m2k3n4p5q6r7s8t9v0w",
+           *       "name": "Acme",
+           *       "created_at": "2026-11-02T10:00:00.000Z",
+           *       "last_used_at": "2026-11-02T10:00:00.000Z",
+           *       "token": "whst_01jd8x9m2k3n4p5q6r7s8t9v0w"
+           *     }
+           */
+          'application/json': components['schemas']['StreamTokenWithSecret'];
+        };
+      };
+      /** @description Bad Request: `bad_request` (the request is not valid HTTP/1.1 (refused by the HTTP parser before any route)), `invalid_json` (the body is not valid JSON) */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Unauthorized: `unauthorized` (a valid secret key is required) */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Forbidden: `account_suspended` (the team is suspended) */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Not Found: `not_found` (the resource does not exist (a malformed ID names nothing either)), or a code of the operation */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Request Timeout: `request_timeout` (the request did not arrive in time), or a code of the operation */
+      408: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Conflict: `idempotency_conflict` (the Idempotency-Key was used for another request), `request_in_progress` (a request with this Idempotency-Key is still running (Retry-After: 1)), or a code of the operation */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Content Too Large: `body_too_large` (the request body is over 1 MiB), or a code of the operation */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Unsupported Media Type: `unsupported_media_type` (request bodies must be application/json) */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Unprocessable Content: `unsupported_mode` (test mode is not supported; omit Svc-Mode or send live), `invalid_field` (a field, header or parameter is invalid (named in field)), or a code of the operation */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Too Many Requests: `rate_limited` (too many requests; retry after the time in Retry-After), or a code of the operation */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Request Header Fields Too Large: `headers_too_large` (the request line and headers are over 16 KiB), or a code of the operation */
+      431: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Internal Server Error: `internal_error` (internal error (opaque; the server logs the cause)) */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+    };
+  };
+  revokeStreamToken: {
+    parameters: {
+      query?: never;
+      header?: {
+        /** @description Omit or send live; test mode is not supported */
+        'Svc-Mode'?: 'live';
+      };
+      path: {
+        /**
+         * @description The ID (wde_ and 26 base32 characters); a malformed or unknown ID answers 404 not_found
+         * @example wde_01jd8x9m2k3n4p5q6r7s8t9v0w
+         */
+        id: string;
+        /**
+         * @description The ID (wdk_ and 26 base32 characters); a malformed or unknown ID answers 404 not_found
+         * @example wdk_01jd8x9m2k3n4p5q6r7s8t9v0w
+         */
+        token_id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description No Content */
+      204: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      /** @description Bad Request: `bad_request` (the request is not valid HTTP/1.1 (refused by the HTTP parser before any route)), `invalid_json` (the body is not valid JSON) */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Unauthorized: `unauthorized` (a valid secret key is required) */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Forbidden: `account_suspended` (the team is suspended) */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Not Found: `not_found` (the resource does not exist (a malformed ID names nothing either)), or a code of the operation */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Request Timeout: `request_timeout` (the request did not arrive in time), or a code of the operation */
+      408: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Content Too Large: `body_too_large` (the request body is over 1 MiB), or a code of the operation */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Unsupported Media Type: `unsupported_media_type` (request bodies must be application/json) */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Unprocessable Content: `unsupported_mode` (test mode is not supported; omit Svc-Mode or send live), `invalid_field` (a field, header or parameter is invalid (named in field)), or a code of the operation */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Too Many Requests: `rate_limited` (too many requests; retry after the time in Retry-After), or a code of the operation */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Request Header Fields Too Large: `headers_too_large` (the request line and headers are over 16 KiB), or a code of the operation */
+      431: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Internal Server Error: `internal_error` (internal error (opaque; the server logs the cause)) */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+    };
+  };
+  listStreamConnections: {
+    parameters: {
+      query?: never;
+      header?: {
+        /** @description Omit or send live; test mode is not supported */
+        'Svc-Mode'?: 'live';
+      };
+      path: {
+        /**
+         * @description The ID (wde_ and 26 base32 characters); a malformed or unknown ID answers 404 not_found
+         * @example wde_01jd8x9m2k3n4p5q6r7s8t9v0w
+         */
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description OK */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "data": [
+           *         {
+           *           "id": "wdc_01jd8x9m2k3n4p5q6r7s8t9v0w",
+           *           "token_id": "wdk_01jd8x9m2k3n4p5q6r7s8t9v0w",
+           *           "opened_at": "2026-11-02T10:00:00.000Z",
+           *           "remote_address": "example",
+           *           "unacknowledged": -9007199254740991
+           *         }
+           *       ]
+           *     }
+           */
+          'application/json': components['schemas']['StreamConnectionList'];
+        };
+      };
+      /** @description Bad Request: `bad_request` (the request is not valid HTTP/1.1 (refused by the HTTP parser before any route)), `invalid_json` (the body is not valid JSON) */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Unauthorized: `unauthorized` (a valid secret key is required) */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Forbidden: `account_suspended` (the team is suspended) */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Not Found: `not_found` (the resource does not exist (a malformed ID names nothing either)), or a code of the operation */
       404: {
         headers: {
           [name: string]: unknown;

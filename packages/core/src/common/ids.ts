@@ -20,6 +20,8 @@ export const ID_PREFIXES = {
   environment: 'ffe_',
   charge: 'chg_',
   portalSession: 'wdp_',
+  streamToken: 'wdk_',
+  streamConnection: 'wdc_',
 } as const;
 
 export type IdKind = keyof typeof ID_PREFIXES;
@@ -44,6 +46,8 @@ export const ID_NOUNS: Record<IdKind, string> = {
   environment: 'environment',
   charge: 'charge',
   portalSession: 'portal session',
+  streamToken: 'stream token',
+  streamConnection: 'stream connection',
 };
 
 const CROCKFORD = '0123456789abcdefghjkmnpqrstvwxyz';

@@ -1,8 +1,8 @@
 import type { EntityManager } from 'typeorm';
 import { checkReceiverUrl, type UrlPolicy } from '@svc/egress';
 import type { Limits } from '../catalog/limits.js';
-import { ServiceError } from '../common/errors.js';
-import type { EndpointEntity, EndpointOrdering } from './endpoint.entity.js';
+import { ServiceError, invalidField } from '../common/errors.js';
+import type { DeliveryMode, EndpointEntity, EndpointOrdering } from './endpoint.entity.js';
 import type { UpdateEndpointInput } from './endpoint.inputs.js';
 import type { EndpointChange } from './endpoint-writes.js';
 
@@ -11,6 +11,25 @@ export function checkEndpointUrl(url: string, urlPolicy: UrlPolicy): { host: str
   const check = checkReceiverUrl(url, urlPolicy);
   if (!check.ok) throw new ServiceError(check.code, check.message, { field: 'url' });
   return { host: check.host };
+}
+
+/**
+ * Where an endpoint's deliveries go: a push endpoint needs an acceptable URL; a stream endpoint has none (its
+ * receiver connects to the service) and no Authorization value to send, so either given is 422 invalid_field.
+ */
+export function checkDeliveryTarget(
+  input: { delivery_mode: DeliveryMode; url?: string | undefined; authorization?: string | null | undefined },
+  urlPolicy: UrlPolicy,
+): { url: string; host: string } {
+  if (input.delivery_mode === 'stream') {
+    if (input.url !== undefined)
+      throw invalidField('url', 'a stream endpoint has no URL: its receiver opens GET /endpoints/{id}/stream');
+    if (input.authorization !== undefined && input.authorization !== null)
+      throw invalidField('authorization', 'a stream endpoint sends no Authorization value (it has no URL)');
+    return { url: '', host: '' };
+  }
+  if (input.url === undefined) throw invalidField('url', 'url is required');
+  return { url: input.url, ...checkEndpointUrl(input.url, urlPolicy) };
 }
 
 /** 422 invalid_field (max_concurrency) past the deployment's cap. */

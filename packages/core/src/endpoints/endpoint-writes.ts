@@ -22,6 +22,16 @@ export function endpointChange(
 ): EndpointChange {
   const id = endpoint.id;
   const change: EndpointChange = {};
+  if (endpoint.deliveryMode === 'stream') {
+    if (input.url !== undefined)
+      throw new ServiceError('invalid_field', 'a stream endpoint has no URL (delivery_mode is set on create only)', {
+        field: 'url',
+      });
+    if (input.authorization !== undefined && input.authorization !== null)
+      throw new ServiceError('invalid_field', 'a stream endpoint sends no Authorization value (it has no URL)', {
+        field: 'authorization',
+      });
+  }
   const set = <K extends keyof EndpointChange>(key: K, value: EndpointEntity[K] | undefined) => {
     if (value !== undefined && JSON.stringify(value) !== JSON.stringify(endpoint[key])) change[key] = value;
   };

@@ -8,6 +8,8 @@ export type CircuitState = 'closed' | 'half_open' | 'open';
 export type EndpointOrdering = 'none' | 'ordered';
 /** What a delivery that ends without success does to an ordered endpoint: the next goes, or the endpoint pauses. */
 export type OrderingOnFailure = 'continue' | 'hold';
+/** `push`: the engine POSTs each delivery to `url`; `stream`: no URL, the receiver fetches them (docs/streams.md). */
+export type DeliveryMode = 'push' | 'stream';
 
 /**
  * The configuration row. Health (circuit, failures, probes) is in `endpoint_health` and the queued count in
@@ -18,6 +20,8 @@ export class EndpointEntity {
   @PrimaryColumn({ type: 'text' }) id!: string;
   @Column({ type: 'text', name: 'team_id' }) teamId!: string;
   @Column({ type: 'text', name: 'tenant_id' }) tenantId!: string;
+  /** Set on create only. A stream endpoint's url and url_host are empty: the receiver connects to us. */
+  @Column({ type: 'text', name: 'delivery_mode' }) deliveryMode!: DeliveryMode;
   /** The URL exactly as given; its query is treated as a secret and never logged. */
   @Column({ type: 'text' }) url!: string;
   @Column({ type: 'text', name: 'url_host' }) urlHost!: string;

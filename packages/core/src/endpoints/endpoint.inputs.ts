@@ -151,9 +151,14 @@ const orderingOnFailure = z.enum(ORDERING_ON_FAILURE, { message: 'must be contin
 export const SIGNATURE_SCHEMES = ['hmac', 'ed25519'] as const;
 const signatureScheme = z.enum(SIGNATURE_SCHEMES, { message: 'must be hmac or ed25519' });
 
+/** `push` (the default) or `stream` (no URL: the receiver opens GET /endpoints/{id}/stream). Set on create only. */
+export const DELIVERY_MODES = ['push', 'stream'] as const;
+
 export const CreateEndpointInput = z.strictObject({
   tenant_id: idOf('tenant'),
-  url: endpointFields.url,
+  /** Required for a push endpoint, refused for a stream one (EndpointService.createEndpoint checks which). */
+  url: endpointFields.url.optional(),
+  delivery_mode: z.enum(DELIVERY_MODES, { message: 'must be push or stream' }).default('push'),
   name: endpointFields.name.default('Webhook'),
   description: endpointFields.description.default(''),
   events: endpointFields.events.default(['*']),

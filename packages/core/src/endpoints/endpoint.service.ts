@@ -13,7 +13,13 @@ import type { TenantService } from '../tenants/tenant.service.js';
 import { cancelWaitingDeliveries } from '../deliveries/delivery-records.js';
 import { setOrdering } from '../deliveries/ordering.js';
 import { compileRules } from './endpoint-rules.js';
-import { checkConcurrency, checkEndpointQuotas, checkEndpointUrl, checkOrderedConcurrency } from './endpoint-checks.js';
+import {
+  checkConcurrency,
+  checkDeliveryTarget,
+  checkEndpointQuotas,
+  checkEndpointUrl,
+  checkOrderedConcurrency,
+} from './endpoint-checks.js';
 import { rotateSigningSecret } from './endpoint-rotation.js';
 import { applyEndpointChange, endpointChange, lockEndpointWithState, ownedEndpointQuery } from './endpoint-writes.js';
 import { EndpointCredentialsService } from './endpoint-credentials.service.js';
@@ -36,6 +42,7 @@ import type {
 } from './endpoint.inputs.js';
 import { toEndpointView, type EndpointView, type EndpointWithSecret } from './endpoint.view.js';
 import { recordUrlRevision } from './url-revisions.js';
+import { notifyStreamsEnded } from '../streams/stream-signals.js';
 
 export interface EndpointServiceDeps {
   db: DataSource;
@@ -71,7 +78,7 @@ export class EndpointService {
   }
 
   async createEndpoint(ctx: CallContext, input: CreateEndpointInput): Promise<EndpointWithSecret> {
-    const { host } = this.checkUrl(input.url);
+    const { url, host } = checkDeliveryTarget(input, this.deps.urlPolicy);
     compileRules(input.filter, input.transform);
     checkConcurrency(this.deps.limits, input.max_concurrency);
     checkOrderedConcurrency(input.ordering, input.max_concurrency);
@@ -87,7 +94,8 @@ export class EndpointService {
         id,
         teamId: ctx.actor.teamId,
         tenantId: input.tenant_id,
-        url: input.url,
+        deliveryMode: input.delivery_mode,
+        url,
         urlHost: host,
         urlRevision: '1',
         name: input.name,
@@ -196,6 +204,8 @@ export class EndpointService {
       const now = this.deps.clock.now();
       await applyEndpointChange(tx, this.deps.clock, endpoint, { deletedAt: now });
       await cancelWaitingDeliveries(tx, { endpointIds: [endpoint.id] }, 'endpoint_deleted', now);
+      // Its open streams end at once, in whichever server process holds them.
+      if (endpoint.deliveryMode === 'stream') await notifyStreamsEnded(tx, { endpointIds: [endpoint.id] });
     });
   }
 
@@ -235,7 +245,7 @@ export class EndpointService {
           'invalid_state',
           'only a disabled endpoint or one with an open circuit can be resumed; use PATCH status for paused ones',
         );
-      this.checkUrl(endpoint.url);
+      if (endpoint.deliveryMode === 'push') this.checkUrl(endpoint.url);
       const resumed = await applyEndpointChange(tx, this.deps.clock, endpoint, {
         status: 'enabled',
         disabledReason: null,

@@ -1,4 +1,5 @@
 import type {
+  DeliveryMode,
   EndpointEntity,
   EndpointOrdering,
   EndpointStatus,
@@ -13,6 +14,8 @@ export type { EndpointHealth, EndpointState } from './endpoint-state.js';
 export interface EndpointView {
   id: string;
   tenantId: string;
+  deliveryMode: DeliveryMode;
+  /** Empty for a stream endpoint. */
   url: string;
   name: string;
   description: string;
@@ -76,6 +79,7 @@ export function toEndpointView(endpoint: EndpointEntity, state: EndpointState, n
   return {
     id: endpoint.id,
     tenantId: endpoint.tenantId,
+    deliveryMode: endpoint.deliveryMode,
     url: endpoint.url,
     name: endpoint.name,
     description: endpoint.description,

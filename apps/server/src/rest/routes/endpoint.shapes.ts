@@ -8,7 +8,16 @@ export const EndpointShape = z
   .strictObject({
     id: z.string().startsWith('wde_').describe('Endpoint ID (wde_...)'),
     tenant_id: z.string().describe('The tenant this endpoint receives messages for'),
-    url: z.string().describe('The receiver URL (HTTPS); its query is kept secret in logs'),
+    delivery_mode: z
+      .literal('stream')
+      .optional()
+      .describe(
+        'Extension: present (as stream) only for a stream endpoint, whose receiver fetches its deliveries from GET /endpoints/{id}/stream; absent means push',
+      ),
+    url: z
+      .string()
+      .optional()
+      .describe('The receiver URL (HTTPS); its query is kept secret in logs. Absent for a stream endpoint'),
     name: z.string(),
     description: z.string(),
     events: z.array(z.string()).describe('Event type patterns: exact names, `<prefix>.*` or `*` (all)'),
@@ -127,7 +136,8 @@ export function renderEndpoint(view: EndpointView, signingSecret?: string | null
   return {
     id: view.id,
     tenant_id: view.tenantId,
-    url: view.url,
+    // A push endpoint's answer stays byte for byte what the spec shows; a stream endpoint has a mode and no URL.
+    ...(view.deliveryMode === 'stream' ? { delivery_mode: 'stream' as const } : { url: view.url }),
     name: view.name,
     description: view.description,
     events: view.events,

@@ -1,0 +1,55 @@
+import type { DataSource } from 'typeorm';
+import type { Clock } from '../common/clock.js';
+import type { EngineEventSink } from '../deliveries/delivery-records.js';
+import type { EndpointCredentialsService } from '../endpoints/endpoint-credentials.service.js';
+import type { DispatchOwnershipService } from '../engine/dispatch-ownership.service.js';
+import type { SettlementService } from '../engine/settlement.service.js';
+import { claimForStream, type StreamClaim } from './stream-claim.js';
+import type { StreamConnectionService } from './stream-connections.service.js';
+import { acknowledge, settleTimedOut, type StreamAck, type StreamAckResult } from './stream-settle.js';
+import { notifyStreamWake } from './stream-signals.js';
+
+export interface StreamDeliveryDeps {
+  db: DataSource;
+  clock: Clock;
+  credentials: EndpointCredentialsService;
+  events: EngineEventSink;
+  settlement: SettlementService;
+  ownership: DispatchOwnershipService;
+  connections: StreamConnectionService;
+}
+
+/**
+ * The delivery side of stream endpoints (docs/streams.md): what a connection is offered (claim), what its receiver
+ * answered (acknowledge), and the leases nobody answered (sweep). Everything settles through SettlementService, so a
+ * streamed attempt leaves the records a pushed one with the same answer would.
+ */
+export class StreamDeliveryService {
+  constructor(private readonly deps: StreamDeliveryDeps) {}
+
+  /** Settles this endpoint's lapsed leases as timeouts, then leases up to `want` due deliveries to the connection. */
+  async claim(connectionId: string, endpointId: string, want: number): Promise<StreamClaim> {
+    await settleTimedOut(this.deps, endpointId);
+    return claimForStream(this.deps, connectionId, endpointId, want);
+  }
+
+  /** Settles the acknowledgements; every stream of the endpoint is told, since room (or the next head) is free. */
+  async acknowledge(endpointId: string, acks: readonly StreamAck[]): Promise<StreamAckResult[]> {
+    const results = await acknowledge(this.deps, endpointId, acks);
+    if (results.includes('settled')) await notifyStreamWake(this.deps.db, [endpointId]);
+    return results;
+  }
+
+  /**
+   * Maintenance (the worker's reconciliation job, and every server process that holds streams): connections whose
+   * process died give their leases back, and leases nobody acknowledged in time become `timeout` attempts, so both
+   * happen with no stream open. Returns how many timeouts it settled.
+   */
+  async sweep(): Promise<number> {
+    const freed = await this.deps.connections.releaseDead();
+    let settled = 0;
+    for (let n = await settleTimedOut(this.deps, null); n > 0; n = await settleTimedOut(this.deps, null)) settled += n;
+    if (freed.length > 0) await notifyStreamWake(this.deps.db, freed);
+    return settled;
+  }
+}

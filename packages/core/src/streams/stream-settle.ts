@@ -1,0 +1,263 @@
+import { randomBytes } from 'node:crypto';
+import type { DataSource } from 'typeorm';
+import type { Clock } from '../common/clock.js';
+import { newId } from '../common/ids.js';
+import type { AttemptResult, AttemptTrigger, EndpointHealthState } from '../deliveries/delivery-policy.js';
+import type { DispatchOwnershipService } from '../engine/dispatch-ownership.service.js';
+import type { ClaimedAttempt } from '../engine/dispatch.service.js';
+import type { AttemptOutcome, SettlementService } from '../engine/settlement.service.js';
+
+/** What a receiver answered for one attempt: an HTTP status, or `error` when its handler failed without one. */
+export interface StreamAck {
+  deliveryId: string;
+  attempt: number;
+  status: number | 'error';
+}
+
+/**
+ * `settled`: the ack settled the attempt; `stale`: that attempt is no longer leased (timed out, settled by an earlier
+ * ack, its connection gone); `unknown`: not a delivery of this endpoint.
+ */
+export type StreamAckResult = 'settled' | 'stale' | 'unknown';
+
+export interface StreamSettleDeps {
+  db: DataSource;
+  clock: Clock;
+  settlement: SettlementService;
+  ownership: DispatchOwnershipService;
+}
+
+/** A stream lease as settlement needs it: the delivery, its lease and its endpoint's circuit. */
+interface LeaseRow {
+  delivery_id: string;
+  ack_attempt: number;
+  id: string | null;
+  lease_owner: string | null;
+  attempt: number | null;
+  due_at: Date | null;
+  team_id: string;
+  tenant_id: string;
+  endpoint_id: string;
+  message_id: string;
+  event_type: string;
+  attempt_count: number;
+  next_trigger: AttemptTrigger;
+  expires_at: Date;
+  sequence: string | null;
+  content_type: string;
+  timeout_seconds: number;
+  url_revision: string;
+  retry_delays_seconds: number[];
+  circuit: 'closed' | 'half_open' | 'open' | null;
+  consecutive_failures: number | null;
+  last_success_at: Date | null;
+  last_failure_at: Date | null;
+  next_probe_at: Date | null;
+  probe_wait_seconds: number | null;
+  health_version: string | null;
+}
+
+/** The deliveries named (with the attempt each answers), their queue rows and their endpoint's circuit. */
+const LEASES_SQL = `
+SELECT x.delivery_id, x.ack_attempt, d.id, q.lease_owner, q.attempt, q.due_at, d.team_id, d.tenant_id, d.endpoint_id,
+       d.message_id, d.event_type, d.attempt_count, d.next_trigger, d.expires_at, d.sequence, d.content_type,
+       e.timeout_seconds, e.url_revision, e.retry_delays_seconds, h.circuit, h.consecutive_failures,
+       h.last_success_at, h.last_failure_at, h.next_probe_at, h.probe_wait_seconds, h.version AS health_version
+  FROM unnest($1::text[], $2::int[]) WITH ORDINALITY AS x(delivery_id, ack_attempt, ord)
+  LEFT JOIN deliveries d ON d.id = x.delivery_id AND ($3::text IS NULL OR d.endpoint_id = $3)
+  LEFT JOIN delivery_queue q ON q.delivery_id = d.id
+  LEFT JOIN endpoints e ON e.id = d.endpoint_id
+  LEFT JOIN endpoint_health h ON h.endpoint_id = d.endpoint_id
+ ORDER BY x.ord`;
+
+/**
+ * Every stream lease's owner starts with wdc_ (the engine's orphan release leaves them to the stream sweep): a
+ * connection's ID, or a timeout sweep's wdc_sweep_ lease while it settles.
+ */
+export const SWEEP_PREFIX = 'wdc_sweep_';
+/** How long a timeout sweep holds what it took; past this a sweep that died is released (releaseDead). */
+const SWEEP_LEASE_MS = 60_000;
+const isConnectionLease = (owner: string | null): owner is string =>
+  owner !== null && owner.startsWith('wdc_') && !owner.startsWith(SWEEP_PREFIX);
+
+/**
+ * Acknowledgements of one endpoint's deliveries: each one that answers the attempt its row is leased for (to any
+ * connection of the endpoint, before the lease ends) is settled through SettlementService exactly as a push attempt
+ * with that answer would be (attempt row, analytics facts, charges, events, circuit, retries, 410); the others are
+ * `stale` or `unknown` and change nothing.
+ */
+export async function acknowledge(
+  deps: StreamSettleDeps,
+  endpointId: string,
+  acks: readonly StreamAck[],
+): Promise<StreamAckResult[]> {
+  const now = deps.clock.now();
+  const rows = (await deps.db.query(LEASES_SQL, [
+    acks.map((a) => a.deliveryId),
+    acks.map((a) => a.attempt),
+    endpointId,
+  ])) as LeaseRow[];
+  const results: StreamAckResult[] = [];
+  const outcomes: { owner: string; outcome: AttemptOutcome; index: number }[] = [];
+  const seen = new Set<string>();
+  rows.forEach((row, i) => {
+    const ack = acks[i]!;
+    if (row.id === null) return void results.push('unknown');
+    const live =
+      isConnectionLease(row.lease_owner) && row.attempt === ack.attempt && row.due_at !== null && row.due_at > now;
+    // The same attempt twice in one batch: the first answer counts.
+    if (!live || seen.has(row.delivery_id)) return void results.push('stale');
+    seen.add(row.delivery_id);
+    results.push('settled');
+    outcomes.push({
+      owner: row.lease_owner!,
+      outcome: outcomeOf(deps.clock, row, resultOf(ack.status), now),
+      index: i,
+    });
+  });
+  const applied = await settleByOwner(deps, outcomes, rows);
+  for (const { index, outcome } of outcomes) if (!applied.has(outcome.attempt.deliveryId)) results[index] = 'stale';
+  return results;
+}
+
+/**
+ * Stream leases that ended without an acknowledgement become failed `timeout` attempts, retried on the endpoint's
+ * delays like any other failure (of one endpoint, or of every endpoint for the maintenance sweep). Each row is first
+ * moved to a lease of this sweep, so two sweeps (or a sweep and a late ack) never settle one attempt twice; a sweep
+ * that dies half-way leaves rows the engine's orphan release frees. Returns how many it settled.
+ */
+export async function settleTimedOut(deps: StreamSettleDeps, endpointId: string | null, limit = 500): Promise<number> {
+  const now = deps.clock.now();
+  const sweeper = SWEEP_PREFIX + randomBytes(8).toString('hex');
+  const taken = (await deps.db.query(
+    `UPDATE delivery_queue q SET lease_owner = $1, due_at = $5
+      WHERE q.delivery_id IN (
+        SELECT delivery_id FROM delivery_queue
+         WHERE lease_owner IS NOT NULL AND lease_owner LIKE 'wdc\\_%' AND lease_owner NOT LIKE 'wdc\\_sweep\\_%'
+           AND due_at <= $2 AND ($3::text IS NULL OR endpoint_id = $3)
+         ORDER BY due_at LIMIT $4 FOR UPDATE SKIP LOCKED)
+     RETURNING q.delivery_id, q.attempt`,
+    [sweeper, now, endpointId, limit, new Date(now.getTime() + SWEEP_LEASE_MS)],
+  )) as { delivery_id: string; attempt: number }[];
+  if (taken.length === 0) return 0;
+  const rows = (await deps.db.query(LEASES_SQL, [
+    taken.map((t) => t.delivery_id),
+    taken.map((t) => t.attempt),
+    null,
+  ])) as LeaseRow[];
+  const outcomes = rows
+    .filter((row) => row.id !== null && row.lease_owner === sweeper)
+    .map((row, index) => ({
+      owner: sweeper,
+      outcome: outcomeOf(deps.clock, row, { kind: 'timeout', reason: 'no_acknowledgement' }, now),
+      index,
+    }));
+  await settleByOwner(deps, outcomes, rows);
+  return outcomes.length;
+}
+
+/** Settles each owner's outcomes under its own lease (the settlement's fence); answers the deliveries applied. */
+async function settleByOwner(
+  deps: StreamSettleDeps,
+  outcomes: readonly { owner: string; outcome: AttemptOutcome }[],
+  rows: readonly LeaseRow[],
+): Promise<Set<string>> {
+  const applied = new Set<string>();
+  if (outcomes.length === 0) return applied;
+  const health = new Map<string, EndpointHealthState>();
+  for (const row of rows)
+    if (row.id !== null && !health.has(row.endpoint_id)) health.set(row.endpoint_id, healthOf(row));
+  const byOwner = new Map<string, AttemptOutcome[]>();
+  for (const { owner, outcome } of outcomes) byOwner.set(owner, [...(byOwner.get(owner) ?? []), outcome]);
+  const disabled: string[] = [];
+  for (const [owner, batch] of byOwner) {
+    const result = await deps.settlement.settle(owner, batch, (id) => health.get(id) ?? CLOSED);
+    // The next batch of the same endpoint starts from the circuit this one wrote.
+    for (const [id, state] of result.health) health.set(id, state);
+    for (const id of result.stale) health.delete(id);
+    result.outcomes.forEach((settled, i) => {
+      if (settled.applied) applied.add(batch[i]!.attempt.deliveryId);
+    });
+    disabled.push(...result.disabled);
+  }
+  // A 410 acknowledgement disabled the endpoint, as a push 410 does: its waiting deliveries are canceled.
+  if (disabled.length > 0) await deps.ownership.cancelDisabledBacklogs(disabled);
+  return applied;
+}
+
+const CLOSED: EndpointHealthState = {
+  circuit: 'closed',
+  consecutiveFailures: 0,
+  lastSuccessAt: null,
+  lastFailureAt: null,
+  nextProbeAt: null,
+  probeWaitSeconds: 60,
+  version: null,
+};
+
+function healthOf(row: LeaseRow): EndpointHealthState {
+  if (row.circuit === null) return CLOSED;
+  return {
+    circuit: row.circuit,
+    consecutiveFailures: row.consecutive_failures ?? 0,
+    lastSuccessAt: row.last_success_at,
+    lastFailureAt: row.last_failure_at,
+    nextProbeAt: row.next_probe_at,
+    probeWaitSeconds: row.probe_wait_seconds ?? 60,
+    version: row.health_version === null ? null : String(row.health_version),
+  };
+}
+
+function resultOf(status: number | 'error'): AttemptResult {
+  return status === 'error'
+    ? { kind: 'network_error', reason: 'receiver_handler_error' }
+    : { kind: 'response', status, retryAfterSeconds: null };
+}
+
+/**
+ * The attempt as the push engine would have settled it. The lease began a visibility timeout before it ends; the
+ * trigger is the claim's: a probe while the circuit is not closed, a retry after a lease that never settled.
+ */
+function outcomeOf(clock: Clock, row: LeaseRow, result: AttemptResult, now: Date): AttemptOutcome {
+  const attemptNumber = row.attempt!;
+  const startedAt = new Date(Math.min(now.getTime(), row.due_at!.getTime() - row.timeout_seconds * 1000));
+  const trigger: AttemptTrigger =
+    row.circuit !== null && row.circuit !== 'closed'
+      ? 'probe'
+      : attemptNumber - 1 > row.attempt_count
+        ? 'retry'
+        : row.next_trigger;
+  const attempt: ClaimedAttempt = {
+    deliveryId: row.id!,
+    messageId: row.message_id,
+    endpointId: row.endpoint_id,
+    teamId: row.team_id,
+    tenantId: row.tenant_id,
+    eventType: row.event_type,
+    attemptId: newId('attempt', clock),
+    attemptNumber,
+    trigger,
+    url: '',
+    urlRevision: String(row.url_revision),
+    timeoutMs: row.timeout_seconds * 1000,
+    contentType: row.content_type,
+    body: Buffer.alloc(0),
+    headers: {},
+    authorization: null,
+    signingSecrets: [],
+    retryDelaysSeconds: row.retry_delays_seconds,
+    expiresAt: row.expires_at,
+    dueSince: startedAt,
+    startedAt,
+    traceparent: null,
+    sequence: row.sequence === null ? null : String(row.sequence),
+  };
+  return {
+    attempt,
+    result,
+    durationMs: Math.max(0, now.getTime() - startedAt.getTime()),
+    responseBody: null,
+    jitter: Math.random(),
+    failureDetail: null,
+  };
+}

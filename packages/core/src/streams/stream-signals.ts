@@ -1,0 +1,44 @@
+import type { DataSource, EntityManager } from 'typeorm';
+
+/**
+ * The channel that ends open streams in whichever server process holds them: a revoked token, a deleted endpoint.
+ * Sent inside the transaction that makes the change, so it arrives when (and only if) the change commits; these are
+ * rare configuration writes, unlike the wake-ups that wakeEndpoints merges.
+ */
+export const STREAM_END_CHANNEL = 'svc_stream_end';
+
+export interface StreamEndSignal {
+  tokenIds?: string[];
+  endpointIds?: string[];
+}
+
+export async function notifyStreamsEnded(tx: EntityManager, signal: StreamEndSignal): Promise<void> {
+  await tx.query('SELECT pg_notify($1, $2)', [STREAM_END_CHANNEL, JSON.stringify(signal)]);
+}
+
+/** A notification's payload, or null when it is not one of ours. */
+export function parseStreamEndSignal(payload: string): StreamEndSignal | null {
+  try {
+    const value = JSON.parse(payload) as StreamEndSignal;
+    const ids = (list: unknown) => Array.isArray(list) && list.every((id) => typeof id === 'string');
+    if (typeof value !== 'object' || value === null) return null;
+    if (value.tokenIds !== undefined && !ids(value.tokenIds)) return null;
+    if (value.endpointIds !== undefined && !ids(value.endpointIds)) return null;
+    return value;
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * Wake-ups only streams care about (deliveries given back by a closed or dead connection, room freed by an
+ * acknowledgement), on a channel of their own so the push engine's listeners never hear them. New deliveries
+ * reach streams through the engine's own channel (svc_delivery_wake), which the stream servers also listen on.
+ */
+export const STREAM_WAKE_CHANNEL = 'svc_stream_wake';
+
+export async function notifyStreamWake(db: DataSource, endpointIds: readonly string[]): Promise<void> {
+  // A payload is at most 8,000 bytes: 200 IDs of 30 characters each fit.
+  for (let i = 0; i < endpointIds.length; i += 200)
+    await db.query('SELECT pg_notify($1, $2)', [STREAM_WAKE_CHANNEL, endpointIds.slice(i, i + 200).join(',')]);
+}
