@@ -21,7 +21,7 @@ type Documents = {
   '\n  query ReplayQuote($deliveryIds: [ID!]!, $configuration: ReplayConfiguration) {\n    replayQuote(deliveryIds: $deliveryIds, configuration: $configuration) {\n      items {\n        deliveryId\n        replayable\n        errorCode\n        reason\n        deliveryUnits\n        totalUsd\n        repairedBy\n      }\n      deliveryUnits\n      totalUsd\n      repairedCount\n      unrepairedDeliveryUnits\n      unrepairedTotalUsd\n    }\n  }\n': typeof types.ReplayQuoteDocument;
   '\n  mutation ReplayDelivery($id: ID!, $configuration: ReplayConfiguration, $idempotencyKey: String) {\n    replayDelivery(id: $id, configuration: $configuration, idempotencyKey: $idempotencyKey) {\n      ...DeliveryFields\n    }\n  }\n': typeof types.ReplayDeliveryDocument;
   '\n  mutation RetryDeliveryNow($id: ID!, $idempotencyKey: String) {\n    retryDeliveryNow(id: $id, idempotencyKey: $idempotencyKey) {\n      ...DeliveryFields\n    }\n  }\n': typeof types.RetryDeliveryNowDocument;
-  '\n  fragment EndpointFields on Endpoint {\n    id\n    tenantId\n    url\n    name\n    description\n    events\n    filter\n    transform\n    transformVersion\n    status\n    disabledReason\n    ratePerSecond\n    maxConcurrency\n    ordering\n    orderingOnFailure\n    retryDelaysSeconds\n    timeoutSeconds\n    headers\n    hasAuthorization\n    metadata\n    secretVersion\n    oldSecretExpiresAt\n    signatureScheme\n    publicKey\n    publicKeys {\n      publicKey\n      expiresAt\n    }\n    health {\n      circuit\n      consecutiveFailures\n      lastSuccessAt\n      lastFailureAt\n      nextProbeAt\n    }\n    queuedCount\n    urlRevision\n    version\n    etag\n    createdAt\n    updatedAt\n  }\n': typeof types.EndpointFieldsFragmentDoc;
+  '\n  fragment EndpointFields on Endpoint {\n    id\n    tenantId\n    deliveryMode\n    url\n    name\n    description\n    events\n    filter\n    transform\n    transformVersion\n    status\n    disabledReason\n    ratePerSecond\n    maxConcurrency\n    ordering\n    orderingOnFailure\n    retryDelaysSeconds\n    timeoutSeconds\n    headers\n    hasAuthorization\n    metadata\n    secretVersion\n    oldSecretExpiresAt\n    signatureScheme\n    publicKey\n    publicKeys {\n      publicKey\n      expiresAt\n    }\n    health {\n      circuit\n      consecutiveFailures\n      lastSuccessAt\n      lastFailureAt\n      nextProbeAt\n    }\n    queuedCount\n    urlRevision\n    version\n    etag\n    createdAt\n    updatedAt\n  }\n': typeof types.EndpointFieldsFragmentDoc;
   '\n  fragment EndpointPreviewFields on EndpointPreview {\n    matches\n    reason\n    eventType\n    eventTypeMatched\n    filterMatched\n    transformApplied\n    transformError {\n      field\n      message\n    }\n    contentType\n    body\n    bodyBytes\n    deliveryUnits\n  }\n': typeof types.EndpointPreviewFieldsFragmentDoc;
   '\n  query Endpoints($first: Int, $after: String, $tenantId: ID) {\n    endpoints(first: $first, after: $after, tenantId: $tenantId) {\n      nodes {\n        ...EndpointFields\n      }\n      nextCursor\n    }\n  }\n': typeof types.EndpointsDocument;
   '\n  query Endpoint($id: ID!) {\n    endpoint(id: $id) {\n      ...EndpointFields\n    }\n  }\n': typeof types.EndpointDocument;
@@ -31,6 +31,9 @@ type Documents = {
   '\n  mutation RotateEndpointSecret(\n    $id: ID!\n    $etag: String!\n    $overlapSeconds: Int\n    $signatureScheme: SignatureScheme\n    $idempotencyKey: String\n  ) {\n    rotateEndpointSecret(\n      id: $id\n      etag: $etag\n      overlapSeconds: $overlapSeconds\n      signatureScheme: $signatureScheme\n      idempotencyKey: $idempotencyKey\n    ) {\n      endpoint {\n        ...EndpointFields\n      }\n      signingSecret\n    }\n  }\n': typeof types.RotateEndpointSecretDocument;
   '\n  mutation ResumeEndpoint($id: ID!, $etag: String!, $idempotencyKey: String) {\n    resumeEndpoint(id: $id, etag: $etag, idempotencyKey: $idempotencyKey) {\n      ...EndpointFields\n    }\n  }\n': typeof types.ResumeEndpointDocument;
   '\n  query EndpointPreview($endpointId: ID!, $payload: String!, $eventType: String) {\n    endpointPreview(endpointId: $endpointId, payload: $payload, eventType: $eventType) {\n      ...EndpointPreviewFields\n    }\n  }\n': typeof types.EndpointPreviewDocument;
+  '\n  query EndpointStream($id: ID!) {\n    endpoint(id: $id) {\n      id\n      streamUrl\n      streamConnections {\n        id\n        tokenId\n        openedAt\n        remoteAddress\n        unacknowledged\n      }\n      streamTokens(first: 100) {\n        nodes {\n          id\n          name\n          createdAt\n          lastUsedAt\n        }\n        nextCursor\n      }\n    }\n  }\n': typeof types.EndpointStreamDocument;
+  '\n  mutation CreateStreamToken($endpointId: ID!, $name: String, $idempotencyKey: String) {\n    createStreamToken(endpointId: $endpointId, name: $name, idempotencyKey: $idempotencyKey) {\n      streamToken {\n        id\n        name\n        createdAt\n        lastUsedAt\n      }\n      token\n    }\n  }\n': typeof types.CreateStreamTokenDocument;
+  '\n  mutation RevokeStreamToken($endpointId: ID!, $id: ID!) {\n    revokeStreamToken(endpointId: $endpointId, id: $id)\n  }\n': typeof types.RevokeStreamTokenDocument;
   '\n  query SubscribableEvents {\n    subscribableEvents\n  }\n': typeof types.SubscribableEventsDocument;
   '\n  fragment EventSubscriptionFields on EventSubscription {\n    id\n    url\n    events\n    environmentIds\n    description\n    enabled\n    disabledReason\n    format\n    version\n    etag\n    secretRotationEndsAt\n    createdAt\n    updatedAt\n  }\n': typeof types.EventSubscriptionFieldsFragmentDoc;
   '\n  fragment SubscriptionDeliveryFields on SubscriptionDelivery {\n    id\n    eventId\n    eventType\n    sequence\n    trigger\n    retryOf\n    status\n    ordered\n    attemptCount\n    nextAttemptAt\n    releasedAt\n    createdAt\n    attempts {\n      id\n      attempt\n      attemptedAt\n      statusCode\n      errorKind\n      error\n      durationMs\n    }\n  }\n': typeof types.SubscriptionDeliveryFieldsFragmentDoc;
@@ -139,7 +142,7 @@ const documents: Documents = {
     types.ReplayDeliveryDocument,
   '\n  mutation RetryDeliveryNow($id: ID!, $idempotencyKey: String) {\n    retryDeliveryNow(id: $id, idempotencyKey: $idempotencyKey) {\n      ...DeliveryFields\n    }\n  }\n':
     types.RetryDeliveryNowDocument,
-  '\n  fragment EndpointFields on Endpoint {\n    id\n    tenantId\n    url\n    name\n    description\n    events\n    filter\n    transform\n    transformVersion\n    status\n    disabledReason\n    ratePerSecond\n    maxConcurrency\n    ordering\n    orderingOnFailure\n    retryDelaysSeconds\n    timeoutSeconds\n    headers\n    hasAuthorization\n    metadata\n    secretVersion\n    oldSecretExpiresAt\n    signatureScheme\n    publicKey\n    publicKeys {\n      publicKey\n      expiresAt\n    }\n    health {\n      circuit\n      consecutiveFailures\n      lastSuccessAt\n      lastFailureAt\n      nextProbeAt\n    }\n    queuedCount\n    urlRevision\n    version\n    etag\n    createdAt\n    updatedAt\n  }\n':
+  '\n  fragment EndpointFields on Endpoint {\n    id\n    tenantId\n    deliveryMode\n    url\n    name\n    description\n    events\n    filter\n    transform\n    transformVersion\n    status\n    disabledReason\n    ratePerSecond\n    maxConcurrency\n    ordering\n    orderingOnFailure\n    retryDelaysSeconds\n    timeoutSeconds\n    headers\n    hasAuthorization\n    metadata\n    secretVersion\n    oldSecretExpiresAt\n    signatureScheme\n    publicKey\n    publicKeys {\n      publicKey\n      expiresAt\n    }\n    health {\n      circuit\n      consecutiveFailures\n      lastSuccessAt\n      lastFailureAt\n      nextProbeAt\n    }\n    queuedCount\n    urlRevision\n    version\n    etag\n    createdAt\n    updatedAt\n  }\n':
     types.EndpointFieldsFragmentDoc,
   '\n  fragment EndpointPreviewFields on EndpointPreview {\n    matches\n    reason\n    eventType\n    eventTypeMatched\n    filterMatched\n    transformApplied\n    transformError {\n      field\n      message\n    }\n    contentType\n    body\n    bodyBytes\n    deliveryUnits\n  }\n':
     types.EndpointPreviewFieldsFragmentDoc,
@@ -159,6 +162,12 @@ const documents: Documents = {
     types.ResumeEndpointDocument,
   '\n  query EndpointPreview($endpointId: ID!, $payload: String!, $eventType: String) {\n    endpointPreview(endpointId: $endpointId, payload: $payload, eventType: $eventType) {\n      ...EndpointPreviewFields\n    }\n  }\n':
     types.EndpointPreviewDocument,
+  '\n  query EndpointStream($id: ID!) {\n    endpoint(id: $id) {\n      id\n      streamUrl\n      streamConnections {\n        id\n        tokenId\n        openedAt\n        remoteAddress\n        unacknowledged\n      }\n      streamTokens(first: 100) {\n        nodes {\n          id\n          name\n          createdAt\n          lastUsedAt\n        }\n        nextCursor\n      }\n    }\n  }\n':
+    types.EndpointStreamDocument,
+  '\n  mutation CreateStreamToken($endpointId: ID!, $name: String, $idempotencyKey: String) {\n    createStreamToken(endpointId: $endpointId, name: $name, idempotencyKey: $idempotencyKey) {\n      streamToken {\n        id\n        name\n        createdAt\n        lastUsedAt\n      }\n      token\n    }\n  }\n':
+    types.CreateStreamTokenDocument,
+  '\n  mutation RevokeStreamToken($endpointId: ID!, $id: ID!) {\n    revokeStreamToken(endpointId: $endpointId, id: $id)\n  }\n':
+    types.RevokeStreamTokenDocument,
   '\n  query SubscribableEvents {\n    subscribableEvents\n  }\n': types.SubscribableEventsDocument,
   '\n  fragment EventSubscriptionFields on EventSubscription {\n    id\n    url\n    events\n    environmentIds\n    description\n    enabled\n    disabledReason\n    format\n    version\n    etag\n    secretRotationEndsAt\n    createdAt\n    updatedAt\n  }\n':
     types.EventSubscriptionFieldsFragmentDoc,
@@ -384,7 +393,7 @@ export function graphql(
  * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
  */
 export function graphql(
-  source: '\n  fragment EndpointFields on Endpoint {\n    id\n    tenantId\n    url\n    name\n    description\n    events\n    filter\n    transform\n    transformVersion\n    status\n    disabledReason\n    ratePerSecond\n    maxConcurrency\n    ordering\n    orderingOnFailure\n    retryDelaysSeconds\n    timeoutSeconds\n    headers\n    hasAuthorization\n    metadata\n    secretVersion\n    oldSecretExpiresAt\n    signatureScheme\n    publicKey\n    publicKeys {\n      publicKey\n      expiresAt\n    }\n    health {\n      circuit\n      consecutiveFailures\n      lastSuccessAt\n      lastFailureAt\n      nextProbeAt\n    }\n    queuedCount\n    urlRevision\n    version\n    etag\n    createdAt\n    updatedAt\n  }\n',
+  source: '\n  fragment EndpointFields on Endpoint {\n    id\n    tenantId\n    deliveryMode\n    url\n    name\n    description\n    events\n    filter\n    transform\n    transformVersion\n    status\n    disabledReason\n    ratePerSecond\n    maxConcurrency\n    ordering\n    orderingOnFailure\n    retryDelaysSeconds\n    timeoutSeconds\n    headers\n    hasAuthorization\n    metadata\n    secretVersion\n    oldSecretExpiresAt\n    signatureScheme\n    publicKey\n    publicKeys {\n      publicKey\n      expiresAt\n    }\n    health {\n      circuit\n      consecutiveFailures\n      lastSuccessAt\n      lastFailureAt\n      nextProbeAt\n    }\n    queuedCount\n    urlRevision\n    version\n    etag\n    createdAt\n    updatedAt\n  }\n',
 ): typeof import('./graphql').EndpointFieldsFragmentDoc;
 /**
  * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
@@ -440,6 +449,24 @@ export function graphql(
 export function graphql(
   source: '\n  query EndpointPreview($endpointId: ID!, $payload: String!, $eventType: String) {\n    endpointPreview(endpointId: $endpointId, payload: $payload, eventType: $eventType) {\n      ...EndpointPreviewFields\n    }\n  }\n',
 ): typeof import('./graphql').EndpointPreviewDocument;
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(
+  source: '\n  query EndpointStream($id: ID!) {\n    endpoint(id: $id) {\n      id\n      streamUrl\n      streamConnections {\n        id\n        tokenId\n        openedAt\n        remoteAddress\n        unacknowledged\n      }\n      streamTokens(first: 100) {\n        nodes {\n          id\n          name\n          createdAt\n          lastUsedAt\n        }\n        nextCursor\n      }\n    }\n  }\n',
+): typeof import('./graphql').EndpointStreamDocument;
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(
+  source: '\n  mutation CreateStreamToken($endpointId: ID!, $name: String, $idempotencyKey: String) {\n    createStreamToken(endpointId: $endpointId, name: $name, idempotencyKey: $idempotencyKey) {\n      streamToken {\n        id\n        name\n        createdAt\n        lastUsedAt\n      }\n      token\n    }\n  }\n',
+): typeof import('./graphql').CreateStreamTokenDocument;
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(
+  source: '\n  mutation RevokeStreamToken($endpointId: ID!, $id: ID!) {\n    revokeStreamToken(endpointId: $endpointId, id: $id)\n  }\n',
+): typeof import('./graphql').RevokeStreamTokenDocument;
 /**
  * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
  */

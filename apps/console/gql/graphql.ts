@@ -10,6 +10,8 @@ export type AnalyticsBucket = 'day' | 'hour';
 export type CreateEndpointInput = {
   /** Write-only Authorization value */
   authorization?: string | null | undefined;
+  /** push by default; it cannot be changed later */
+  deliveryMode?: DeliveryMode | null | undefined;
   description?: string | null | undefined;
   events?: Array<string> | null | undefined;
   /** Filter JSON text */
@@ -32,7 +34,8 @@ export type CreateEndpointInput = {
   timeoutSeconds?: number | null | undefined;
   /** Transform JSON text */
   transform?: string | null | undefined;
-  url: string;
+  /** Required for a push endpoint; a stream endpoint has none */
+  url?: string | null | undefined;
 };
 
 export type CreateEventSubscriptionInput = {
@@ -81,6 +84,9 @@ export type CreateTenantInput = {
   metadata?: Record<string, unknown> | null | undefined;
   name: string;
 };
+
+/** push: the service POSTs each delivery to the endpoint's URL; stream: the endpoint has no URL, its receiver opens GET /v1/endpoints/{id}/stream with a stream token and acknowledges each delivery (docs/streams.md) */
+export type DeliveryMode = 'push' | 'stream';
 
 /** A delivery's status */
 export type DeliveryStatus =
@@ -489,6 +495,7 @@ export type RetryDeliveryNowMutation = {
 export type EndpointFieldsFragment = {
   id: string;
   tenantId: string;
+  deliveryMode: DeliveryMode;
   url: string;
   name: string;
   description: string;
@@ -553,6 +560,7 @@ export type EndpointsQuery = {
     nodes: Array<{
       id: string;
       tenantId: string;
+      deliveryMode: DeliveryMode;
       url: string;
       name: string;
       description: string;
@@ -601,6 +609,7 @@ export type EndpointQuery = {
   endpoint: {
     id: string;
     tenantId: string;
+    deliveryMode: DeliveryMode;
     url: string;
     name: string;
     description: string;
@@ -651,6 +660,7 @@ export type CreateEndpointMutation = {
     endpoint: {
       id: string;
       tenantId: string;
+      deliveryMode: DeliveryMode;
       url: string;
       name: string;
       description: string;
@@ -701,6 +711,7 @@ export type UpdateEndpointMutation = {
   updateEndpoint: {
     id: string;
     tenantId: string;
+    deliveryMode: DeliveryMode;
     url: string;
     name: string;
     description: string;
@@ -761,6 +772,7 @@ export type RotateEndpointSecretMutation = {
     endpoint: {
       id: string;
       tenantId: string;
+      deliveryMode: DeliveryMode;
       url: string;
       name: string;
       description: string;
@@ -811,6 +823,7 @@ export type ResumeEndpointMutation = {
   resumeEndpoint: {
     id: string;
     tenantId: string;
+    deliveryMode: DeliveryMode;
     url: string;
     name: string;
     description: string;
@@ -871,6 +884,48 @@ export type EndpointPreviewQuery = {
     transformError: { field: string; message: string } | null;
   };
 };
+
+export type EndpointStreamQueryVariables = Exact<{
+  id: string | number;
+}>;
+
+export type EndpointStreamQuery = {
+  endpoint: {
+    id: string;
+    streamUrl: string | null;
+    streamConnections: Array<{
+      id: string;
+      tokenId: string;
+      openedAt: string;
+      remoteAddress: string;
+      unacknowledged: number;
+    }>;
+    streamTokens: {
+      nextCursor: string | null;
+      nodes: Array<{ id: string; name: string; createdAt: string; lastUsedAt: string | null }>;
+    };
+  };
+};
+
+export type CreateStreamTokenMutationVariables = Exact<{
+  endpointId: string | number;
+  name?: string | null | undefined;
+  idempotencyKey?: string | null | undefined;
+}>;
+
+export type CreateStreamTokenMutation = {
+  createStreamToken: {
+    token: string | null;
+    streamToken: { id: string; name: string; createdAt: string; lastUsedAt: string | null };
+  };
+};
+
+export type RevokeStreamTokenMutationVariables = Exact<{
+  endpointId: string | number;
+  id: string | number;
+}>;
+
+export type RevokeStreamTokenMutation = { revokeStreamToken: boolean };
 
 export type SubscribableEventsQueryVariables = Exact<{ [key: string]: never }>;
 
@@ -2822,6 +2877,7 @@ export const EndpointFieldsFragmentDoc = new TypedDocumentString(
     fragment EndpointFields on Endpoint {
   id
   tenantId
+  deliveryMode
   url
   name
   description
@@ -3618,6 +3674,7 @@ export const EndpointsDocument = new TypedDocumentString(`
     fragment EndpointFields on Endpoint {
   id
   tenantId
+  deliveryMode
   url
   name
   description
@@ -3667,6 +3724,7 @@ export const EndpointDocument = new TypedDocumentString(`
     fragment EndpointFields on Endpoint {
   id
   tenantId
+  deliveryMode
   url
   name
   description
@@ -3719,6 +3777,7 @@ export const CreateEndpointDocument = new TypedDocumentString(`
     fragment EndpointFields on Endpoint {
   id
   tenantId
+  deliveryMode
   url
   name
   description
@@ -3768,6 +3827,7 @@ export const UpdateEndpointDocument = new TypedDocumentString(`
     fragment EndpointFields on Endpoint {
   id
   tenantId
+  deliveryMode
   url
   name
   description
@@ -3831,6 +3891,7 @@ export const RotateEndpointSecretDocument = new TypedDocumentString(`
     fragment EndpointFields on Endpoint {
   id
   tenantId
+  deliveryMode
   url
   name
   description
@@ -3880,6 +3941,7 @@ export const ResumeEndpointDocument = new TypedDocumentString(`
     fragment EndpointFields on Endpoint {
   id
   tenantId
+  deliveryMode
   url
   name
   description
@@ -3946,6 +4008,52 @@ export const EndpointPreviewDocument = new TypedDocumentString(`
   bodyBytes
   deliveryUnits
 }`) as unknown as TypedDocumentString<EndpointPreviewQuery, EndpointPreviewQueryVariables>;
+export const EndpointStreamDocument = new TypedDocumentString(`
+    query EndpointStream($id: ID!) {
+  endpoint(id: $id) {
+    id
+    streamUrl
+    streamConnections {
+      id
+      tokenId
+      openedAt
+      remoteAddress
+      unacknowledged
+    }
+    streamTokens(first: 100) {
+      nodes {
+        id
+        name
+        createdAt
+        lastUsedAt
+      }
+      nextCursor
+    }
+  }
+}
+    `) as unknown as TypedDocumentString<EndpointStreamQuery, EndpointStreamQueryVariables>;
+export const CreateStreamTokenDocument = new TypedDocumentString(`
+    mutation CreateStreamToken($endpointId: ID!, $name: String, $idempotencyKey: String) {
+  createStreamToken(
+    endpointId: $endpointId
+    name: $name
+    idempotencyKey: $idempotencyKey
+  ) {
+    streamToken {
+      id
+      name
+      createdAt
+      lastUsedAt
+    }
+    token
+  }
+}
+    `) as unknown as TypedDocumentString<CreateStreamTokenMutation, CreateStreamTokenMutationVariables>;
+export const RevokeStreamTokenDocument = new TypedDocumentString(`
+    mutation RevokeStreamToken($endpointId: ID!, $id: ID!) {
+  revokeStreamToken(endpointId: $endpointId, id: $id)
+}
+    `) as unknown as TypedDocumentString<RevokeStreamTokenMutation, RevokeStreamTokenMutationVariables>;
 export const SubscribableEventsDocument = new TypedDocumentString(`
     query SubscribableEvents {
   subscribableEvents

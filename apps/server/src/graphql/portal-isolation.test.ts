@@ -280,12 +280,19 @@ describe("the receivers' portal's isolation", () => {
         'PortalSigningSecret',
         'Replay',
         'ReplayConnection',
+        // Endpoint.streamTokens and streamConnections (an operator's view of a stream endpoint), refused below.
+        'StreamConnection',
+        'StreamToken',
+        'StreamTokenConnection',
       ].sort(),
     );
     for (const document of [
       `{ portalEndpoints { nodes { id replays { nodes { id } } } } }`,
       `{ portalMessages { nodes { id price { totalUsd } } } }`,
       `{ portalDeliveries { nodes { id price { totalUsd } } } }`,
+      `{ portalEndpoints { nodes { id streamTokens { nodes { id } } } } }`,
+      `{ portalEndpoints { nodes { id streamConnections { id } } } }`,
+      `{ portalEndpoints { nodes { id streamUrl } } }`,
     ]) {
       const refused = await gql(document, {}, { key: portalToken });
       expect(codeOf(refused), document).toBe('portal_access_denied');
