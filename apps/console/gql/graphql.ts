@@ -117,6 +117,8 @@ export type PortalCapabilities = 'manage_endpoints' | 'read_only';
 export type PortalEndpointInput = {
   /** Write-only Authorization value */
   authorization?: string | null | undefined;
+  /** push by default; a stream endpoint has no URL */
+  deliveryMode?: DeliveryMode | null | undefined;
   description?: string | null | undefined;
   /** Default: the session's event types, or * */
   events?: Array<string> | null | undefined;
@@ -126,7 +128,8 @@ export type PortalEndpointInput = {
   headers?: Record<string, unknown> | null | undefined;
   name?: string | null | undefined;
   signatureScheme?: SignatureScheme | null | undefined;
-  url: string;
+  /** Required for a push endpoint */
+  url?: string | null | undefined;
 };
 
 /** Omitted fields keep their values; null clears filter and authorization */
@@ -2526,6 +2529,21 @@ export type PortalRevealEndpointSecretMutation = {
   portalRevealEndpointSecret: { secret: string | null; publicKey: string | null };
 };
 
+export type PortalCreateStreamTokenMutationVariables = Exact<{
+  endpointId: string | number;
+  name?: string | null | undefined;
+  idempotencyKey?: string | null | undefined;
+}>;
+
+export type PortalCreateStreamTokenMutation = { portalCreateStreamToken: { token: string | null } };
+
+export type PortalRevokeStreamTokenMutationVariables = Exact<{
+  endpointId: string | number;
+  id: string | number;
+}>;
+
+export type PortalRevokeStreamTokenMutation = { portalRevokeStreamToken: boolean };
+
 export type PortalSendTestEventMutationVariables = Exact<{
   endpointId: string | number;
 }>;
@@ -2559,6 +2577,7 @@ export type PortalLinkQuery = { portalLink: { displayName: string | null } };
 
 export type PortalEndpointFieldsFragment = {
   id: string;
+  deliveryMode: DeliveryMode;
   url: string;
   name: string;
   description: string;
@@ -2648,6 +2667,7 @@ export type PortalEndpointsQuery = {
     nextCursor: string | null;
     nodes: Array<{
       id: string;
+      deliveryMode: DeliveryMode;
       url: string;
       name: string;
       description: string;
@@ -2679,6 +2699,7 @@ export type PortalEndpointQueryVariables = Exact<{
 export type PortalEndpointQuery = {
   portalEndpoint: {
     id: string;
+    deliveryMode: DeliveryMode;
     url: string;
     name: string;
     description: string;
@@ -2742,6 +2763,24 @@ export type PortalEndpointQuery = {
         }>;
       };
     }>;
+  };
+};
+
+export type PortalEndpointStreamQueryVariables = Exact<{
+  id: string | number;
+}>;
+
+export type PortalEndpointStreamQuery = {
+  portalEndpointStream: {
+    streamUrl: string;
+    connections: Array<{
+      id: string;
+      tokenId: string;
+      openedAt: string;
+      remoteAddress: string;
+      unacknowledged: number;
+    }>;
+    tokens: { nodes: Array<{ id: string; name: string; createdAt: string; lastUsedAt: string | null }> };
   };
 };
 
@@ -3379,6 +3418,7 @@ export const PortalEndpointFieldsFragmentDoc = new TypedDocumentString(
   `
     fragment PortalEndpointFields on Endpoint {
   id
+  deliveryMode
   url
   name
   description
@@ -5529,6 +5569,22 @@ export const PortalRevealEndpointSecretDocument = new TypedDocumentString(`
   PortalRevealEndpointSecretMutation,
   PortalRevealEndpointSecretMutationVariables
 >;
+export const PortalCreateStreamTokenDocument = new TypedDocumentString(`
+    mutation PortalCreateStreamToken($endpointId: ID!, $name: String, $idempotencyKey: String) {
+  portalCreateStreamToken(
+    endpointId: $endpointId
+    name: $name
+    idempotencyKey: $idempotencyKey
+  ) {
+    token
+  }
+}
+    `) as unknown as TypedDocumentString<PortalCreateStreamTokenMutation, PortalCreateStreamTokenMutationVariables>;
+export const PortalRevokeStreamTokenDocument = new TypedDocumentString(`
+    mutation PortalRevokeStreamToken($endpointId: ID!, $id: ID!) {
+  portalRevokeStreamToken(endpointId: $endpointId, id: $id)
+}
+    `) as unknown as TypedDocumentString<PortalRevokeStreamTokenMutation, PortalRevokeStreamTokenMutationVariables>;
 export const PortalSendTestEventDocument = new TypedDocumentString(`
     mutation PortalSendTestEvent($endpointId: ID!) {
   portalSendTestEvent(endpointId: $endpointId) {
@@ -5596,6 +5652,7 @@ export const PortalEndpointsDocument = new TypedDocumentString(`
 }
     fragment PortalEndpointFields on Endpoint {
   id
+  deliveryMode
   url
   name
   description
@@ -5648,6 +5705,7 @@ export const PortalEndpointDocument = new TypedDocumentString(`
 }
 fragment PortalEndpointFields on Endpoint {
   id
+  deliveryMode
   url
   name
   description
@@ -5705,6 +5763,28 @@ fragment PortalDeliveryFields on Delivery {
     }
   }
 }`) as unknown as TypedDocumentString<PortalEndpointQuery, PortalEndpointQueryVariables>;
+export const PortalEndpointStreamDocument = new TypedDocumentString(`
+    query PortalEndpointStream($id: ID!) {
+  portalEndpointStream(endpointId: $id, first: 100) {
+    streamUrl
+    connections {
+      id
+      tokenId
+      openedAt
+      remoteAddress
+      unacknowledged
+    }
+    tokens {
+      nodes {
+        id
+        name
+        createdAt
+        lastUsedAt
+      }
+    }
+  }
+}
+    `) as unknown as TypedDocumentString<PortalEndpointStreamQuery, PortalEndpointStreamQueryVariables>;
 export const PortalEventTypesDocument = new TypedDocumentString(`
     query PortalEventTypes($after: String) {
   portalEventTypes(first: 20, after: $after) {

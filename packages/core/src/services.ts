@@ -173,6 +173,7 @@ export function createServices(options: CoreOptions): Services {
   });
   const ownership = new DispatchOwnershipService({ db, clock, events });
   const streamConnections = new StreamConnectionService({ db, clock });
+  const streamTokens = new StreamTokenService({ db, clock, endpoints });
   return {
     db,
     hot: options.hot,
@@ -203,7 +204,7 @@ export function createServices(options: CoreOptions): Services {
       events,
       consoleUrl: options.consoleUrl ?? null,
     }),
-    portal: new PortalService({ db, clock, endpoints, messages, deliveries, events }),
+    portal: new PortalService({ db, clock, endpoints, messages, deliveries, events, streamTokens, streamConnections }),
     replays: new ReplayService({ db, clock, limits, jobs: options.jobs, billing, events }),
     retention: new RetentionService(db, clock),
     sources,
@@ -220,7 +221,7 @@ export function createServices(options: CoreOptions): Services {
     keyMismatches,
     settlement,
     ownership,
-    streamTokens: new StreamTokenService({ db, clock, endpoints }),
+    streamTokens,
     streamConnections,
     streamDeliveries: new StreamDeliveryService({
       db,

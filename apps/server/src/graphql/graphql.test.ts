@@ -182,6 +182,7 @@ describe('GraphQL', () => {
           'Endpoint.publicKey',
           'EndpointPublicKey.publicKey',
           'Endpoint.streamTokens',
+          'PortalEndpointStream.tokens',
           'StreamConnection.tokenId',
         ];
         if (!metadataAboutSecrets.includes(field.name) && !notSecrets.includes(`${type.name}.${field.name}`))
@@ -209,7 +210,7 @@ describe('GraphQL', () => {
       Object.values(schema.getMutationType()!.getFields())
         .filter((f) => getNamedType(f.type).name === 'StreamTokenReveal')
         .map((f) => f.name),
-    ).toEqual(['createStreamToken']);
+    ).toEqual(['createStreamToken', 'portalCreateStreamToken']);
     // A source's receive URL and generated secret: only in the create and rotate payloads.
     expect(reachable).toContain('Source');
     expect(reachable).not.toContain('SourceWithSecrets');

@@ -16,6 +16,7 @@ import { StreamResolver } from './stream.resolver.js';
 import { UsageResolver } from './usage.resolver.js';
 import { PlatformResolver } from './platform-api.resolver.js';
 import { PortalResolver } from './portal.resolver.js';
+import { PortalStreamResolver } from './portal-stream.resolver.js';
 import { PortalSessionResolver } from './portal-session.resolver.js';
 
 export interface GraphqlSchemaOptions {
@@ -26,11 +27,12 @@ export interface GraphqlSchemaOptions {
   publicBaseUrl: string | null;
 }
 
-/** One instance per resolver class, made on first use; SourceResolver and StreamResolver with the public base URL. */
+/** One instance per resolver class, made on first use; those that build URLs with the public base URL. */
 function resolverInstances(options: GraphqlSchemaOptions): ContainerType {
   const instances = new Map<unknown, unknown>([
     [SourceResolver, new SourceResolver(options.publicBaseUrl)],
     [StreamResolver, new StreamResolver(options.publicBaseUrl)],
+    [PortalStreamResolver, new PortalStreamResolver(options.publicBaseUrl)],
   ]);
   return {
     get(resolverClass: new () => unknown) {
@@ -63,6 +65,7 @@ export async function buildGraphqlSchema(options: GraphqlSchemaOptions = { publi
       UsageResolver,
       PlatformResolver,
       ConsoleSessionResolver,
+      PortalStreamResolver,
       PortalSessionResolver,
       PortalResolver,
     ],

@@ -15,6 +15,12 @@ export function toStreamConnection(view: StreamConnectionView): StreamConnection
   return { id, tokenId, openedAt, remoteAddress, unacknowledged };
 }
 
+/** Where a stream endpoint's receiver connects (its acknowledgements go to `<it>/acks`), on the public base URL. */
+export function streamUrlOf(publicBaseUrl: string | null, endpointId: string): string {
+  if (publicBaseUrl === null) throw new Error('the GraphQL schema was built without a public base URL');
+  return `${publicBaseUrl.replace(/\/+$/, '')}/v1/endpoints/${encodeURIComponent(endpointId)}/stream`;
+}
+
 /** Idempotency keeps the reveal without its token, which is stored only as a hash: a replay shows null. */
 export function tokenWithheld(reveal: StreamTokenReveal): StreamTokenReveal {
   return { streamToken: reveal.streamToken, token: null };
@@ -41,9 +47,7 @@ export class StreamResolver {
       'for a push endpoint',
   })
   streamUrl(@Root() endpoint: Endpoint): string | null {
-    if (endpoint.deliveryMode !== 'stream') return null;
-    if (this.publicBaseUrl === null) throw new Error('the GraphQL schema was built without a public base URL');
-    return `${this.publicBaseUrl.replace(/\/+$/, '')}/v1/endpoints/${encodeURIComponent(endpoint.id)}/stream`;
+    return endpoint.deliveryMode === 'stream' ? streamUrlOf(this.publicBaseUrl, endpoint.id) : null;
   }
 
   @Authorized()

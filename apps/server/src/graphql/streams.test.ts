@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startHarness, uniqueKey, type Harness } from '../testing/harness.js';
+import { post, startHarness, uniqueKey, type Harness } from '../testing/harness.js';
 import { graphqlClient } from './test-client.js';
 
 /**
@@ -115,5 +115,97 @@ describe('stream endpoints through GraphQL', () => {
     const other = await h.newTeam('other');
     const foreign = await gql(CREATE_TOKEN, { endpointId, name: 'x' }, { key: other.key });
     expect(foreign.body.errors[0].extensions.code).toBe('not_found');
+  });
+});
+
+/** A portal session of a new tenant (docs/portal.md): a link made with the team key, opened without one. */
+async function portalSession(externalId: string, capabilities: 'manage_endpoints' | 'read_only') {
+  const tenant = await gql(`mutation($e: String!) { createTenant(input: { externalId: $e, name: $e }) { id } }`, {
+    e: externalId,
+  });
+  const portalTenantId: string = tenant.body.data.createTenant.id;
+  const created = await gql(
+    `mutation($tenantId: ID!, $c: PortalCapabilities!) {
+       createPortalSession(tenantId: $tenantId, input: { capabilities: $c }) { url } }`,
+    { tenantId: portalTenantId, c: capabilities },
+  );
+  const linkToken = new URL(created.body.data.createPortalSession.url, 'http://console').searchParams.get('token')!;
+  const opened = await gql(
+    `mutation($t: String!) { openPortalSession(linkToken: $t) { token } }`,
+    { t: linkToken },
+    {
+      key: null,
+    },
+  );
+  return { tenantId: portalTenantId, token: opened.body.data.openPortalSession.token as string };
+}
+
+describe("stream endpoints in the receivers' portal", () => {
+  const PORTAL_CREATE = `mutation($input: PortalEndpointInput!) {
+    portalCreateEndpoint(input: $input) { endpoint { id tenantId deliveryMode url } signingSecret }
+  }`;
+  const PORTAL_STREAM = `query($id: ID!) {
+    portalEndpointStream(endpointId: $id) {
+      streamUrl connections { id } tokens { nodes { id name } nextCursor }
+    }
+  }`;
+  const PORTAL_CREATE_TOKEN = `mutation($id: ID!, $name: String) {
+    portalCreateStreamToken(endpointId: $id, name: $name) { streamToken { id name } token }
+  }`;
+  const PORTAL_REVOKE = `mutation($id: ID!, $token: ID!) { portalRevokeStreamToken(endpointId: $id, id: $token) }`;
+
+  it("creates a stream endpoint of the session's tenant, shows its stream, and makes and revokes tokens, recorded", async () => {
+    const portal = await portalSession('portal-streams', 'manage_endpoints');
+    const as = { key: portal.token };
+    const created = await gql(PORTAL_CREATE, { input: { deliveryMode: 'stream' } }, as);
+    expect(created.body.errors).toBeUndefined();
+    const endpoint = created.body.data.portalCreateEndpoint.endpoint;
+    expect(endpoint).toMatchObject({ tenantId: portal.tenantId, deliveryMode: 'stream', url: '' });
+
+    const token = await gql(PORTAL_CREATE_TOKEN, { id: endpoint.id, name: 'office' }, as);
+    expect(token.body.errors).toBeUndefined();
+    const { streamToken, token: secret } = token.body.data.portalCreateStreamToken;
+    expect(secret).toMatch(/^whst_[A-Za-z0-9_-]{43}$/);
+    const stream = await gql(PORTAL_STREAM, { id: endpoint.id }, as);
+    expect(stream.body.data.portalEndpointStream).toEqual({
+      streamUrl: `${PUBLIC_BASE}/v1/endpoints/${endpoint.id}/stream`,
+      connections: [],
+      tokens: { nodes: [{ id: streamToken.id, name: 'office' }], nextCursor: null },
+    });
+
+    expect((await gql(PORTAL_REVOKE, { id: endpoint.id, token: streamToken.id }, as)).body.data).toEqual({
+      portalRevokeStreamToken: true,
+    });
+    expect(await h.services.streamTokens.authenticate(endpoint.id, secret)).toBeNull();
+    const events = await h.services.events.listEvents({ actor: h.team }, {
+      resource_id: endpoint.id,
+      limit: 10,
+    } as Parameters<typeof h.services.events.listEvents>[1]);
+    // Each change recorded with the session's ID, as a change of the endpoint's credentials (never the token).
+    const recorded = events.data.filter((event) => event.type === 'webhooks.portal.endpoint.updated');
+    expect(recorded.map((event) => event.data['changes'])).toEqual(['stream_tokens', 'stream_tokens']);
+    for (const event of recorded) expect(event.data['session_id']).toMatch(/^wdp_/);
+    expect(JSON.stringify(events.data)).not.toContain(secret);
+  });
+
+  it("reaches only its tenant's endpoints, and a read-only session reads but does not change", async () => {
+    const other = await gql(CREATE_ENDPOINT, { input: { tenantId, deliveryMode: 'stream' } });
+    const othersEndpoint: string = other.body.data.createEndpoint.endpoint.id;
+    const portal = await portalSession('portal-streams-ro', 'read_only');
+    const as = { key: portal.token };
+    for (const [document, variables] of [
+      [PORTAL_STREAM, { id: othersEndpoint }],
+      [PORTAL_CREATE_TOKEN, { id: othersEndpoint }],
+    ] as const) {
+      const refused = await gql(document, variables, as);
+      expect(refused.body.errors[0].extensions.code).toBe(
+        document === PORTAL_STREAM ? 'not_found' : 'portal_access_denied',
+      );
+    }
+    const own = await post(h, '/endpoints', { tenant_id: portal.tenantId, delivery_mode: 'stream' });
+    const read = await gql(PORTAL_STREAM, { id: own.json.id }, as);
+    expect(read.body.data.portalEndpointStream.tokens.nodes).toEqual([]);
+    const write = await gql(PORTAL_CREATE_TOKEN, { id: own.json.id }, as);
+    expect(write.body.errors[0].extensions.code).toBe('portal_access_denied');
   });
 });

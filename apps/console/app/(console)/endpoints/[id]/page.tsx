@@ -20,7 +20,8 @@ import { EndpointReplaysCard } from './endpoint-replays-card';
 import { EndpointRulesCard } from './endpoint-rules-card';
 import { EndpointSettingsCard } from './endpoint-settings-card';
 import { EndpointSigningCard } from './endpoint-signing-card';
-import { EndpointStreamCard } from './endpoint-stream-card';
+import { StreamEndpointCard } from '@/components/stream-endpoint-card';
+import { createStreamTokenAction, revokeStreamTokenAction } from '../stream-actions';
 import { EndpointSuccessCard } from './endpoint-success-card';
 import { PreviewPanel } from './preview-panel';
 import { previewSample } from './preview-sample';
@@ -83,7 +84,14 @@ export default async function EndpointPage({ params }: { params: Promise<{ id: s
       {stream && (
         <Paper withBorder p="lg">
           {stream.ok ? (
-            <EndpointStreamCard endpointId={endpoint.id} stream={stream.data} />
+            <StreamEndpointCard
+              endpointId={endpoint.id}
+              streamUrl={stream.data.streamUrl ?? null}
+              connections={stream.data.streamConnections}
+              tokens={stream.data.streamTokens.nodes}
+              manage
+              actions={{ create: createStreamTokenAction, revoke: revokeStreamTokenAction }}
+            />
           ) : (
             <LoadError
               error={stream.error}

@@ -4,7 +4,7 @@ import { useState, useTransition, type FormEvent } from 'react';
 import { useRouter } from 'next/navigation';
 import { Alert, Button, Code, Group, Modal, Stack, Table, Text, TextInput, Title } from '@mantine/core';
 import { useDisclosure } from '@mantine/hooks';
-import { fieldMessage, type ApiError } from '@/lib/api-error';
+import { fieldMessage, type ActionResult, type ApiError } from '@/lib/api-error';
 import { callAction, useIdempotencyKey } from '@/lib/idempotency-key';
 import { notifyApiError, notifySuccess } from '@/lib/notify';
 import { formatTimestamp } from '@/lib/format';
@@ -13,16 +13,50 @@ import { EmptyTableRow } from '@/components/empty-table-row';
 import { FormActions } from '@/components/form-actions';
 import { ShownOnceValue } from '@/components/shown-once-value';
 import { useSecretReveal } from '@/lib/use-secret-reveal';
-import { createStreamTokenAction, revokeStreamTokenAction } from '../stream-actions';
-import { listenCommand, type EndpointStream, type StreamToken } from '../stream.types';
+import { listenCommand } from '@/lib/listen-command';
+
+interface StreamToken {
+  id: string;
+  name: string;
+  createdAt: string;
+  lastUsedAt?: string | null;
+}
+
+interface StreamConnection {
+  id: string;
+  tokenId: string;
+  openedAt: string;
+  remoteAddress: string;
+  unacknowledged: number;
+}
+
+/** What the console and the portal each call to change tokens (their own server actions). */
+export interface StreamTokenActions {
+  /** The new token (null in an idempotent replay, which cannot show it again). */
+  create(endpointId: string, name: string, idempotencyKey: string): Promise<ActionResult<{ token: string | null }>>;
+  revoke(endpointId: string, tokenId: string): Promise<ActionResult<unknown>>;
+}
+
+interface StreamEndpointCardProps {
+  endpointId: string;
+  /** Where the receiver connects (GET, with a token); null when the API could not say. */
+  streamUrl: string | null;
+  connections: StreamConnection[];
+  tokens: StreamToken[];
+  /** Whether tokens can be made and revoked here (a read-only portal session only reads). */
+  manage: boolean;
+  actions: StreamTokenActions;
+}
 
 /** Names a new token; the token is shown once, in the listen command to copy. */
 function CreateTokenForm({
   endpointId,
+  create,
   onCreated,
   onCancel,
 }: {
   endpointId: string;
+  create: StreamTokenActions['create'];
   onCreated: (token: string | null) => void;
   onCancel: () => void;
 }) {
@@ -33,7 +67,7 @@ function CreateTokenForm({
   const submit = (event: FormEvent<HTMLFormElement>) => {
     event.preventDefault();
     startTransition(async () => {
-      const result = await callAction(() => createStreamTokenAction(endpointId, name, idempotency.key));
+      const result = await callAction(() => create(endpointId, name, idempotency.key));
       idempotency.settle(result);
       if (!result.ok) {
         setError(result.error);
@@ -61,13 +95,21 @@ function CreateTokenForm({
   );
 }
 
-function RevokeTokenButton({ endpointId, token }: { endpointId: string; token: StreamToken }) {
+function RevokeTokenButton({
+  endpointId,
+  token,
+  revoke,
+}: {
+  endpointId: string;
+  token: StreamToken;
+  revoke: StreamTokenActions['revoke'];
+}) {
   const router = useRouter();
   const [opened, { open, close }] = useDisclosure(false);
   const [pending, startTransition] = useTransition();
   const confirm = () =>
     startTransition(async () => {
-      const result = await revokeStreamTokenAction(endpointId, token.id);
+      const result = await revoke(endpointId, token.id);
       close();
       if (!result.ok) notifyApiError(result.error);
       else notifySuccess(`Stream token ${token.name || token.id} revoked.`);
@@ -94,14 +136,22 @@ function RevokeTokenButton({ endpointId, token }: { endpointId: string; token: S
 }
 
 /**
- * A stream endpoint has no URL: its receiver connects to it. The card shows the command that does it
- * (`npm run listen`), the open connections, and the tokens, with create (shown once) and revoke.
+ * A stream endpoint has no URL: its receiver connects to it (docs/streams.md). The card shows the command that does
+ * it (`npm run listen`), the open connections, and the tokens, with create (shown once) and revoke; the console's
+ * endpoint page and the portal's both use it, each with its own actions.
  */
-export function EndpointStreamCard({ endpointId, stream }: { endpointId: string; stream: EndpointStream }) {
+export function StreamEndpointCard({
+  endpointId,
+  streamUrl,
+  connections,
+  tokens,
+  manage,
+  actions,
+}: StreamEndpointCardProps) {
   const router = useRouter();
   const [opened, { open, close }] = useDisclosure(false);
   const reveal = useSecretReveal<string | null>();
-  const command = listenCommand(endpointId, stream.streamUrl ?? null, null);
+  const command = listenCommand(endpointId, streamUrl, null);
   return (
     <Stack gap="sm">
       <Title order={2} size="h3">
@@ -112,9 +162,9 @@ export function EndpointStreamCard({ endpointId, stream }: { endpointId: string;
         (replace the token with one created below):
       </Text>
       <ShownOnceValue value={command} copyLabel="Copy command" testId="listen-command" />
-      {stream.streamUrl && (
+      {streamUrl && (
         <Text size="xs" c="dimmed">
-          Stream URL <Code>{stream.streamUrl}</Code> (docs/streams.md)
+          Stream URL <Code>{streamUrl}</Code>
         </Text>
       )}
       <Title order={3} size="h4">
@@ -130,16 +180,15 @@ export function EndpointStreamCard({ endpointId, stream }: { endpointId: string;
           </Table.Tr>
         </Table.Thead>
         <Table.Tbody>
-          {stream.streamConnections.length === 0 ? (
+          {connections.length === 0 ? (
             <EmptyTableRow columns={4}>No receiver is connected.</EmptyTableRow>
           ) : (
-            stream.streamConnections.map((connection) => (
+            connections.map((connection) => (
               <Table.Tr key={connection.id}>
                 <Table.Td>{formatTimestamp(connection.openedAt)}</Table.Td>
                 <Table.Td ff="monospace">{connection.remoteAddress}</Table.Td>
                 <Table.Td>
-                  {stream.streamTokens.nodes.find((token) => token.id === connection.tokenId)?.name ||
-                    connection.tokenId}
+                  {tokens.find((token) => token.id === connection.tokenId)?.name || connection.tokenId}
                 </Table.Td>
                 <Table.Td>{connection.unacknowledged}</Table.Td>
               </Table.Tr>
@@ -151,9 +200,11 @@ export function EndpointStreamCard({ endpointId, stream }: { endpointId: string;
         <Title order={3} size="h4">
           Tokens
         </Title>
-        <Button size="xs" onClick={open}>
-          Create token
-        </Button>
+        {manage && (
+          <Button size="xs" onClick={open}>
+            Create token
+          </Button>
+        )}
       </Group>
       <Table aria-label="Stream tokens">
         <Table.Thead>
@@ -165,16 +216,16 @@ export function EndpointStreamCard({ endpointId, stream }: { endpointId: string;
           </Table.Tr>
         </Table.Thead>
         <Table.Tbody>
-          {stream.streamTokens.nodes.length === 0 ? (
+          {tokens.length === 0 ? (
             <EmptyTableRow columns={4}>No tokens: create one to connect.</EmptyTableRow>
           ) : (
-            stream.streamTokens.nodes.map((token) => (
+            tokens.map((token) => (
               <Table.Tr key={token.id}>
                 <Table.Td>{token.name || <Text c="dimmed">{token.id}</Text>}</Table.Td>
                 <Table.Td>{formatTimestamp(token.createdAt)}</Table.Td>
                 <Table.Td>{token.lastUsedAt ? formatTimestamp(token.lastUsedAt) : 'never'}</Table.Td>
                 <Table.Td ta="right">
-                  <RevokeTokenButton endpointId={endpointId} token={token} />
+                  {manage && <RevokeTokenButton endpointId={endpointId} token={token} revoke={actions.revoke} />}
                 </Table.Td>
               </Table.Tr>
             ))
@@ -184,6 +235,7 @@ export function EndpointStreamCard({ endpointId, stream }: { endpointId: string;
       <Modal opened={opened} onClose={close} title="New stream token">
         <CreateTokenForm
           endpointId={endpointId}
+          create={actions.create}
           onCancel={close}
           onCreated={(token) => {
             close();
@@ -209,7 +261,7 @@ export function EndpointStreamCard({ endpointId, stream }: { endpointId: string;
             <ShownOnceValue value={reveal.secret} copyLabel="Copy token" testId="stream-token" />
             <Text size="sm">The command with it:</Text>
             <ShownOnceValue
-              value={listenCommand(endpointId, stream.streamUrl ?? null, reveal.secret)}
+              value={listenCommand(endpointId, streamUrl, reveal.secret)}
               copyLabel="Copy command"
               testId="listen-command-with-token"
             />
