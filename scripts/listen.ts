@@ -64,7 +64,10 @@ function deliveryLine({ delivery, status, error, receivedAt, latencyMs }: Delive
 /** A refusal, in one line a developer can act on. */
 function refusalLine(error: SvcApiError, args: Arguments): string {
   if (error.status === 401)
-    return `the stream token was refused (401 ${error.code}): check --token, or create a new one`;
+    return (
+      `the stream token was refused for endpoint ${args.endpoint} (401 ${error.code}): check --token and --endpoint ` +
+      '(a token opens only its own endpoint; a revoked one none)'
+    );
   if (error.status === 404)
     return `no stream endpoint ${args.endpoint} at ${args.server} (404 ${error.code}): check --endpoint`;
   return `the service refused the stream (${error.status} ${error.code}): ${error.message}`;

@@ -208,7 +208,7 @@ describe('npm run listen (scripts/listen.ts)', () => {
     receiver.arrivals.length = 0;
   }, 60_000);
 
-  it('says in one line what is wrong: a bad token (401), an unknown endpoint (404), an unreachable server', async () => {
+  it('says in one line what is wrong: a bad token, an endpoint the token does not open (401), an unreachable server', async () => {
     const { endpointId, token } = await streamEndpoint('listen-cli-errors');
     const server = stack.h.baseUrl.replace(/\/v1$/, '');
     const forward = ['--forward', receiver.url];
@@ -218,10 +218,13 @@ describe('npm run listen (scripts/listen.ts)', () => {
     const closedPort = (closed.address() as AddressInfo).port;
     await new Promise((resolve) => closed.close(resolve));
     const cases = [
-      { args: ['--endpoint', endpointId, '--token', `whst_${'x'.repeat(43)}`, '--server', server], says: /\(401 / },
+      {
+        args: ['--endpoint', endpointId, '--token', `whst_${'x'.repeat(43)}`, '--server', server],
+        says: /token was refused .*\(401 /,
+      },
       {
         args: ['--endpoint', newId('endpoint', systemClock), '--token', token, '--server', server],
-        says: /no stream endpoint .*\(404 /,
+        says: /refused for endpoint wde_\w+ \(401 unauthorized\): check --token and --endpoint/,
       },
       {
         args: ['--endpoint', endpointId, '--token', token, '--server', `http://127.0.0.1:${closedPort}`],
