@@ -14,6 +14,8 @@ import { REST_PREFIX, type RouteSpec, type UnauthenticatedRouteSpec } from './re
 import { catalogRoutes } from './rest/routes/catalog.routes.js';
 import { endpointRoutes } from './rest/routes/endpoints.routes.js';
 import { streamTokenRoutes } from './rest/routes/stream-tokens.routes.js';
+import { streamRoutes } from './rest/routes/stream.routes.js';
+import { StreamHub } from './streams/stream-hub.js';
 import { messageRoutes } from './rest/routes/messages.routes.js';
 import { deliveryRoutes } from './rest/routes/deliveries.routes.js';
 import { eventRoutes } from './rest/routes/events.routes.js';
@@ -49,9 +51,16 @@ export function restRoutes(services: Services, publicBaseUrl: string): RouteSpec
   ];
 }
 
-/** Routes without a key: the receive route, authenticated by the provider's signature. */
-export function unauthenticatedRoutes(services: Services, publicBaseUrl: string): UnauthenticatedRouteSpec[] {
-  return [receiveRoute(services, publicBaseUrl)];
+/**
+ * Routes without a key: the receive route, authenticated by the provider's signature, and a stream endpoint's stream
+ * and acknowledgements, authenticated by its stream token.
+ */
+export function unauthenticatedRoutes(
+  services: Services,
+  publicBaseUrl: string,
+  hub: StreamHub,
+): UnauthenticatedRouteSpec[] {
+  return [receiveRoute(services, publicBaseUrl), ...streamRoutes(services, hub)];
 }
 
 export interface BuiltApp {
@@ -61,6 +70,8 @@ export interface BuiltApp {
   unauthenticated: UnauthenticatedRouteSpec[];
   /** Every route the HTTP server serves, as `METHOD /path` (what the OpenAPI test holds the document to). */
   served: string[];
+  /** The streams this process holds (stream endpoints). */
+  streams: StreamHub;
 }
 
 /** Request logs without secrets: the receive token is redacted; errors go through the shared serializer. */
@@ -129,7 +140,10 @@ export async function buildApp(
   );
 
   const routes = restRoutes(services, config.publicBaseUrl);
-  const unauthenticated = unauthenticatedRoutes(services, config.publicBaseUrl);
+  const streams = new StreamHub(services, config.streams, `${config.publicBaseUrl}${REST_PREFIX}`, logger);
+  // Streams end first (their leases go back for the next connection), before the pool closes.
+  app.addHook('preClose', async () => streams.close());
+  const unauthenticated = unauthenticatedRoutes(services, config.publicBaseUrl, streams);
   const openApi = buildOpenApi(routes, `${config.publicBaseUrl}${REST_PREFIX}`, unauthenticated);
 
   await app.register(
@@ -159,5 +173,5 @@ export async function buildApp(
   await apollo.start();
   await app.register(fastifyApollo(apollo), { path: GRAPHQL_PATH, context: graphqlContext(services) });
   app.setNotFoundHandler((request, reply) => allowed.refuse(request, reply));
-  return { app, routes, unauthenticated, served };
+  return { app, routes, unauthenticated, served, streams };
 }

@@ -12,6 +12,24 @@ export interface ServerConfig extends CoreConfig {
    * load balancer) whose X-Forwarded-For names the client. Empty: the client is the connection's peer.
    */
   trustedProxies: string[];
+  /** Stream endpoints' connections (docs/streams.md, docs/deploying.md). */
+  streams: StreamSettings;
+}
+
+export interface StreamSettings {
+  /** SVC_STREAM_MAX_CONNECTIONS_PER_ENDPOINT: open streams one endpoint may have across every server process. */
+  maxConnectionsPerEndpoint: number;
+  /** SVC_STREAM_MAX_CONNECTIONS_PER_TEAM: open streams of all a team's endpoints together. */
+  maxConnectionsPerTeam: number;
+  /** SVC_STREAM_HEARTBEAT_SECONDS: a `: keepalive` comment this often, so proxies keep an idle stream open. */
+  heartbeatMs: number;
+  /**
+   * SVC_STREAM_STALL_SECONDS: a reader that takes none of what was written for this long (its socket buffer stays
+   * full) is closed; what it held unacknowledged is offered again.
+   */
+  stallMs: number;
+  /** SVC_STREAM_POLL_SECONDS: the fallback look for due deliveries of the streams a process holds, behind wake-ups. */
+  pollMs: number;
 }
 
 /** A comma-separated list of IP addresses and CIDR blocks; anything else stops the start with its name. */
@@ -36,6 +54,12 @@ function integer(value: string | undefined, fallback: number, name: string): num
   return Number(value);
 }
 
+function positive(raw: string | undefined, name: string, fallback: number): number {
+  const value = integer(raw, fallback, name);
+  if (value < 1) throw new Error(`${name} must be at least 1`);
+  return value;
+}
+
 export function readServerConfig(env: NodeJS.ProcessEnv, mode: RunMode): ServerConfig {
   return {
     ...readCoreConfig(env, mode),
@@ -43,5 +67,20 @@ export function readServerConfig(env: NodeJS.ProcessEnv, mode: RunMode): ServerC
     host: env['HOST'] ?? (mode === 'local' ? '127.0.0.1' : '0.0.0.0'),
     validateResponses: env['SVC_VALIDATE_RESPONSES'] === '1',
     trustedProxies: addressList(env['SVC_TRUSTED_PROXIES'], 'SVC_TRUSTED_PROXIES'),
+    streams: {
+      maxConnectionsPerEndpoint: positive(
+        env['SVC_STREAM_MAX_CONNECTIONS_PER_ENDPOINT'],
+        'SVC_STREAM_MAX_CONNECTIONS_PER_ENDPOINT',
+        10,
+      ),
+      maxConnectionsPerTeam: positive(
+        env['SVC_STREAM_MAX_CONNECTIONS_PER_TEAM'],
+        'SVC_STREAM_MAX_CONNECTIONS_PER_TEAM',
+        100,
+      ),
+      heartbeatMs: positive(env['SVC_STREAM_HEARTBEAT_SECONDS'], 'SVC_STREAM_HEARTBEAT_SECONDS', 15) * 1000,
+      stallMs: positive(env['SVC_STREAM_STALL_SECONDS'], 'SVC_STREAM_STALL_SECONDS', 60) * 1000,
+      pollMs: positive(env['SVC_STREAM_POLL_SECONDS'], 'SVC_STREAM_POLL_SECONDS', 5) * 1000,
+    },
   };
 }

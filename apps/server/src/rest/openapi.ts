@@ -296,15 +296,25 @@ export function buildOpenApi(
       responses,
     };
   }
-  // Routes a provider's signature authenticates: no key, the body as the provider sends it, raw answers.
+  // A stream endpoint's routes document their JSON bodies like the keyed routes do.
+  const streamInputs = unauthenticated.filter((route) => route.input !== undefined);
+  convertAll(
+    streamInputs.map((route) => route.input!),
+    'input',
+    components,
+  ).forEach((json, i) => {
+    components[`${pascalCase(streamInputs[i]!.operationId)}Request`] = json;
+  });
+  // Routes a provider's signature or a stream token authenticates: no key, the body as the client sends it.
   for (const route of unauthenticated) {
     const responses: Record<string, unknown> = {};
     for (const status of unauthenticatedStatuses(route)) {
       const schema =
         status >= 500 || status === 422 ? (route.responses[status] ?? ErrorShape) : route.responses[status];
       const description = STATUS_TEXT[status] ?? String(status);
-      responses[String(status)] =
-        schema === null || schema === undefined
+      responses[String(status)] = route.eventStreams?.includes(status)
+        ? { description, content: { 'text/event-stream': { schema: { type: 'string' } } } }
+        : schema === null || schema === undefined
           ? { description, content: { '*/*': { schema: { type: 'string' } } } }
           : {
               description,
@@ -312,6 +322,29 @@ export function buildOpenApi(
             };
     }
     paths[documentedPath(route.path)] ??= {};
+    if (route.auth === 'stream_token') {
+      paths[documentedPath(route.path)]![route.method.toLowerCase()] = {
+        operationId: route.operationId,
+        summary: route.summary,
+        tags: ['Endpoints'],
+        security: [{ streamToken: [] }],
+        parameters: [pathParameter(route.path, 'id')],
+        ...(route.input
+          ? {
+              requestBody: {
+                required: true,
+                content: {
+                  'application/json': {
+                    schema: { $ref: `${COMPONENT_REF}${pascalCase(route.operationId)}Request` },
+                  },
+                },
+              },
+            }
+          : {}),
+        responses,
+      };
+      continue;
+    }
     paths[documentedPath(route.path)]![route.method.toLowerCase()] = {
       operationId: route.operationId,
       summary: route.summary,
@@ -341,12 +374,24 @@ export function buildOpenApi(
       version: SERVICE_VERSION,
       description:
         'Every route takes a secret key as `Authorization: Bearer <key>`, except POST /receive/{token}, which ' +
-        "the source's verifier authenticates.",
+        "the source's verifier authenticates, and a stream endpoint's stream and acknowledgements, which take its " +
+        'stream token (whst_...).',
     },
     servers: [{ url: serverUrl }],
     tags: usedTags(routes),
     components: {
-      securitySchemes: { bearer: { type: 'http', scheme: 'bearer', description: 'A secret key (svc_sk_...)' } },
+      securitySchemes: {
+        bearer: { type: 'http', scheme: 'bearer', description: 'A secret key (svc_sk_...)' },
+        ...(unauthenticated.some((route) => route.auth === 'stream_token')
+          ? {
+              streamToken: {
+                type: 'http',
+                scheme: 'bearer',
+                description: "A stream endpoint's token (whst_...): its stream and acknowledgements only",
+              },
+            }
+          : {}),
+      },
       schemas: Object.fromEntries(Object.entries(components).sort(([a], [b]) => a.localeCompare(b))),
     },
     paths,

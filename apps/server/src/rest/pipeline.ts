@@ -50,9 +50,17 @@ function isJsonContentType(header: string | undefined): boolean {
 
 /** Strict body parsing: JSON objects only, duplicate keys rejected, raw fields kept as their exact text. */
 export function parseBody(request: FastifyRequest, rawFields: readonly string[] = []): Record<string, unknown> {
-  const bytes = request.rawBody;
+  return parseJsonBody(request.rawBody, request.headers['content-type'], rawFields);
+}
+
+/** parseBody's rules for a body already read (the routes without a key get their bytes as received). */
+export function parseJsonBody(
+  bytes: Buffer | undefined,
+  contentType: string | undefined,
+  rawFields: readonly string[] = [],
+): Record<string, unknown> {
   if (!bytes || bytes.length === 0) return {};
-  if (!isJsonContentType(request.headers['content-type']))
+  if (!isJsonContentType(contentType))
     throw new ServiceError('unsupported_media_type', 'request bodies must be application/json');
   let source: string;
   let node: JsonNode;
@@ -141,7 +149,14 @@ function registerUnauthenticatedRoute(app: FastifyInstance, route: Unauthenticat
         rawBody: request.rawBody ?? Buffer.alloc(0),
         rawHeaders: request.raw.rawHeaders,
         url: request.url,
+        remoteAddress: request.ip,
       });
+      if (result.takeOver) {
+        reply.hijack();
+        reply.raw.setHeader('Request-Id', request.id);
+        result.takeOver(request.raw, reply.raw);
+        return reply;
+      }
       reply.code(result.status);
       for (const [name, value] of Object.entries(result.headers ?? {})) reply.header(name, value);
       if (result.raw !== undefined)

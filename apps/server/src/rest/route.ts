@@ -1,3 +1,4 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Actor, CallContext, IdempotentResult, RateClass as CoreRateClass, RunOnceOutcome } from '@svc/core';
 import type { z } from 'zod';
 
@@ -13,8 +14,9 @@ export type RateClass = CoreRateClass | 'none';
  * - `source_signature`: the receive route; the token in the path names a source and the provider's signature
  *   authenticates the request, both checked by the service (which also takes the source's rate token).
  * - `public`: no credentials at all (discovery documents).
+ * - `stream_token`: a stream endpoint's bearer whst_ token, checked by the handler (its stream and acks only).
  */
-export type RouteAuth = 'secret_key' | 'source_signature' | 'public';
+export type RouteAuth = 'secret_key' | 'source_signature' | 'public' | 'stream_token';
 
 /** What a route without a key gets: the request as sent, bytes and headers untouched. */
 export interface UnauthenticatedRequest {
@@ -27,6 +29,8 @@ export interface UnauthenticatedRequest {
   rawHeaders: readonly string[];
   /** The path and query as called. */
   url: string;
+  /** The client's address (behind trusted proxies, the one they name). */
+  remoteAddress: string;
 }
 
 export interface RouteRequest<I> {
@@ -61,6 +65,11 @@ export interface RouteResult {
   /** Bytes sent as they are (GET /messages/{id}/content), with their content type, instead of a JSON body. */
   raw?: Buffer;
   contentType?: string;
+  /**
+   * The route writes the answer itself, for as long as it lasts (a Server-Sent Events stream): the pipeline hands
+   * over the raw request and response instead of sending `status` and a body.
+   */
+  takeOver?: (request: IncomingMessage, response: ServerResponse) => void;
 }
 
 /**
@@ -82,7 +91,11 @@ interface RouteBase {
 
 /** A route that needs no secret key: no idempotency, If-Match or JSON body rules; the handler sees raw bytes. */
 export interface UnauthenticatedRouteSpec extends RouteBase {
-  auth: 'source_signature' | 'public';
+  auth: 'source_signature' | 'public' | 'stream_token';
+  /** The JSON body the handler parses itself, for the API description. */
+  input?: z.ZodType;
+  /** Statuses answered as a text/event-stream (declare them as null in responses). */
+  eventStreams?: readonly number[];
   rateClass: 'none';
   handler(request: UnauthenticatedRequest): Promise<RouteResult & { contentType?: string; raw?: Buffer }>;
 }

@@ -87,6 +87,8 @@ export interface HarnessOptions {
   trustedProxies?: string;
   /** How many admissions the server process holds at once (default: ADMISSION_QUEUE_BOUNDS). */
   admissionQueue?: AdmissionQueueBounds;
+  /** More of the server's environment (SVC_STREAM_* settings, ...). */
+  serverEnv?: Record<string, string>;
 }
 
 /** The machine's clock behind the harness's clock type; moving it by hand is a mistake in the test. */
@@ -115,6 +117,7 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
         LOG_LEVEL: 'silent',
         ...(options.publicBaseUrl ? { SVC_PUBLIC_BASE_URL: options.publicBaseUrl } : {}),
         ...(options.trustedProxies ? { SVC_TRUSTED_PROXIES: options.trustedProxies } : {}),
+        ...options.serverEnv,
       },
       'local',
     ),

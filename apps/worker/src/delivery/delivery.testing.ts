@@ -53,7 +53,7 @@ export interface DeliveryStack {
 
 export async function startDeliveryStack(
   limits: Partial<Record<LimitName, number>> = {},
-  options: Pick<HarnessOptions, 'consoleUrl' | 'realClock'> = {},
+  options: Pick<HarnessOptions, 'consoleUrl' | 'realClock' | 'serverEnv'> = {},
 ): Promise<DeliveryStack> {
   const h = await startHarness({ limits, ...options });
   await h.services.teams.setPaymentCard(h.team.teamId, true);

@@ -18,5 +18,7 @@ export const deliveryReconcileHandler = defineJobHandler({
     await services.ownership.numberStrayRows();
     await services.ownership.cancelDisabledBacklogs();
     await services.replays.giveUpStranded();
+    // Stream endpoints: leases of dead connections go back, unacknowledged ones past their timeout fail as timeouts.
+    await services.streamDeliveries.sweep();
   },
 });

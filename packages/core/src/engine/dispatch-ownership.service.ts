@@ -38,7 +38,9 @@ export const DISCOVERY_SQL = `
 SELECT e.id AS endpoint_id, n.due_at AS next_due_at
   FROM endpoints e
   CROSS JOIN LATERAL (SELECT min(q.due_at) AS due_at FROM delivery_queue q WHERE q.endpoint_id = e.id) n
- WHERE svc_dispatch_partition(e.id, ${DISPATCH_PARTITIONS}) = ANY ($1::int[]) AND n.due_at IS NOT NULL`;
+ WHERE svc_dispatch_partition(e.id, ${DISPATCH_PARTITIONS}) = ANY ($1::int[]) AND n.due_at IS NOT NULL
+   -- Stream endpoints' deliveries are fetched by their receivers (packages/core/src/streams/), never POSTed.
+   AND e.delivery_mode = 'push'`;
 
 /**
  * Endpoint ownership (docs/delivery.md). Every worker beats once a second; the beat renews its partition leases and
@@ -116,6 +118,8 @@ export class DispatchOwnershipService {
        freed AS (
          UPDATE delivery_queue q SET due_at = $1, lease_owner = NULL
           WHERE q.lease_owner IS NOT NULL AND q.lease_owner NOT IN (SELECT id FROM alive)
+            -- Stream connections' leases (wdc_...) are released by the stream sweep, which knows live connections.
+            AND q.lease_owner NOT LIKE 'wdc\\_%'
          RETURNING q.endpoint_id),
        forgotten AS (DELETE FROM dispatch_workers WHERE heartbeat_at < now() - interval '1 hour' RETURNING id),
        forgotten_slots AS (DELETE FROM dispatch_slots s WHERE s.worker_id IN (SELECT id FROM forgotten))

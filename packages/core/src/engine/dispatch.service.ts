@@ -219,7 +219,10 @@ WITH owned AS (
          (SELECT count(*) FROM delivery_queue f
            WHERE f.endpoint_id = w.endpoint_id AND f.lease_owner IS NOT NULL AND f.lease_owner <> $4
              AND f.due_at > $5)::int AS foreign_in_flight
-    FROM want w JOIN endpoints e ON e.id = w.endpoint_id LEFT JOIN endpoint_health h ON h.endpoint_id = w.endpoint_id
+    -- A stream endpoint's receiver fetches its deliveries (packages/core/src/streams/): never claimed here, so the
+    -- dispatcher drops its lane like an endpoint that is gone.
+    FROM want w JOIN endpoints e ON e.id = w.endpoint_id AND e.delivery_mode = 'push'
+    LEFT JOIN endpoint_health h ON h.endpoint_id = w.endpoint_id
 ), quota AS (
   SELECT l.*, coalesce(l.circuit, 'closed') <> 'closed' AND NOT l.deleted AND l.status = 'enabled' AS probing,
          CASE WHEN l.deleted OR l.status = 'disabled' THEN l.n

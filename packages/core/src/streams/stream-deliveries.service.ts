@@ -40,6 +40,25 @@ export class StreamDeliveryService {
     return results;
   }
 
+  /** Tells every stream of these endpoints, in every server process, to look for deliveries now. */
+  wakeStreams(endpointIds: readonly string[]): Promise<void> {
+    return notifyStreamWake(this.deps.db, endpointIds);
+  }
+
+  /**
+   * Of these endpoints, those with a delivery nobody holds that is due now, or a lease that ended unacknowledged:
+   * one statement for every stream a process holds (its fallback behind lost wake-ups), one index probe each.
+   */
+  async endpointsWithDueWork(endpointIds: readonly string[]): Promise<string[]> {
+    if (endpointIds.length === 0) return [];
+    const rows = (await this.deps.db.query(
+      `SELECT w.id FROM unnest($1::text[]) AS w(id)
+        WHERE EXISTS (SELECT 1 FROM delivery_queue q WHERE q.endpoint_id = w.id AND q.due_at <= $2)`,
+      [endpointIds, this.deps.clock.now()],
+    )) as { id: string }[];
+    return rows.map((r) => r.id);
+  }
+
   /**
    * Maintenance (the worker's reconciliation job, and every server process that holds streams): connections whose
    * process died give their leases back, and leases nobody acknowledged in time become `timeout` attempts, so both

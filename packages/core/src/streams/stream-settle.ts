@@ -130,13 +130,16 @@ export async function settleTimedOut(deps: StreamSettleDeps, endpointId: string 
   const now = deps.clock.now();
   const sweeper = SWEEP_PREFIX + randomBytes(8).toString('hex');
   const taken = (await deps.db.query(
-    `UPDATE delivery_queue q SET lease_owner = $1, due_at = $5
-      WHERE q.delivery_id IN (
-        SELECT delivery_id FROM delivery_queue
-         WHERE lease_owner IS NOT NULL AND lease_owner LIKE 'wdc\\_%' AND lease_owner NOT LIKE 'wdc\\_sweep\\_%'
-           AND due_at <= $2 AND ($3::text IS NULL OR endpoint_id = $3)
-         ORDER BY due_at LIMIT $4 FOR UPDATE SKIP LOCKED)
-     RETURNING q.delivery_id, q.attempt`,
+    // A SELECT around the UPDATE: TypeORM answers a bare UPDATE ... RETURNING with [rows, count].
+    `WITH taken AS (
+       UPDATE delivery_queue q SET lease_owner = $1, due_at = $5
+        WHERE q.delivery_id IN (
+          SELECT delivery_id FROM delivery_queue
+           WHERE lease_owner IS NOT NULL AND lease_owner LIKE 'wdc\\_%' AND lease_owner NOT LIKE 'wdc\\_sweep\\_%'
+             AND due_at <= $2 AND ($3::text IS NULL OR endpoint_id = $3)
+           ORDER BY due_at LIMIT $4 FOR UPDATE SKIP LOCKED)
+       RETURNING q.delivery_id, q.attempt)
+     SELECT delivery_id, attempt FROM taken`,
     [sweeper, now, endpointId, limit, new Date(now.getTime() + SWEEP_LEASE_MS)],
   )) as { delivery_id: string; attempt: number }[];
   if (taken.length === 0) return 0;

@@ -1,0 +1,154 @@
+import type { ServerResponse } from 'node:http';
+import { streamEventData, type Services } from '@svc/core';
+import type { FastifyBaseLogger } from 'fastify';
+import type { StreamSettings } from '../config.js';
+
+/** Deliveries asked for per claim; the endpoint's max_concurrency bounds what a claim really leases. */
+const CLAIM_BATCH = 100;
+
+export interface StreamSessionInit {
+  id: string;
+  teamId: string;
+  endpointId: string;
+  tokenId: string;
+  response: ServerResponse;
+  services: Services;
+  settings: StreamSettings;
+  docsUrl: string;
+  logger: FastifyBaseLogger;
+  /** Called once when the stream has ended, whatever ended it. */
+  onEnd(session: StreamSession): void;
+}
+
+/**
+ * One open stream (docs/streams.md). It claims what its endpoint may offer, writes each delivery as an event and
+ * claims again on a wake-up, an acknowledgement, its recheck time or the holder's poll. A reader that stops reading
+ * fills its socket buffer: `write` answers false and nothing more is claimed until the buffer drains, so a slow
+ * reader costs no claims while it waits, and one that never drains is closed after the stall timeout.
+ */
+export class StreamSession {
+  readonly id: string;
+  readonly endpointId: string;
+  readonly tokenId: string;
+  private claiming = false;
+  private again = false;
+  private draining = false;
+  private ended = false;
+  private recheck: NodeJS.Timeout | null = null;
+  private stall: NodeJS.Timeout | null = null;
+  private readonly heartbeat: NodeJS.Timeout;
+
+  constructor(private readonly init: StreamSessionInit) {
+    this.id = init.id;
+    this.endpointId = init.endpointId;
+    this.tokenId = init.tokenId;
+    const { response, settings } = init;
+    response.on('drain', () => {
+      this.draining = false;
+      if (this.stall) clearTimeout(this.stall);
+      this.stall = null;
+      this.pump();
+    });
+    response.on('close', () => void this.end(null));
+    this.heartbeat = setInterval(() => {
+      if (!this.draining) this.write(': keepalive\n\n');
+    }, settings.heartbeatMs);
+    this.heartbeat.unref();
+  }
+
+  /** Looks for deliveries to offer now (coalesced: a pump during a claim runs once more after it). */
+  pump(): void {
+    if (this.ended || this.draining) return;
+    if (this.claiming) {
+      this.again = true;
+      return;
+    }
+    this.claiming = true;
+    this.again = false;
+    void this.claim().finally(() => {
+      this.claiming = false;
+      if (this.again) this.pump();
+    });
+  }
+
+  /**
+   * Ends the stream: with an `error` event first when a reason is given and the socket takes it, then the
+   * connection's row goes and what it held unacknowledged is offered again (to this receiver's next stream, or
+   * another one of the endpoint).
+   */
+  async end(reason: { code: string; message: string } | null): Promise<void> {
+    if (this.ended) return;
+    this.ended = true;
+    clearInterval(this.heartbeat);
+    if (this.recheck) clearTimeout(this.recheck);
+    if (this.stall) clearTimeout(this.stall);
+    const { response } = this.init;
+    if (reason && !response.destroyed && response.writable && !this.draining)
+      response.write(`event: error\ndata: ${JSON.stringify(reason)}\n\n`);
+    if (this.draining) response.destroy();
+    else response.end();
+    this.init.onEnd(this);
+    try {
+      const endpointId = await this.init.services.streamConnections.close(this.id);
+      if (endpointId) await this.init.services.streamDeliveries.wakeStreams([endpointId]);
+    } catch (error) {
+      // The sweep frees the leases of a connection whose row stays (it stops beating).
+      this.init.logger.warn({ err: error, connection: this.id }, 'stream connection not closed cleanly');
+    }
+  }
+
+  private async claim(): Promise<void> {
+    const { services, endpointId, docsUrl } = { ...this.init, docsUrl: this.init.docsUrl };
+    try {
+      for (;;) {
+        const claim = await services.streamDeliveries.claim(this.id, endpointId, CLAIM_BATCH);
+        if (this.ended) return;
+        if (!claim.open)
+          return void (await this.end({ code: 'endpoint_gone', message: 'the endpoint was deleted or disabled' }));
+        for (const attempt of claim.attempts) {
+          const data = streamEventData(attempt, docsUrl);
+          const written = this.write(
+            `id: ${attempt.deliveryId}.${attempt.attemptNumber}\nevent: delivery\ndata: ${JSON.stringify(data)}\n\n`,
+          );
+          if (!written) this.startDraining();
+        }
+        this.scheduleRecheck(claim.recheckAt);
+        // A full batch may have left more due: claim again unless the reader is behind.
+        if (claim.attempts.length < CLAIM_BATCH || this.draining) return;
+      }
+    } catch (error) {
+      this.init.logger.warn({ err: error, connection: this.id }, 'stream claim failed; retrying at the next poll');
+    }
+  }
+
+  private write(text: string): boolean {
+    const { response } = this.init;
+    if (this.ended || response.destroyed) return false;
+    return response.write(text);
+  }
+
+  private startDraining(): void {
+    if (this.draining) return;
+    this.draining = true;
+    this.stall = setTimeout(
+      () => void this.end({ code: 'slow_reader', message: 'the stream was not read; reconnect' }),
+      this.init.settings.stallMs,
+    );
+    this.stall.unref();
+  }
+
+  /** Claims again when the first due row or lease end the claim saw comes, unless a wake-up comes first. */
+  private scheduleRecheck(at: Date | null): void {
+    if (this.recheck) clearTimeout(this.recheck);
+    this.recheck = null;
+    if (at === null) return;
+    const delay = Math.max(0, at.getTime() - this.init.services.clock.now().getTime());
+    // Past the poll interval the holder's poll covers it; a timer that far ahead would only be one more to keep.
+    if (delay > this.init.settings.pollMs) return;
+    this.recheck = setTimeout(() => {
+      this.recheck = null;
+      this.pump();
+    }, delay + 5);
+    this.recheck.unref();
+  }
+}
