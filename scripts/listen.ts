@@ -98,7 +98,7 @@ async function main(): Promise<number> {
   const onConnection = (event: ConnectionEvent) => {
     if (event.type === 'connected') {
       connected = true;
-      const resumed = event.resumedFrom ? ` (resuming after ${event.resumedFrom})` : '';
+      const resumed = event.resumedFrom ? ' (again: what was not acknowledged comes again)' : '';
       process.stdout.write(`connected to ${args.server}, forwarding to ${args.forward}${resumed}\n`);
     } else if (event.type === 'disconnected') {
       // The first connection decides whether the service is there at all; later losses are waited out.

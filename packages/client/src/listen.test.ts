@@ -1,16 +1,17 @@
 import { spawn, type ChildProcess } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import http from 'node:http';
-import type { AddressInfo } from 'node:net';
+import net, { type AddressInfo } from 'node:net';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Webhook } from 'standardwebhooks';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 // listen() is tested against the real server and worker (the delivery stack over one test database) and a receiver
 // on loopback: the stream, the acknowledgements and the settlement are the service's own.
 import { startDeliveryStack, type DeliveryStack } from '../../../apps/worker/src/delivery/delivery.testing.js';
-import { newId, systemClock } from '@svc/core';
+import { ListDeliveriesQuery, newId, parseInput, systemClock } from '@svc/core';
 import { post } from '../../../apps/server/src/testing/harness.js';
-import { listen, SvcApiError, type DeliveryOutcome } from './index.js';
+import { listen, SvcApiError, type ConnectionEvent, type DeliveryOutcome } from './index.js';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../..');
 
@@ -19,7 +20,10 @@ interface Arrival {
   body: Buffer;
 }
 
-/** The developer's local handler: records what arrives, answers the statuses it is given in turn (then 200). */
+/**
+ * The developer's local handler: records what arrives, answers the statuses it is given in turn (then 200), after
+ * `delayMs`.
+ */
 async function localReceiver() {
   const arrivals: Arrival[] = [];
   const statuses: number[] = [];
@@ -28,12 +32,14 @@ async function localReceiver() {
     request.on('data', (chunk: Buffer) => chunks.push(chunk));
     request.on('end', () => {
       arrivals.push({ headers: request.headers, body: Buffer.concat(chunks) });
-      response.writeHead(statuses.shift() ?? 200).end('handled');
+      const status = statuses.shift() ?? 200;
+      setTimeout(() => response.writeHead(status).end('handled'), local.delayMs);
     });
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/hooks`;
-  return { arrivals, statuses, url, close: () => new Promise((resolve) => server.close(resolve)) };
+  const local = { arrivals, statuses, url, delayMs: 0, close: () => new Promise((resolve) => server.close(resolve)) };
+  return local;
 }
 
 let stack: DeliveryStack;
@@ -60,16 +66,24 @@ async function streamEndpoint(name: string) {
   };
 }
 
+/** A message's deliveries, through the service (polling GET would drain the read bucket). */
 async function deliveriesOf(messageId: string) {
-  const answer = await stack.h.request('GET', `/messages/${messageId}/deliveries`);
-  expect(answer.status, answer.text).toBe(200);
-  return answer.json.data as { id: string; status: string; attempts: number }[];
+  const page = await stack.h.services.deliveries.listDeliveries(
+    { actor: stack.h.team },
+    parseInput(ListDeliveriesQuery, { message_id: messageId }),
+  );
+  return page.data;
 }
 
 beforeAll(async () => {
   // The real clock: the receiver checks webhook-timestamp against its own, and retries wait in real time.
   stack = await startDeliveryStack({}, { realClock: true });
   receiver = await localReceiver();
+});
+beforeEach(() => {
+  receiver.arrivals.length = 0;
+  receiver.statuses.length = 0;
+  receiver.delayMs = 0;
 });
 afterAll(async () => {
   await receiver?.close();
@@ -124,7 +138,7 @@ describe('listen() against the running server and worker', () => {
         const found = await deliveriesOf(messageId);
         return found.every((d) => d.status === 'succeeded') ? found : undefined;
       });
-      expect(deliveries).toEqual([expect.objectContaining({ status: 'succeeded', attempts: 1 })]);
+      expect(deliveries).toEqual([expect.objectContaining({ status: 'succeeded', attempt_count: 1 })]);
     }
     // Batched: never more than 100 at once, and fewer requests than deliveries over a burst of 20.
     expect(ackBatches.reduce((sum, n) => sum + n, 0)).toBe(20);
@@ -134,7 +148,6 @@ describe('listen() against the running server and worker', () => {
 
     stop.abort();
     await listening;
-    receiver.arrivals.length = 0;
   }, 60_000);
 
   it("acknowledges the local handler's failure: the delivery is retried on the endpoint's delays, same webhook-id", async () => {
@@ -156,10 +169,88 @@ describe('listen() against the running server and worker', () => {
       const found = await deliveriesOf(messageId);
       return found[0]?.status === 'succeeded' ? found : undefined;
     });
-    expect(deliveries[0]).toMatchObject({ status: 'succeeded', attempts: 2 });
+    expect(deliveries[0]).toMatchObject({ status: 'succeeded', attempt_count: 2 });
     stop.abort();
     await listening;
-    receiver.arrivals.length = 0;
+  }, 60_000);
+
+  it('reconnects after a lost connection, and gets again what it had not acknowledged (same webhook-id)', async () => {
+    const { tenantId, endpointId, token } = await streamEndpoint('listen-reconnect');
+    // The connection goes through a loopback TCP proxy this test can cut, as a network or a server restart would.
+    const sockets = new Set<net.Socket>();
+    const upstream = new URL(stack.h.baseUrl);
+    const proxy = net.createServer((client) => {
+      const server = net.connect(Number(upstream.port), upstream.hostname);
+      for (const socket of [client, server]) {
+        sockets.add(socket);
+        socket.on('close', () => sockets.delete(socket));
+        socket.on('error', () => undefined);
+      }
+      client.pipe(server).pipe(client);
+    });
+    await new Promise<void>((resolve) => proxy.listen(0, '127.0.0.1', resolve));
+    const events: ConnectionEvent[] = [];
+    const stop = new AbortController();
+    const listening = listen({
+      baseUrl: `http://127.0.0.1:${(proxy.address() as AddressInfo).port}/v1`,
+      endpointId,
+      token,
+      forward: receiver.url,
+      signal: stop.signal,
+      reconnectDelayMs: { initial: 100, max: 1000 },
+      onConnection: (event) => events.push(event),
+    });
+    await stack.until('connected', () => (events.some((e) => e.type === 'connected') ? true : undefined));
+
+    // The first delivery is at the local handler (slow to answer) when the connection is cut.
+    receiver.delayMs = 1500;
+    const first = await stack.publish(tenantId, { n: 0 });
+    await stack.until('the first delivery at the handler', () => (receiver.arrivals.length >= 1 ? true : undefined));
+    for (const socket of sockets) socket.destroy();
+    receiver.delayMs = 0;
+    const rest = [];
+    for (let n = 1; n <= 4; n += 1) rest.push(await stack.publish(tenantId, { n }));
+
+    for (const messageId of [first, ...rest]) {
+      const [delivery] = await stack.until(`${messageId} settled`, async () => {
+        const found = await deliveriesOf(messageId);
+        return found[0]?.status === 'succeeded' ? found : undefined;
+      });
+      expect(delivery!.status).toBe('succeeded');
+    }
+    expect(events.filter((e) => e.type === 'connected').length).toBeGreaterThanOrEqual(2);
+    expect(events.some((e) => e.type === 'disconnected')).toBe(true);
+    // The one in flight at the cut came again with its webhook-id (its first answer was too late: stale); none lost.
+    const ids = receiver.arrivals.map((a) => a.headers['webhook-id']);
+    expect(ids.filter((id) => id === first).length).toBe(2);
+    expect(new Set(ids)).toEqual(new Set([first, ...rest]));
+    expect((await deliveriesOf(first))[0]!.attempt_count).toBe(2);
+
+    stop.abort();
+    await listening;
+    proxy.close();
+  }, 60_000);
+
+  it('stops on abort after acknowledging what the handler was answering (settled with one attempt, not offered again)', async () => {
+    const { tenantId, endpointId, token } = await streamEndpoint('listen-stop');
+    const stop = new AbortController();
+    const listening = listen({
+      baseUrl: stack.h.baseUrl,
+      endpointId,
+      token,
+      forward: receiver.url,
+      signal: stop.signal,
+    });
+    receiver.delayMs = 800;
+    const messageId = await stack.publish(tenantId, { stop: true });
+    await stack.until('the delivery at the handler', () => (receiver.arrivals.length >= 1 ? true : undefined));
+    stop.abort();
+    await listening;
+    const [delivery] = await stack.until('settled', async () => {
+      const found = await deliveriesOf(messageId);
+      return found[0]?.status === 'succeeded' ? found : undefined;
+    });
+    expect(delivery!.attempt_count).toBe(1);
   }, 60_000);
 
   it('rejects with the API error for a bad token and for an unknown endpoint, without retrying', async () => {
@@ -205,7 +296,6 @@ describe('npm run listen (scripts/listen.ts)', () => {
     expect(await cli.exited).toBe(0);
     expect(cli.output().stdout).toMatch(/stopped\n$/);
     expect(cli.output().stderr).toBe('');
-    receiver.arrivals.length = 0;
   }, 60_000);
 
   it('says in one line what is wrong: a bad token, an endpoint the token does not open (401), an unreachable server', async () => {
@@ -238,6 +328,36 @@ describe('npm run listen (scripts/listen.ts)', () => {
       expect(stderr).toMatch(says);
       expect(stderr.trim().split('\n')).toHaveLength(1);
       expect(stderr).not.toMatch(/\n\s+at /);
+    }
+  }, 60_000);
+});
+
+describe('the receiver in plain Node (examples/stream-receiver.mjs, shown in docs/streams.md)', () => {
+  it('is the code the doc shows, and receives and acknowledges deliveries against the service', async () => {
+    const example = readFileSync(path.join(ROOT, 'examples/stream-receiver.mjs'), 'utf8');
+    const doc = readFileSync(path.join(ROOT, 'docs/streams.md'), 'utf8');
+    expect(doc).toContain(example.slice(example.indexOf('const base =')));
+
+    const { tenantId, endpointId, token } = await streamEndpoint('plain-node');
+    const child = spawn(process.execPath, ['examples/stream-receiver.mjs'], {
+      cwd: ROOT,
+      env: { ...process.env, SVC_URL: stack.h.rootUrl, ENDPOINT_ID: endpointId, SVC_STREAM_TOKEN: token },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let output = '';
+    child.stdout!.on('data', (chunk: Buffer) => (output += chunk.toString()));
+    child.stderr!.on('data', (chunk: Buffer) => (output += chunk.toString()));
+    try {
+      const messageId = await stack.publish(tenantId, { note: 'café' });
+      await stack.until('the handler printed it', () => (output.includes(messageId) ? true : undefined));
+      expect(output).toContain(`${messageId} {"note":"café"}`);
+      const [delivery] = await stack.until('settled', async () => {
+        const found = await deliveriesOf(messageId);
+        return found[0]?.status === 'succeeded' ? found : undefined;
+      });
+      expect(delivery!.attempt_count).toBe(1);
+    } finally {
+      child.kill('SIGTERM');
     }
   }, 60_000);
 });

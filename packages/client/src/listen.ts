@@ -47,7 +47,11 @@ export interface ListenOptions {
   forward: string | ((delivery: StreamDelivery) => Promise<{ status: number }>);
   onDelivery?: (outcome: DeliveryOutcome) => void;
   onConnection?: (event: ConnectionEvent) => void;
-  /** Aborting it stops listening: the promise resolves once the acknowledgements already made are sent. */
+  /**
+   * Aborting it stops listening: no new delivery is taken, the ones the handler is on get a moment (2 s) to finish and
+   * are acknowledged before the connection closes (the service offers again what a closed stream held
+   * unacknowledged); then the promise resolves.
+   */
   signal?: AbortSignal;
   /** The fetch for the service's stream and acknowledgements, and for forwarding (default: the global fetch). */
   fetch?: typeof fetch;
@@ -67,6 +71,8 @@ const FATAL_STATUSES = new Set([400, 401, 403, 404, 409, 410, 422]);
 const CONNECTION_HEADERS = new Set(['connection', 'content-length', 'host', 'keep-alive', 'transfer-encoding']);
 /** A connection that lived this long had a working stream: the next reconnect starts from the shortest pause. */
 const HEALTHY_CONNECTION_MS = 10_000;
+/** How long a stop waits for the handler's answers in progress, and then for their acknowledgements. */
+const STOP_GRACE_MS = 2000;
 
 interface DeliveryEventData {
   delivery_id: string;
@@ -81,8 +87,9 @@ interface DeliveryEventData {
 /**
  * Receives a stream endpoint's deliveries (docs/streams.md): opens `GET /endpoints/{id}/stream`, hands each delivery
  * to `forward`, acknowledges it with the status `forward` answered (batched), and reconnects after a lost connection
- * with back-off and `Last-Event-ID`, so what was not acknowledged comes again. Resolves when `signal` aborts; rejects
- * with SvcApiError when the service refuses the stream for good (401 bad token, 404 unknown endpoint, ...).
+ * with back-off (sending `Last-Event-ID`; the service offers again what was not acknowledged either way). Resolves
+ * when `signal` aborts; rejects with SvcApiError when the service refuses the stream for good (401: a bad or revoked
+ * token, or another endpoint's).
  */
 export async function listen(options: ListenOptions): Promise<void> {
   const send = options.fetch ?? ((input, init) => fetch(input, init));
@@ -132,7 +139,6 @@ export async function listen(options: ListenOptions): Promise<void> {
       error = describe(caught);
     }
     const latencyMs = performance.now() - started;
-    if (signal.aborted) return; // not acknowledged: it comes again after the visibility timeout
     acks.add({ delivery_id: delivery.deliveryId, attempt: delivery.attempt, status });
     options.onDelivery?.({ delivery, status, ...(error === undefined ? {} : { error }), receivedAt, latencyMs });
   }
@@ -151,7 +157,8 @@ export async function listen(options: ListenOptions): Promise<void> {
       headers,
       body: delivery.body,
       redirect: 'manual',
-      signal: AbortSignal.any([timeout, signal]),
+      // Not the caller's signal: a stop lets the handler finish, and its answer is acknowledged.
+      signal: timeout,
     });
     await response.body?.cancel();
     return response.status;
@@ -181,17 +188,30 @@ export async function listen(options: ListenOptions): Promise<void> {
       await sleep(retryInMs, signal);
     }
   } finally {
-    // What the handler answered before the stop is acknowledged (for a moment at most); the rest comes again.
-    await Promise.race([Promise.allSettled(inFlight), sleep(2000)]);
-    await Promise.race([acks.flush(), sleep(2000)]);
+    // Normally sent already, before the last connection closed (drain); this is for a stop between connections.
+    await Promise.race([acks.flush(), sleep(STOP_GRACE_MS)]);
     acks.close();
+  }
+
+  /** On a stop, while the connection is still open: the handler's answers so far, acknowledged. */
+  async function drain(): Promise<void> {
+    await Promise.race([Promise.allSettled(inFlight), sleep(STOP_GRACE_MS)]);
+    await Promise.race([acks.flush(), sleep(STOP_GRACE_MS)]);
   }
 
   /** One connection, until it ends: resolves with why it ended; throws SvcApiError for a refusal. */
   async function readStream(): Promise<string> {
     const connection = new AbortController();
-    const stop = AbortSignal.any([signal, connection.signal]);
     stopConnection = (error) => connection.abort(error);
+    // A stop takes no new delivery, acknowledges what the handler answered, and only then closes the connection:
+    // closing first would hand what it held back to the service, and those acknowledgements would come too late.
+    let stopping = false;
+    const stopGracefully = () => {
+      stopping = true;
+      void drain().finally(() => connection.abort(new Error('stopped')));
+    };
+    if (signal.aborted) return 'stopped';
+    signal.addEventListener('abort', stopGracefully, { once: true });
     let idle: ReturnType<typeof setTimeout> | undefined;
     const heard = () => {
       clearTimeout(idle);
@@ -204,7 +224,7 @@ export async function listen(options: ListenOptions): Promise<void> {
           accept: 'text/event-stream',
           ...(lastEventId === undefined ? {} : { 'last-event-id': lastEventId }),
         },
-        signal: stop,
+        signal: connection.signal,
       });
       if (!response.ok || !response.body) throw await apiError(response);
       options.onConnection?.({ type: 'connected', resumedFrom: lastEventId });
@@ -213,6 +233,7 @@ export async function listen(options: ListenOptions): Promise<void> {
       const parser = createParser({
         onEvent(event) {
           heard();
+          if (stopping) return; // not taken: the service offers it again once this stream closes
           if (event.event === 'delivery') {
             const delivery = toDelivery(event);
             if (event.id !== undefined) lastEventId = event.id;
@@ -245,6 +266,7 @@ export async function listen(options: ListenOptions): Promise<void> {
       throw error;
     } finally {
       clearTimeout(idle);
+      signal.removeEventListener('abort', stopGracefully);
       stopConnection = undefined;
       connection.abort();
     }
