@@ -90,8 +90,10 @@ async function main(): Promise<number> {
     stoppedByUser = true;
     stop.abort();
   };
-  process.once('SIGINT', onSignal);
-  process.once('SIGTERM', onSignal);
+  // `on`, not `once`: a terminal's Ctrl-C reaches the whole process group, and tsx passes its copy on too, so a second
+  // SIGINT comes a moment later and must not kill the process while it acknowledges.
+  process.on('SIGINT', onSignal);
+  process.on('SIGTERM', onSignal);
 
   let connected = false;
   let unreachable: string | undefined;

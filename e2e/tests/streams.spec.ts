@@ -96,7 +96,13 @@ test('a stream endpoint: created in the console, a token made, the copied listen
     expect(await exited).toBe(0);
     expect(output).not.toMatch(/\n\s+at /);
   } finally {
-    if (listener && listener.exitCode === null) process.kill(-listener.pid!, 'SIGKILL');
+    // A failed test leaves the command running: its whole group goes (it may be gone already).
+    if (listener && listener.exitCode === null && listener.signalCode === null)
+      try {
+        process.kill(-listener.pid!, 'SIGKILL');
+      } catch {
+        // already gone
+      }
     await receiver.close();
   }
 });

@@ -266,11 +266,13 @@ describe('listen() against the running server and worker', () => {
   });
 });
 
-/** The CLI as a developer runs it: a process of its own, `tsx scripts/listen.ts`. */
+/** The CLI as a developer runs it: `npm run listen -- ...` (npm execs tsx, which runs scripts/listen.ts). */
 function runCli(args: string[]) {
-  const child: ChildProcess = spawn(process.execPath, ['--import', 'tsx', 'scripts/listen.ts', ...args], {
+  // Through npm, in a process group of its own as a shell runs it: a terminal's Ctrl-C signals the whole group.
+  const child: ChildProcess = spawn('npm', ['run', '--silent', 'listen', '--', ...args], {
     cwd: ROOT,
     stdio: ['ignore', 'pipe', 'pipe'],
+    detached: true,
   });
   let stdout = '';
   let stderr = '';
@@ -292,7 +294,7 @@ describe('npm run listen (scripts/listen.ts)', () => {
     await stack.until('settled', async () =>
       (await deliveriesOf(messageId))[0]?.status === 'succeeded' ? true : undefined,
     );
-    cli.child.kill('SIGINT');
+    process.kill(-cli.child.pid!, 'SIGINT');
     expect(await cli.exited).toBe(0);
     expect(cli.output().stdout).toMatch(/stopped\n$/);
     expect(cli.output().stderr).toBe('');
