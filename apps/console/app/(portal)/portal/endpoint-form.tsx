@@ -69,8 +69,9 @@ export function EndpointForm({ initial, eventTypes, withScheme, stream, submitLa
           value={mode}
           onChange={(value) => setMode(value === 'stream' ? 'stream' : 'push')}
           data={[
-            { value: 'push', label: 'Push to a URL' },
-            { value: 'stream', label: 'Stream (no public URL: your receiver connects)' },
+            // Labels without "URL": the form's URL field is found by that label.
+            { value: 'push', label: 'Push (we call you)' },
+            { value: 'stream', label: 'Stream (your receiver connects)' },
           ]}
         />
       ) : null}
