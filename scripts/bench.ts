@@ -22,11 +22,14 @@
  *                   no-op calls of one message (scripts/bench-tracing.ts)  vs  the CPU per message with tracing off
  *   start           `npm start` to `Ready.`: a first start (console build, new data directory) and a later one
  *                   (scripts/bench-start.ts)  vs  Postgres' own first and later start
+ *   stream          deliveries per second through one stream connection with batched acknowledgements
+ *                   (scripts/bench-stream.ts)  vs  the same run's push figure (same max_concurrency) and raw POSTs
  *
  * HTTP load comes from a second process (scripts/bench-load.ts), the same for subject and ceiling.
  * Prints a table and writes .tmp/bench.json. BENCH_SECONDS shortens each measurement; BENCH_ONLY=delivery runs only
  * the delivery part (keeping the other figures already in .tmp/bench.json), BENCH_ONLY=analytics only the analytics
- * part, BENCH_ONLY=tracing only the tracing part, BENCH_ONLY=start only the start times, BENCH_ONLY=core only the
+ * part, BENCH_ONLY=tracing only the tracing part, BENCH_ONLY=start only the start times, BENCH_ONLY=stream only the
+ * stream figure, BENCH_ONLY=core only the
  * others. BENCH_SCENARIOS picks delivery scenarios (scripts/bench-delivery.ts); the delivery figures of the others
  * stay as they are in .tmp/bench.json.
  * docs/benchmarks.md describes every figure.
@@ -47,6 +50,7 @@ import { runDeliveryBench, type DeliveryFigures } from './bench-delivery.js';
 import { buildServices } from './bench-delivery-env.js';
 import { runFairnessBench, type FairnessFigures } from './bench-fairness.js';
 import { printStart, runStartBench, type StartFigures } from './bench-start.js';
+import { printStream, runStreamBench, type StreamFigures } from './bench-stream.js';
 import { printTracing, runTracingBench, type TracingFigures } from './bench-tracing.js';
 import { ROOT } from './local-runtime.js';
 
@@ -333,7 +337,7 @@ async function runCoreBench(): Promise<{ figures: Figure[]; roundTrips: RoundTri
 
 async function main(): Promise<void> {
   const only = process.env['BENCH_ONLY'];
-  const parts = ['delivery', 'fairness', 'analytics', 'tracing', 'start', 'core'];
+  const parts = ['delivery', 'fairness', 'analytics', 'tracing', 'start', 'stream', 'core'];
   if (only && !parts.includes(only)) throw new Error(`BENCH_ONLY is ${parts.join(', ')}`);
   const runs = (part: string) => !only || only === part;
   const file = path.join(ROOT, '.tmp/bench.json');
@@ -354,6 +358,9 @@ async function main(): Promise<void> {
     ? (await runTracingBench()).tracing
     : ((previous['tracing'] ?? null) as TracingFigures | null);
   const start = runs('start') ? (await runStartBench()).start : ((previous['start'] ?? null) as StartFigures | null);
+  const stream = runs('stream')
+    ? (await runStreamBench()).stream
+    : ((previous['stream'] ?? null) as StreamFigures | null);
   const { figures, roundTrips } = core;
 
   if (only)
@@ -376,6 +383,7 @@ async function main(): Promise<void> {
   if (analytics) printAnalytics(analytics);
   if (tracing) printTracing(tracing);
   if (start) printStart(start);
+  if (stream) printStream(stream);
   mkdirSync(path.join(ROOT, '.tmp'), { recursive: true });
   writeFileSync(
     file,
@@ -390,6 +398,7 @@ async function main(): Promise<void> {
         analytics,
         tracing,
         start,
+        stream,
       },
       null,
       2,

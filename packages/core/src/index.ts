@@ -218,6 +218,8 @@ export { streamEventData, type StreamEventData } from './streams/stream-event.js
 export {
   STREAM_END_CHANNEL,
   STREAM_WAKE_CHANNEL,
+  STREAM_WAKE_SENDER,
   parseStreamEndSignal,
+  parseStreamWake,
   type StreamEndSignal,
 } from './streams/stream-signals.js';

@@ -173,7 +173,7 @@ export function createServices(options: CoreOptions): Services {
   });
   const ownership = new DispatchOwnershipService({ db, clock, events });
   const streamConnections = new StreamConnectionService({ db, clock });
-  const streamTokens = new StreamTokenService({ db, clock, endpoints });
+  const streamTokens = new StreamTokenService({ db, hot: options.hot, clock, endpoints });
   return {
     db,
     hot: options.hot,
@@ -225,6 +225,7 @@ export function createServices(options: CoreOptions): Services {
     streamConnections,
     streamDeliveries: new StreamDeliveryService({
       db,
+      hot: options.hot,
       clock,
       credentials: endpoints.credentials,
       events,

@@ -3,9 +3,11 @@ import {
   DELIVERY_WAKE_CHANNEL,
   newId,
   parseStreamEndSignal,
+  parseStreamWake,
   parseWakePayload,
   STREAM_END_CHANNEL,
   STREAM_WAKE_CHANNEL,
+  STREAM_WAKE_SENDER,
   type Services,
   type StreamCaller,
 } from '@svc/core';
@@ -123,10 +125,14 @@ export class StreamHub {
       }
       return;
     }
-    const targets =
-      channel === DELIVERY_WAKE_CHANNEL
-        ? parseWakePayload(payload)?.map((t) => t.endpointId)
-        : payload.split(',').filter((id) => id.length > 0);
+    let targets: string[] | undefined;
+    if (channel === DELIVERY_WAKE_CHANNEL) targets = parseWakePayload(payload)?.map((t) => t.endpointId);
+    else {
+      const wake = parseStreamWake(payload);
+      // Its own acknowledgements' wake-ups: this process woke its streams when it settled them.
+      if (wake.sender === STREAM_WAKE_SENDER) return;
+      targets = wake.endpointIds;
+    }
     if (targets === undefined) return this.pumpAll();
     for (const endpointId of targets) this.pumpEndpoint(endpointId);
   }

@@ -36,6 +36,8 @@ export class StreamSession {
   private ended = false;
   private recheck: NodeJS.Timeout | null = null;
   private stall: NodeJS.Timeout | null = null;
+  /** When the first lease of the endpoint ends, as the last claim read it: timeouts are settled from then on. */
+  private leaseEndsAt: Date | null = null;
   private readonly heartbeat: NodeJS.Timeout;
 
   constructor(private readonly init: StreamSessionInit) {
@@ -101,7 +103,9 @@ export class StreamSession {
     const { services, endpointId, docsUrl } = { ...this.init, docsUrl: this.init.docsUrl };
     try {
       for (;;) {
-        const claim = await services.streamDeliveries.claim(this.id, endpointId, CLAIM_BATCH);
+        const settleTimedOut = this.leaseEndsAt !== null && this.leaseEndsAt <= services.clock.now();
+        const claim = await services.streamDeliveries.claim(this.id, endpointId, CLAIM_BATCH, { settleTimedOut });
+        this.leaseEndsAt = claim.leaseEndsAt;
         if (this.ended) return;
         if (!claim.open)
           return void (await this.end({ code: 'endpoint_gone', message: 'the endpoint was deleted or disabled' }));

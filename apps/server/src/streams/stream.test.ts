@@ -148,4 +148,62 @@ describe('a stream endpoint', () => {
     a.close();
     b.close();
   });
+
+  it('offers an ordered endpoint its head only, the next once the head is acknowledged', async () => {
+    const stream = await streamEndpoint(stack, { ordering: 'ordered' });
+    const client = await openStream(stack, stream);
+    for (let i = 0; i < 3; i += 1) await stack.publish(stream.tenantId, { i });
+    for (let i = 0; i < 3; i += 1) {
+      const events = await client.waitForDeliveries(i + 1);
+      // Nothing behind the head comes while it is unacknowledged.
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      expect(client.deliveries).toHaveLength(i + 1);
+      const head = events[i]!;
+      expect(JSON.parse(head.body!)).toEqual({ i });
+      expect(Number(head.headers['svc-sequence'])).toBe(i + 1);
+      await ack(stack, stream, [{ delivery_id: head.delivery_id, attempt: head.attempt, status: 200 }]);
+    }
+    client.close();
+  });
+
+  it('opens its circuit after ten failures, offers nothing until the probe, and recovers', async () => {
+    const stream = await streamEndpoint(stack, { retry_delays_seconds: [3600] });
+    const client = await openStream(stack, stream);
+    for (let i = 0; i < 10; i += 1) await stack.publish(stream.tenantId, { i });
+    const failed = new Set<string>();
+    await client.waitFor('ten failed acknowledgements', () => {
+      for (const event of client.deliveries)
+        if (!failed.has(event.delivery_id)) {
+          failed.add(event.delivery_id);
+          void ack(stack, stream, [{ delivery_id: event.delivery_id, attempt: event.attempt, status: 503 }]);
+        }
+      return failed.size >= 10 ? true : undefined;
+    });
+    await stack.eventsUntil('webhooks.endpoint.failing', (d) => d['endpoint_id'] === stream.endpointId);
+    const endpoint = await stack.h.request('GET', `/endpoints/${stream.endpointId}`);
+    expect(endpoint.json.health).toMatchObject({ circuit: 'open', consecutive_failures: 10 });
+    // Behind the open circuit a new delivery waits.
+    await stack.publish(stream.tenantId, { after: true });
+    await new Promise((resolve) => setTimeout(resolve, 1500));
+    expect(client.deliveries).toHaveLength(10);
+    // Resume: one probe now; its success closes the circuit.
+    const resumed = await stack.h.request('POST', `/endpoints/${stream.endpointId}/resume`, {
+      body: {},
+      ifMatch: endpoint.headers.get('etag')!,
+      idempotencyKey: `resume-${stream.endpointId}`,
+    });
+    expect(resumed.status, resumed.text).toBe(200);
+    const probe = (await client.waitForDeliveries(11))[10]!;
+    expect(JSON.parse(probe.body!)).toEqual({ after: true });
+    const settled = await ack(stack, stream, [{ delivery_id: probe.delivery_id, attempt: probe.attempt, status: 200 }]);
+    expect(settled.json.results![0]!.result).toBe('settled');
+    await stack.eventsUntil('webhooks.endpoint.recovered', (d) => d['endpoint_id'] === stream.endpointId);
+    const healthy = await stack.h.request('GET', `/endpoints/${stream.endpointId}`);
+    expect(healthy.json.health).toMatchObject({ circuit: 'closed', consecutive_failures: 0 });
+    const [attempt] = (await stack.h.services.db.query(`SELECT trigger FROM attempts WHERE delivery_id = $1`, [
+      probe.delivery_id,
+    ])) as { trigger: string }[];
+    expect(attempt!.trigger).toBe('probe');
+    client.close();
+  });
 });

@@ -1,4 +1,5 @@
 import type { DataSource } from 'typeorm';
+import type { HotSql } from '@svc/db';
 import type { Clock } from '../common/clock.js';
 import type { EngineEventSink } from '../deliveries/delivery-records.js';
 import type { EndpointCredentialsService } from '../endpoints/endpoint-credentials.service.js';
@@ -7,10 +8,11 @@ import type { SettlementService } from '../engine/settlement.service.js';
 import { claimForStream, type StreamClaim } from './stream-claim.js';
 import type { StreamConnectionService } from './stream-connections.service.js';
 import { acknowledge, settleTimedOut, type StreamAck, type StreamAckResult } from './stream-settle.js';
-import { notifyStreamWake } from './stream-signals.js';
+import { notifyStreamWake, STREAM_WAKE_SENDER } from './stream-signals.js';
 
 export interface StreamDeliveryDeps {
   db: DataSource;
+  hot: HotSql;
   clock: Clock;
   credentials: EndpointCredentialsService;
   events: EngineEventSink;
@@ -27,16 +29,28 @@ export interface StreamDeliveryDeps {
 export class StreamDeliveryService {
   constructor(private readonly deps: StreamDeliveryDeps) {}
 
-  /** Settles this endpoint's lapsed leases as timeouts, then leases up to `want` due deliveries to the connection. */
-  async claim(connectionId: string, endpointId: string, want: number): Promise<StreamClaim> {
-    await settleTimedOut(this.deps, endpointId);
+  /**
+   * Leases up to `want` due deliveries to the connection; first, when `settleTimedOut` (a lease of the endpoint may
+   * have ended: the caller's last claim said when), settles its lapsed leases as timeouts.
+   */
+  async claim(
+    connectionId: string,
+    endpointId: string,
+    want: number,
+    options: { settleTimedOut?: boolean } = {},
+  ): Promise<StreamClaim> {
+    if (options.settleTimedOut ?? true) await settleTimedOut(this.deps, endpointId);
     return claimForStream(this.deps, connectionId, endpointId, want);
   }
 
-  /** Settles the acknowledgements; every stream of the endpoint is told, since room (or the next head) is free. */
+  /**
+   * Settles the acknowledgements; every stream of the endpoint is told, since room (or the next head) is free. The
+   * notification is not waited for, and its sender ignores it: the caller wakes its own process's streams itself.
+   */
   async acknowledge(endpointId: string, acks: readonly StreamAck[]): Promise<StreamAckResult[]> {
     const results = await acknowledge(this.deps, endpointId, acks);
-    if (results.includes('settled')) await notifyStreamWake(this.deps.db, [endpointId]);
+    if (results.includes('settled'))
+      void notifyStreamWake(this.deps.db, [endpointId], STREAM_WAKE_SENDER).catch(() => undefined);
     return results;
   }
 

@@ -1,3 +1,4 @@
+import { hotStatement, type HotSql } from '@svc/db';
 import { randomBytes } from 'node:crypto';
 import type { DataSource } from 'typeorm';
 import type { Clock } from '../common/clock.js';
@@ -22,6 +23,8 @@ export type StreamAckResult = 'settled' | 'stale' | 'unknown';
 
 export interface StreamSettleDeps {
   db: DataSource;
+  /** Plan-cached statements: acknowledgements are a stream's hot path. */
+  hot: HotSql;
   clock: Clock;
   settlement: SettlementService;
   ownership: DispatchOwnershipService;
@@ -58,7 +61,9 @@ interface LeaseRow {
 }
 
 /** The deliveries named (with the attempt each answers), their queue rows and their endpoint's circuit. */
-const LEASES_SQL = `
+const LEASES_SQL = hotStatement(
+  'stream_leases_v1',
+  `
 SELECT x.delivery_id, x.ack_attempt, d.id, q.lease_owner, q.attempt, q.due_at, d.team_id, d.tenant_id, d.endpoint_id,
        d.message_id, d.event_type, d.attempt_count, d.next_trigger, d.expires_at, d.sequence, d.content_type,
        e.timeout_seconds, e.url_revision, e.retry_delays_seconds, h.circuit, h.consecutive_failures,
@@ -68,7 +73,8 @@ SELECT x.delivery_id, x.ack_attempt, d.id, q.lease_owner, q.attempt, q.due_at, d
   LEFT JOIN delivery_queue q ON q.delivery_id = d.id
   LEFT JOIN endpoints e ON e.id = d.endpoint_id
   LEFT JOIN endpoint_health h ON h.endpoint_id = d.endpoint_id
- ORDER BY x.ord`;
+ ORDER BY x.ord`,
+);
 
 /**
  * Every stream lease's owner starts with wdc_ (the engine's orphan release leaves them to the stream sweep): a
@@ -92,7 +98,8 @@ export async function acknowledge(
   acks: readonly StreamAck[],
 ): Promise<StreamAckResult[]> {
   const now = deps.clock.now();
-  const rows = (await deps.db.query(LEASES_SQL, [
+  const readAt = generationOf(endpointId);
+  const rows = (await deps.hot.query<LeaseRow>(LEASES_SQL, [
     acks.map((a) => a.deliveryId),
     acks.map((a) => a.attempt),
     endpointId,
@@ -115,7 +122,7 @@ export async function acknowledge(
       index: i,
     });
   });
-  const applied = await settleByOwner(deps, outcomes, rows);
+  const applied = await settleByOwner(deps, outcomes, rows, readAt);
   for (const { index, outcome } of outcomes) if (!applied.has(outcome.attempt.deliveryId)) results[index] = 'stale';
   return results;
 }
@@ -143,7 +150,7 @@ export async function settleTimedOut(deps: StreamSettleDeps, endpointId: string 
     [sweeper, now, endpointId, limit, new Date(now.getTime() + SWEEP_LEASE_MS)],
   )) as { delivery_id: string; attempt: number }[];
   if (taken.length === 0) return 0;
-  const rows = (await deps.db.query(LEASES_SQL, [
+  const rows = (await deps.hot.query<LeaseRow>(LEASES_SQL, [
     taken.map((t) => t.delivery_id),
     taken.map((t) => t.attempt),
     null,
@@ -155,8 +162,39 @@ export async function settleTimedOut(deps: StreamSettleDeps, endpointId: string 
       outcome: outcomeOf(deps.clock, row, { kind: 'timeout', reason: 'no_acknowledgement' }, now),
       index,
     }));
-  await settleByOwner(deps, outcomes, rows);
+  await settleByOwner(deps, outcomes, rows, null);
   return outcomes.length;
+}
+
+/**
+ * One settlement at a time per endpoint in this process. The circuit is fenced by its row's version, so two
+ * settlements of one endpoint that read the same version would drop the second's failures (docs/delivery.md,
+ * "Circuits are fenced"); the push engine has one owner per endpoint, streams have acknowledgements arriving
+ * concurrently, so they take turns here. (Acknowledgements of one endpoint through two server processes at the same
+ * moment can still lose a count: the safe side, the circuit opens a little later.)
+ */
+const settling = new Map<string, Promise<unknown>>();
+
+/**
+ * Settlements of each endpoint this process has begun (kept, a number per endpoint that had one): a read of the
+ * circuit made before the last one began is stale.
+ */
+const generations = new Map<string, number>();
+const generationOf = (endpointId: string) => generations.get(endpointId) ?? 0;
+
+function inTurn<T>(endpointId: string, work: () => Promise<T>): Promise<T> {
+  const before = settling.get(endpointId);
+  const run = () => {
+    generations.set(endpointId, generationOf(endpointId) + 1);
+    return work();
+  };
+  const mine = (before ?? Promise.resolve()).then(run, run);
+  const tail = mine.catch(() => undefined);
+  settling.set(endpointId, tail);
+  void tail.then(() => {
+    if (settling.get(endpointId) === tail) settling.delete(endpointId);
+  });
+  return mine;
 }
 
 /** Settles each owner's outcomes under its own lease (the settlement's fence); answers the deliveries applied. */
@@ -164,28 +202,46 @@ async function settleByOwner(
   deps: StreamSettleDeps,
   outcomes: readonly { owner: string; outcome: AttemptOutcome }[],
   rows: readonly LeaseRow[],
+  /** generationOf(the endpoint) when `rows` were read (acknowledgements of one endpoint); null: always read again. */
+  readAt: number | null,
 ): Promise<Set<string>> {
   const applied = new Set<string>();
-  if (outcomes.length === 0) return applied;
-  const health = new Map<string, EndpointHealthState>();
-  for (const row of rows)
-    if (row.id !== null && !health.has(row.endpoint_id)) health.set(row.endpoint_id, healthOf(row));
-  const byOwner = new Map<string, AttemptOutcome[]>();
-  for (const { owner, outcome } of outcomes) byOwner.set(owner, [...(byOwner.get(owner) ?? []), outcome]);
-  const disabled: string[] = [];
-  for (const [owner, batch] of byOwner) {
-    const result = await deps.settlement.settle(owner, batch, (id) => health.get(id) ?? CLOSED);
-    // The next batch of the same endpoint starts from the circuit this one wrote.
-    for (const [id, state] of result.health) health.set(id, state);
-    for (const id of result.stale) health.delete(id);
-    result.outcomes.forEach((settled, i) => {
-      if (settled.applied) applied.add(batch[i]!.attempt.deliveryId);
-    });
-    disabled.push(...result.disabled);
+  const byEndpoint = new Map<string, Map<string, AttemptOutcome[]>>();
+  for (const { owner, outcome } of outcomes) {
+    const owners = byEndpoint.get(outcome.attempt.endpointId) ?? new Map<string, AttemptOutcome[]>();
+    byEndpoint.set(outcome.attempt.endpointId, owners);
+    owners.set(owner, [...(owners.get(owner) ?? []), outcome]);
   }
+  const disabled: string[] = [];
+  for (const [endpointId, owners] of byEndpoint)
+    await inTurn(endpointId, async () => {
+      // The circuit as the previous settlement of this endpoint left it: the rows' read when none began since it
+      // (the turn's own count is 1 then), else read again.
+      const read = rows.find((row) => row.id !== null && row.endpoint_id === endpointId);
+      const fresh = read !== undefined && readAt !== null && generationOf(endpointId) === readAt + 1;
+      let health = fresh ? healthOf(read) : await readHealth(deps.db, endpointId);
+      for (const [owner, batch] of owners) {
+        const result = await deps.settlement.settle(owner, batch, () => health);
+        health = result.health.get(endpointId) ?? (await readHealth(deps.db, endpointId));
+        result.outcomes.forEach((settled, i) => {
+          if (settled.applied) applied.add(batch[i]!.attempt.deliveryId);
+        });
+        disabled.push(...result.disabled);
+      }
+    });
   // A 410 acknowledgement disabled the endpoint, as a push 410 does: its waiting deliveries are canceled.
   if (disabled.length > 0) await deps.ownership.cancelDisabledBacklogs(disabled);
   return applied;
+}
+
+async function readHealth(db: DataSource, endpointId: string): Promise<EndpointHealthState> {
+  const [row] = (await db.query(
+    `SELECT circuit, consecutive_failures, last_success_at, last_failure_at, next_probe_at, probe_wait_seconds,
+            version AS health_version
+       FROM endpoint_health WHERE endpoint_id = $1`,
+    [endpointId],
+  )) as HealthRow[];
+  return row ? healthOf(row) : CLOSED;
 }
 
 const CLOSED: EndpointHealthState = {
@@ -198,7 +254,18 @@ const CLOSED: EndpointHealthState = {
   version: null,
 };
 
-function healthOf(row: LeaseRow): EndpointHealthState {
+type HealthRow = Pick<
+  LeaseRow,
+  | 'circuit'
+  | 'consecutive_failures'
+  | 'last_success_at'
+  | 'last_failure_at'
+  | 'next_probe_at'
+  | 'probe_wait_seconds'
+  | 'health_version'
+>;
+
+function healthOf(row: HealthRow): EndpointHealthState {
   if (row.circuit === null) return CLOSED;
   return {
     circuit: row.circuit,

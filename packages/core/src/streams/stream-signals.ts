@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import type { DataSource, EntityManager } from 'typeorm';
 
 /**
@@ -37,8 +38,30 @@ export function parseStreamEndSignal(payload: string): StreamEndSignal | null {
  */
 export const STREAM_WAKE_CHANNEL = 'svc_stream_wake';
 
-export async function notifyStreamWake(db: DataSource, endpointIds: readonly string[]): Promise<void> {
+/**
+ * This process's mark on the wake-ups it sends: a process that settled an acknowledgement has woken its own streams
+ * already, so it skips its own notification (each one would cost it a claim that finds nothing).
+ */
+export const STREAM_WAKE_SENDER = randomBytes(6).toString('hex');
+
+/** `sender`: STREAM_WAKE_SENDER for wake-ups whose sender has woken its own streams already (acknowledgements). */
+export async function notifyStreamWake(db: DataSource, endpointIds: readonly string[], sender = ''): Promise<void> {
   // A payload is at most 8,000 bytes: 200 IDs of 30 characters each fit.
   for (let i = 0; i < endpointIds.length; i += 200)
-    await db.query('SELECT pg_notify($1, $2)', [STREAM_WAKE_CHANNEL, endpointIds.slice(i, i + 200).join(',')]);
+    await db.query('SELECT pg_notify($1, $2)', [
+      STREAM_WAKE_CHANNEL,
+      `${sender}:${endpointIds.slice(i, i + 200).join(',')}`,
+    ]);
+}
+
+/** The sender and the endpoints of a stream wake-up. */
+export function parseStreamWake(payload: string): { sender: string; endpointIds: string[] } {
+  const colon = payload.indexOf(':');
+  return {
+    sender: colon < 0 ? '' : payload.slice(0, colon),
+    endpointIds: payload
+      .slice(colon + 1)
+      .split(',')
+      .filter((id) => id.length > 0),
+  };
 }

@@ -1,3 +1,4 @@
+import { hotStatement, type HotSql } from '@svc/db';
 import { createHash, randomBytes } from 'node:crypto';
 import type { DataSource } from 'typeorm';
 import type { Clock } from '../common/clock.js';
@@ -35,6 +36,20 @@ const TOKEN_PREFIX = 'whst_';
 /** whst_ and 43 base64url characters: 32 random bytes. */
 const TOKEN_SHAPE = /^whst_[A-Za-z0-9_-]{43}$/;
 
+/** The token's caller, for its own endpoint only (plan-cached: every acknowledgement runs it). */
+const AUTHENTICATE_SQL = hotStatement(
+  'stream_authenticate_v1',
+  `WITH hit AS (
+     SELECT t.id, t.team_id, t.endpoint_id, t.last_used_at FROM stream_tokens t JOIN endpoints e ON e.id = t.endpoint_id
+      WHERE t.token_sha256 = $1 AND t.endpoint_id = $2 AND t.revoked_at IS NULL
+        AND e.deleted_at IS NULL AND e.delivery_mode = 'stream'),
+   used AS (
+     UPDATE stream_tokens t SET last_used_at = $3 FROM hit
+      WHERE t.id = hit.id
+        AND (hit.last_used_at IS NULL OR hit.last_used_at < $3::timestamptz - make_interval(secs => $4::float8)))
+   SELECT id, team_id, endpoint_id FROM hit`,
+);
+
 const sha256 = (text: string): Buffer => createHash('sha256').update(text, 'utf8').digest();
 
 interface TokenRow {
@@ -59,7 +74,7 @@ const toView = (row: TokenRow): StreamTokenView => ({
  * every stream opened with it, in every server process, at once (stream-signals.ts).
  */
 export class StreamTokenService {
-  constructor(private readonly deps: { db: DataSource; clock: Clock; endpoints: EndpointService }) {}
+  constructor(private readonly deps: { db: DataSource; hot: HotSql; clock: Clock; endpoints: EndpointService }) {}
 
   async create(
     ctx: CallContext,
@@ -129,17 +144,12 @@ export class StreamTokenService {
   async authenticate(endpointId: string, token: string): Promise<StreamCaller | null> {
     if (!TOKEN_SHAPE.test(token) || !isWellFormedId(endpointId, 'endpoint')) return null;
     const now = this.deps.clock.now();
-    const rows = (await this.deps.db.query(
-      `WITH hit AS (
-         SELECT t.id, t.team_id, t.endpoint_id, t.last_used_at FROM stream_tokens t JOIN endpoints e ON e.id = t.endpoint_id
-          WHERE t.token_sha256 = $1 AND t.endpoint_id = $2 AND t.revoked_at IS NULL
-            AND e.deleted_at IS NULL AND e.delivery_mode = 'stream'),
-       used AS (
-         UPDATE stream_tokens t SET last_used_at = $3 FROM hit
-          WHERE t.id = hit.id AND (hit.last_used_at IS NULL OR hit.last_used_at < $3::timestamptz - make_interval(secs => $4::float8)))
-       SELECT id, team_id, endpoint_id FROM hit`,
-      [sha256(token), endpointId, now, LAST_USED_RESOLUTION_MS / 1000],
-    )) as { id: string; team_id: string; endpoint_id: string }[];
+    const rows = await this.deps.hot.query<{ id: string; team_id: string; endpoint_id: string }>(AUTHENTICATE_SQL, [
+      sha256(token),
+      endpointId,
+      now,
+      LAST_USED_RESOLUTION_MS / 1000,
+    ]);
     const row = rows[0];
     return row ? { tokenId: row.id, teamId: row.team_id, endpointId: row.endpoint_id } : null;
   }
