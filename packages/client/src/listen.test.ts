@@ -140,10 +140,11 @@ describe('listen() against the running server and worker', () => {
       });
       expect(deliveries).toEqual([expect.objectContaining({ status: 'succeeded', attempt_count: 1 })]);
     }
-    // Batched: never more than 100 at once, and fewer requests than deliveries over a burst of 20.
+    // Batched: every acknowledgement sent once, never more than 100 a request, and several together when they come
+    // together (3 in flight at once: the endpoint's max_concurrency; the local handler answers at once).
     expect(ackBatches.reduce((sum, n) => sum + n, 0)).toBe(20);
     expect(Math.max(...ackBatches)).toBeLessThanOrEqual(100);
-    expect(ackBatches.length).toBeLessThan(20);
+    expect(Math.max(...ackBatches)).toBeGreaterThan(1);
     console.warn(`listen(): 20 deliveries acknowledged in ${ackBatches.length} requests (${ackBatches.join(', ')})`);
 
     stop.abort();
