@@ -109,6 +109,36 @@ describe('stream endpoints through GraphQL', () => {
     expect(again.body.errors[0].extensions.code).toBe('not_found');
   });
 
+  it("lists an endpoint's open connections: since when, from where, with which token, how many unacknowledged", async () => {
+    const created = await gql(CREATE_ENDPOINT, { input: { tenantId, deliveryMode: 'stream' } });
+    const endpointId: string = created.body.data.createEndpoint.endpoint.id;
+    const made = await gql(CREATE_TOKEN, { endpointId, name: 'laptop' });
+    const { streamToken, token } = made.body.data.createStreamToken;
+    const opened = new AbortController();
+    const before = h.clock.now().getTime();
+    const stream = await fetch(`${h.baseUrl}/endpoints/${endpointId}/stream`, {
+      headers: { authorization: `Bearer ${token}` },
+      signal: opened.signal,
+    });
+    expect(stream.status).toBe(200);
+    try {
+      const reader = stream.body!.getReader();
+      expect(new TextDecoder().decode((await reader.read()).value)).toContain(': connected');
+      const listed = await gql(GET_ENDPOINT, { id: endpointId });
+      const [connection, ...others] = listed.body.data.endpoint.streamConnections;
+      expect(others).toEqual([]);
+      expect(connection).toMatchObject({
+        id: expect.stringMatching(/^wdc_/),
+        tokenId: streamToken.id,
+        remoteAddress: '127.0.0.1',
+        unacknowledged: 0,
+      });
+      expect(Date.parse(connection.openedAt)).toBeGreaterThanOrEqual(before); // the service clock
+    } finally {
+      opened.abort();
+    }
+  });
+
   it("reaches only the team's own endpoints", async () => {
     const created = await gql(CREATE_ENDPOINT, { input: { tenantId, deliveryMode: 'stream' } });
     const endpointId: string = created.body.data.createEndpoint.endpoint.id;
