@@ -220,7 +220,8 @@ export function toCreateInput(tenantId: string, values: EndpointFormValues): Rea
       signatureScheme: values.signatureScheme,
       status: values.status,
       headers: headers.value,
-      authorization: values.authorization === '' ? null : values.authorization,
+      // A stream endpoint has no Authorization to send (the form hides the field).
+      authorization: values.deliveryMode === 'stream' || values.authorization === '' ? null : values.authorization,
     },
   };
 }
