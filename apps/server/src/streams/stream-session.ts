@@ -146,9 +146,10 @@ export class StreamSession {
     if (this.recheck) clearTimeout(this.recheck);
     this.recheck = null;
     if (at === null) return;
-    const delay = Math.max(0, at.getTime() - this.init.services.clock.now().getTime());
-    // Past the poll interval the holder's poll covers it; a timer that far ahead would only be one more to keep.
-    if (delay > this.init.settings.pollMs) return;
+    const delay = at.getTime() - this.init.services.clock.now().getTime();
+    // Due already and not taken: the endpoint had no room (max_concurrency, the ordered head, its circuit); an
+    // acknowledgement or a wake-up makes room and pumps. Past the poll interval the holder's poll covers it.
+    if (delay <= 0 || delay > this.init.settings.pollMs) return;
     this.recheck = setTimeout(() => {
       this.recheck = null;
       this.pump();
