@@ -48,7 +48,17 @@ export default tseslint.config(
   {
     // Examples a user runs with plain node (the README's receiver), and the client's build (run by npm ci).
     files: ['examples/**/*.mjs', 'packages/client/build.mjs'],
-    languageOptions: { globals: { process: 'readonly', console: 'readonly', Buffer: 'readonly' } },
+    languageOptions: {
+      globals: {
+        process: 'readonly',
+        console: 'readonly',
+        Buffer: 'readonly',
+        // Node 20's web globals, which the stream receiver uses (examples/stream-receiver.mjs).
+        fetch: 'readonly',
+        setTimeout: 'readonly',
+        TextDecoderStream: 'readonly',
+      },
+    },
   },
   {
     // Packages never import a transport (DESIGN.md: dependency direction).

@@ -2,8 +2,9 @@
 /**
  * Builds the published package into dist/: `npm ci` runs it (the `prepare` script), and so does `npm pack`.
  *
- * - dist/index.js: one ES module with openapi-fetch and standardwebhooks bundled in (esbuild), so the package has
- *   no runtime dependencies: a project installs the tarball alone, offline included.
+ * - dist/index.js: one ES module with openapi-fetch, standardwebhooks and eventsource-parser (listen's SSE parser)
+ *   bundled in (esbuild), so the package has no runtime dependencies: a project installs the tarball alone, offline
+ *   included.
  * - dist/*.d.ts: the declarations tsc emits. They use openapi-fetch's and openapi-typescript-helpers' types, whose
  *   declaration files are copied to dist/vendor/ and imported from there, so the types need nothing installed either.
  * - dist/THIRD_PARTY_NOTICES.md: the licences of the bundled packages.
@@ -90,7 +91,8 @@ try {
     mainFields: ['module', 'main'],
     target: 'es2022',
     sourcemap: true,
-    // The licences of what is bundled (openapi-fetch, standardwebhooks and theirs) are in THIRD_PARTY_NOTICES.md.
+    // The licences of what is bundled (openapi-fetch, standardwebhooks, eventsource-parser and theirs) are in
+    // THIRD_PARTY_NOTICES.md.
     legalComments: 'none',
     metafile: true,
     logLevel: 'warning',

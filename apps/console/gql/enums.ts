@@ -13,6 +13,13 @@ export const DeliveryKind = {
 } as const;
 
 export type DeliveryKind = (typeof DeliveryKind)[keyof typeof DeliveryKind];
+/** push: the service POSTs each delivery to the endpoint's URL; stream: the endpoint has no URL, its receiver opens GET /v1/endpoints/{id}/stream with a stream token and acknowledges each delivery (docs/streams.md) */
+export const DeliveryMode = {
+  Push: 'push',
+  Stream: 'stream',
+} as const;
+
+export type DeliveryMode = (typeof DeliveryMode)[keyof typeof DeliveryMode];
 /** A delivery's status */
 export const DeliveryStatus = {
   Canceled: 'canceled',

@@ -21,7 +21,7 @@ type Documents = {
   '\n  query ReplayQuote($deliveryIds: [ID!]!, $configuration: ReplayConfiguration) {\n    replayQuote(deliveryIds: $deliveryIds, configuration: $configuration) {\n      items {\n        deliveryId\n        replayable\n        errorCode\n        reason\n        deliveryUnits\n        totalUsd\n        repairedBy\n      }\n      deliveryUnits\n      totalUsd\n      repairedCount\n      unrepairedDeliveryUnits\n      unrepairedTotalUsd\n    }\n  }\n': typeof types.ReplayQuoteDocument;
   '\n  mutation ReplayDelivery($id: ID!, $configuration: ReplayConfiguration, $idempotencyKey: String) {\n    replayDelivery(id: $id, configuration: $configuration, idempotencyKey: $idempotencyKey) {\n      ...DeliveryFields\n    }\n  }\n': typeof types.ReplayDeliveryDocument;
   '\n  mutation RetryDeliveryNow($id: ID!, $idempotencyKey: String) {\n    retryDeliveryNow(id: $id, idempotencyKey: $idempotencyKey) {\n      ...DeliveryFields\n    }\n  }\n': typeof types.RetryDeliveryNowDocument;
-  '\n  fragment EndpointFields on Endpoint {\n    id\n    tenantId\n    url\n    name\n    description\n    events\n    filter\n    transform\n    transformVersion\n    status\n    disabledReason\n    ratePerSecond\n    maxConcurrency\n    ordering\n    orderingOnFailure\n    retryDelaysSeconds\n    timeoutSeconds\n    headers\n    hasAuthorization\n    metadata\n    secretVersion\n    oldSecretExpiresAt\n    signatureScheme\n    publicKey\n    publicKeys {\n      publicKey\n      expiresAt\n    }\n    health {\n      circuit\n      consecutiveFailures\n      lastSuccessAt\n      lastFailureAt\n      nextProbeAt\n    }\n    queuedCount\n    urlRevision\n    version\n    etag\n    createdAt\n    updatedAt\n  }\n': typeof types.EndpointFieldsFragmentDoc;
+  '\n  fragment EndpointFields on Endpoint {\n    id\n    tenantId\n    deliveryMode\n    url\n    name\n    description\n    events\n    filter\n    transform\n    transformVersion\n    status\n    disabledReason\n    ratePerSecond\n    maxConcurrency\n    ordering\n    orderingOnFailure\n    retryDelaysSeconds\n    timeoutSeconds\n    headers\n    hasAuthorization\n    metadata\n    secretVersion\n    oldSecretExpiresAt\n    signatureScheme\n    publicKey\n    publicKeys {\n      publicKey\n      expiresAt\n    }\n    health {\n      circuit\n      consecutiveFailures\n      lastSuccessAt\n      lastFailureAt\n      nextProbeAt\n    }\n    queuedCount\n    urlRevision\n    version\n    etag\n    createdAt\n    updatedAt\n  }\n': typeof types.EndpointFieldsFragmentDoc;
   '\n  fragment EndpointPreviewFields on EndpointPreview {\n    matches\n    reason\n    eventType\n    eventTypeMatched\n    filterMatched\n    transformApplied\n    transformError {\n      field\n      message\n    }\n    contentType\n    body\n    bodyBytes\n    deliveryUnits\n  }\n': typeof types.EndpointPreviewFieldsFragmentDoc;
   '\n  query Endpoints($first: Int, $after: String, $tenantId: ID) {\n    endpoints(first: $first, after: $after, tenantId: $tenantId) {\n      nodes {\n        ...EndpointFields\n      }\n      nextCursor\n    }\n  }\n': typeof types.EndpointsDocument;
   '\n  query Endpoint($id: ID!) {\n    endpoint(id: $id) {\n      ...EndpointFields\n    }\n  }\n': typeof types.EndpointDocument;
@@ -31,6 +31,9 @@ type Documents = {
   '\n  mutation RotateEndpointSecret(\n    $id: ID!\n    $etag: String!\n    $overlapSeconds: Int\n    $signatureScheme: SignatureScheme\n    $idempotencyKey: String\n  ) {\n    rotateEndpointSecret(\n      id: $id\n      etag: $etag\n      overlapSeconds: $overlapSeconds\n      signatureScheme: $signatureScheme\n      idempotencyKey: $idempotencyKey\n    ) {\n      endpoint {\n        ...EndpointFields\n      }\n      signingSecret\n    }\n  }\n': typeof types.RotateEndpointSecretDocument;
   '\n  mutation ResumeEndpoint($id: ID!, $etag: String!, $idempotencyKey: String) {\n    resumeEndpoint(id: $id, etag: $etag, idempotencyKey: $idempotencyKey) {\n      ...EndpointFields\n    }\n  }\n': typeof types.ResumeEndpointDocument;
   '\n  query EndpointPreview($endpointId: ID!, $payload: String!, $eventType: String) {\n    endpointPreview(endpointId: $endpointId, payload: $payload, eventType: $eventType) {\n      ...EndpointPreviewFields\n    }\n  }\n': typeof types.EndpointPreviewDocument;
+  '\n  query EndpointStream($id: ID!) {\n    endpoint(id: $id) {\n      id\n      streamUrl\n      streamConnections {\n        id\n        tokenId\n        openedAt\n        remoteAddress\n        unacknowledged\n      }\n      streamTokens(first: 100) {\n        nodes {\n          id\n          name\n          createdAt\n          lastUsedAt\n        }\n        nextCursor\n      }\n    }\n  }\n': typeof types.EndpointStreamDocument;
+  '\n  mutation CreateStreamToken($endpointId: ID!, $name: String, $idempotencyKey: String) {\n    createStreamToken(endpointId: $endpointId, name: $name, idempotencyKey: $idempotencyKey) {\n      streamToken {\n        id\n        name\n        createdAt\n        lastUsedAt\n      }\n      token\n    }\n  }\n': typeof types.CreateStreamTokenDocument;
+  '\n  mutation RevokeStreamToken($endpointId: ID!, $id: ID!) {\n    revokeStreamToken(endpointId: $endpointId, id: $id)\n  }\n': typeof types.RevokeStreamTokenDocument;
   '\n  query SubscribableEvents {\n    subscribableEvents\n  }\n': typeof types.SubscribableEventsDocument;
   '\n  fragment EventSubscriptionFields on EventSubscription {\n    id\n    url\n    events\n    environmentIds\n    description\n    enabled\n    disabledReason\n    format\n    version\n    etag\n    secretRotationEndsAt\n    createdAt\n    updatedAt\n  }\n': typeof types.EventSubscriptionFieldsFragmentDoc;
   '\n  fragment SubscriptionDeliveryFields on SubscriptionDelivery {\n    id\n    eventId\n    eventType\n    sequence\n    trigger\n    retryOf\n    status\n    ordered\n    attemptCount\n    nextAttemptAt\n    releasedAt\n    createdAt\n    attempts {\n      id\n      attempt\n      attemptedAt\n      statusCode\n      errorKind\n      error\n      durationMs\n    }\n  }\n': typeof types.SubscriptionDeliveryFieldsFragmentDoc;
@@ -103,16 +106,19 @@ type Documents = {
   '\n  mutation PortalResumeEndpoint($id: ID!, $etag: String!) {\n    portalResumeEndpoint(id: $id, etag: $etag) {\n      id\n    }\n  }\n': typeof types.PortalResumeEndpointDocument;
   '\n  mutation PortalRotateEndpointSecret($id: ID!, $etag: String!, $idempotencyKey: String) {\n    portalRotateEndpointSecret(id: $id, etag: $etag, idempotencyKey: $idempotencyKey) {\n      signingSecret\n    }\n  }\n': typeof types.PortalRotateEndpointSecretDocument;
   '\n  mutation PortalRevealEndpointSecret($id: ID!) {\n    portalRevealEndpointSecret(id: $id) {\n      secret\n      publicKey\n    }\n  }\n': typeof types.PortalRevealEndpointSecretDocument;
+  '\n  mutation PortalCreateStreamToken($endpointId: ID!, $name: String, $idempotencyKey: String) {\n    portalCreateStreamToken(endpointId: $endpointId, name: $name, idempotencyKey: $idempotencyKey) {\n      token\n    }\n  }\n': typeof types.PortalCreateStreamTokenDocument;
+  '\n  mutation PortalRevokeStreamToken($endpointId: ID!, $id: ID!) {\n    portalRevokeStreamToken(endpointId: $endpointId, id: $id)\n  }\n': typeof types.PortalRevokeStreamTokenDocument;
   '\n  mutation PortalSendTestEvent($endpointId: ID!) {\n    portalSendTestEvent(endpointId: $endpointId) {\n      id\n    }\n  }\n': typeof types.PortalSendTestEventDocument;
   '\n  mutation PortalRetryDelivery($id: ID!) {\n    portalRetryDelivery(id: $id) {\n      id\n    }\n  }\n': typeof types.PortalRetryDeliveryDocument;
   '\n  mutation PortalReplayDelivery($id: ID!, $idempotencyKey: String) {\n    portalReplayDelivery(id: $id, idempotencyKey: $idempotencyKey) {\n      id\n    }\n  }\n': typeof types.PortalReplayDeliveryDocument;
   '\n  mutation OpenPortalSession($linkToken: String!) {\n    openPortalSession(linkToken: $linkToken) {\n      token\n      expiresAt\n    }\n  }\n': typeof types.OpenPortalSessionDocument;
   '\n  query PortalLink($linkToken: String!) {\n    portalLink(linkToken: $linkToken) {\n      displayName\n    }\n  }\n': typeof types.PortalLinkDocument;
-  '\n  fragment PortalEndpointFields on Endpoint {\n    id\n    url\n    name\n    description\n    events\n    filter\n    headers\n    status\n    disabledReason\n    signatureScheme\n    publicKey\n    publicKeys {\n      publicKey\n      expiresAt\n    }\n    etag\n    health {\n      circuit\n      consecutiveFailures\n      lastSuccessAt\n      lastFailureAt\n      nextProbeAt\n    }\n  }\n': typeof types.PortalEndpointFieldsFragmentDoc;
+  '\n  fragment PortalEndpointFields on Endpoint {\n    id\n    deliveryMode\n    url\n    name\n    description\n    events\n    filter\n    headers\n    status\n    disabledReason\n    signatureScheme\n    publicKey\n    publicKeys {\n      publicKey\n      expiresAt\n    }\n    etag\n    health {\n      circuit\n      consecutiveFailures\n      lastSuccessAt\n      lastFailureAt\n      nextProbeAt\n    }\n  }\n': typeof types.PortalEndpointFieldsFragmentDoc;
   '\n  fragment PortalDeliveryFields on Delivery {\n    id\n    messageId\n    endpointId\n    eventType\n    kind\n    status\n    attemptCount\n    lastStatusCode\n    createdAt\n    replayOf\n    sequence\n    target {\n      endpointName\n      url\n      urlRevision\n      urlRecorded\n    }\n    attempts {\n      nodes {\n        id\n        number\n        trigger\n        startedAt\n        statusCode\n        errorKind\n        errorDetail {\n          ...AttemptErrorDetailFields\n        }\n        durationMs\n        responseBody\n      }\n    }\n  }\n': typeof types.PortalDeliveryFieldsFragmentDoc;
   '\n  query PortalContext {\n    portalContext {\n      tenantName\n      session {\n        id\n        capabilities\n        eventTypes\n        expiresAt\n        spendingCapUsd\n        spentUsd\n        branding {\n          displayName\n          accentColor\n          logoUrl\n        }\n      }\n    }\n  }\n': typeof types.PortalContextDocument;
   '\n  query PortalEndpoints($after: String) {\n    portalEndpoints(first: 50, after: $after) {\n      nodes {\n        ...PortalEndpointFields\n      }\n      nextCursor\n    }\n  }\n': typeof types.PortalEndpointsDocument;
   '\n  query PortalEndpoint($id: ID!, $after: String) {\n    portalEndpoint(id: $id) {\n      ...PortalEndpointFields\n    }\n    portalDeliveries(endpointId: $id, first: 20, after: $after) {\n      nodes {\n        ...PortalDeliveryFields\n      }\n      nextCursor\n    }\n  }\n': typeof types.PortalEndpointDocument;
+  '\n  query PortalEndpointStream($id: ID!) {\n    portalEndpointStream(endpointId: $id, first: 100) {\n      streamUrl\n      connections {\n        id\n        tokenId\n        openedAt\n        remoteAddress\n        unacknowledged\n      }\n      tokens {\n        nodes {\n          id\n          name\n          createdAt\n          lastUsedAt\n        }\n      }\n    }\n  }\n': typeof types.PortalEndpointStreamDocument;
   '\n  query PortalEventTypes($after: String) {\n    portalEventTypes(first: 20, after: $after) {\n      nodes {\n        name\n        description\n        example\n      }\n      nextCursor\n    }\n  }\n': typeof types.PortalEventTypesDocument;
   '\n  query PortalEventTypeNames {\n    portalEventTypeNames\n  }\n': typeof types.PortalEventTypeNamesDocument;
   '\n  query PortalMessages($after: String, $externalId: String, $eventType: String) {\n    portalMessages(first: 50, after: $after, externalId: $externalId, eventType: $eventType) {\n      nodes {\n        id\n        externalId\n        eventType\n        status\n        createdAt\n      }\n      nextCursor\n    }\n  }\n': typeof types.PortalMessagesDocument;
@@ -139,7 +145,7 @@ const documents: Documents = {
     types.ReplayDeliveryDocument,
   '\n  mutation RetryDeliveryNow($id: ID!, $idempotencyKey: String) {\n    retryDeliveryNow(id: $id, idempotencyKey: $idempotencyKey) {\n      ...DeliveryFields\n    }\n  }\n':
     types.RetryDeliveryNowDocument,
-  '\n  fragment EndpointFields on Endpoint {\n    id\n    tenantId\n    url\n    name\n    description\n    events\n    filter\n    transform\n    transformVersion\n    status\n    disabledReason\n    ratePerSecond\n    maxConcurrency\n    ordering\n    orderingOnFailure\n    retryDelaysSeconds\n    timeoutSeconds\n    headers\n    hasAuthorization\n    metadata\n    secretVersion\n    oldSecretExpiresAt\n    signatureScheme\n    publicKey\n    publicKeys {\n      publicKey\n      expiresAt\n    }\n    health {\n      circuit\n      consecutiveFailures\n      lastSuccessAt\n      lastFailureAt\n      nextProbeAt\n    }\n    queuedCount\n    urlRevision\n    version\n    etag\n    createdAt\n    updatedAt\n  }\n':
+  '\n  fragment EndpointFields on Endpoint {\n    id\n    tenantId\n    deliveryMode\n    url\n    name\n    description\n    events\n    filter\n    transform\n    transformVersion\n    status\n    disabledReason\n    ratePerSecond\n    maxConcurrency\n    ordering\n    orderingOnFailure\n    retryDelaysSeconds\n    timeoutSeconds\n    headers\n    hasAuthorization\n    metadata\n    secretVersion\n    oldSecretExpiresAt\n    signatureScheme\n    publicKey\n    publicKeys {\n      publicKey\n      expiresAt\n    }\n    health {\n      circuit\n      consecutiveFailures\n      lastSuccessAt\n      lastFailureAt\n      nextProbeAt\n    }\n    queuedCount\n    urlRevision\n    version\n    etag\n    createdAt\n    updatedAt\n  }\n':
     types.EndpointFieldsFragmentDoc,
   '\n  fragment EndpointPreviewFields on EndpointPreview {\n    matches\n    reason\n    eventType\n    eventTypeMatched\n    filterMatched\n    transformApplied\n    transformError {\n      field\n      message\n    }\n    contentType\n    body\n    bodyBytes\n    deliveryUnits\n  }\n':
     types.EndpointPreviewFieldsFragmentDoc,
@@ -159,6 +165,12 @@ const documents: Documents = {
     types.ResumeEndpointDocument,
   '\n  query EndpointPreview($endpointId: ID!, $payload: String!, $eventType: String) {\n    endpointPreview(endpointId: $endpointId, payload: $payload, eventType: $eventType) {\n      ...EndpointPreviewFields\n    }\n  }\n':
     types.EndpointPreviewDocument,
+  '\n  query EndpointStream($id: ID!) {\n    endpoint(id: $id) {\n      id\n      streamUrl\n      streamConnections {\n        id\n        tokenId\n        openedAt\n        remoteAddress\n        unacknowledged\n      }\n      streamTokens(first: 100) {\n        nodes {\n          id\n          name\n          createdAt\n          lastUsedAt\n        }\n        nextCursor\n      }\n    }\n  }\n':
+    types.EndpointStreamDocument,
+  '\n  mutation CreateStreamToken($endpointId: ID!, $name: String, $idempotencyKey: String) {\n    createStreamToken(endpointId: $endpointId, name: $name, idempotencyKey: $idempotencyKey) {\n      streamToken {\n        id\n        name\n        createdAt\n        lastUsedAt\n      }\n      token\n    }\n  }\n':
+    types.CreateStreamTokenDocument,
+  '\n  mutation RevokeStreamToken($endpointId: ID!, $id: ID!) {\n    revokeStreamToken(endpointId: $endpointId, id: $id)\n  }\n':
+    types.RevokeStreamTokenDocument,
   '\n  query SubscribableEvents {\n    subscribableEvents\n  }\n': types.SubscribableEventsDocument,
   '\n  fragment EventSubscriptionFields on EventSubscription {\n    id\n    url\n    events\n    environmentIds\n    description\n    enabled\n    disabledReason\n    format\n    version\n    etag\n    secretRotationEndsAt\n    createdAt\n    updatedAt\n  }\n':
     types.EventSubscriptionFieldsFragmentDoc,
@@ -296,6 +308,10 @@ const documents: Documents = {
     types.PortalRotateEndpointSecretDocument,
   '\n  mutation PortalRevealEndpointSecret($id: ID!) {\n    portalRevealEndpointSecret(id: $id) {\n      secret\n      publicKey\n    }\n  }\n':
     types.PortalRevealEndpointSecretDocument,
+  '\n  mutation PortalCreateStreamToken($endpointId: ID!, $name: String, $idempotencyKey: String) {\n    portalCreateStreamToken(endpointId: $endpointId, name: $name, idempotencyKey: $idempotencyKey) {\n      token\n    }\n  }\n':
+    types.PortalCreateStreamTokenDocument,
+  '\n  mutation PortalRevokeStreamToken($endpointId: ID!, $id: ID!) {\n    portalRevokeStreamToken(endpointId: $endpointId, id: $id)\n  }\n':
+    types.PortalRevokeStreamTokenDocument,
   '\n  mutation PortalSendTestEvent($endpointId: ID!) {\n    portalSendTestEvent(endpointId: $endpointId) {\n      id\n    }\n  }\n':
     types.PortalSendTestEventDocument,
   '\n  mutation PortalRetryDelivery($id: ID!) {\n    portalRetryDelivery(id: $id) {\n      id\n    }\n  }\n':
@@ -306,7 +322,7 @@ const documents: Documents = {
     types.OpenPortalSessionDocument,
   '\n  query PortalLink($linkToken: String!) {\n    portalLink(linkToken: $linkToken) {\n      displayName\n    }\n  }\n':
     types.PortalLinkDocument,
-  '\n  fragment PortalEndpointFields on Endpoint {\n    id\n    url\n    name\n    description\n    events\n    filter\n    headers\n    status\n    disabledReason\n    signatureScheme\n    publicKey\n    publicKeys {\n      publicKey\n      expiresAt\n    }\n    etag\n    health {\n      circuit\n      consecutiveFailures\n      lastSuccessAt\n      lastFailureAt\n      nextProbeAt\n    }\n  }\n':
+  '\n  fragment PortalEndpointFields on Endpoint {\n    id\n    deliveryMode\n    url\n    name\n    description\n    events\n    filter\n    headers\n    status\n    disabledReason\n    signatureScheme\n    publicKey\n    publicKeys {\n      publicKey\n      expiresAt\n    }\n    etag\n    health {\n      circuit\n      consecutiveFailures\n      lastSuccessAt\n      lastFailureAt\n      nextProbeAt\n    }\n  }\n':
     types.PortalEndpointFieldsFragmentDoc,
   '\n  fragment PortalDeliveryFields on Delivery {\n    id\n    messageId\n    endpointId\n    eventType\n    kind\n    status\n    attemptCount\n    lastStatusCode\n    createdAt\n    replayOf\n    sequence\n    target {\n      endpointName\n      url\n      urlRevision\n      urlRecorded\n    }\n    attempts {\n      nodes {\n        id\n        number\n        trigger\n        startedAt\n        statusCode\n        errorKind\n        errorDetail {\n          ...AttemptErrorDetailFields\n        }\n        durationMs\n        responseBody\n      }\n    }\n  }\n':
     types.PortalDeliveryFieldsFragmentDoc,
@@ -316,6 +332,8 @@ const documents: Documents = {
     types.PortalEndpointsDocument,
   '\n  query PortalEndpoint($id: ID!, $after: String) {\n    portalEndpoint(id: $id) {\n      ...PortalEndpointFields\n    }\n    portalDeliveries(endpointId: $id, first: 20, after: $after) {\n      nodes {\n        ...PortalDeliveryFields\n      }\n      nextCursor\n    }\n  }\n':
     types.PortalEndpointDocument,
+  '\n  query PortalEndpointStream($id: ID!) {\n    portalEndpointStream(endpointId: $id, first: 100) {\n      streamUrl\n      connections {\n        id\n        tokenId\n        openedAt\n        remoteAddress\n        unacknowledged\n      }\n      tokens {\n        nodes {\n          id\n          name\n          createdAt\n          lastUsedAt\n        }\n      }\n    }\n  }\n':
+    types.PortalEndpointStreamDocument,
   '\n  query PortalEventTypes($after: String) {\n    portalEventTypes(first: 20, after: $after) {\n      nodes {\n        name\n        description\n        example\n      }\n      nextCursor\n    }\n  }\n':
     types.PortalEventTypesDocument,
   '\n  query PortalEventTypeNames {\n    portalEventTypeNames\n  }\n': types.PortalEventTypeNamesDocument,
@@ -384,7 +402,7 @@ export function graphql(
  * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
  */
 export function graphql(
-  source: '\n  fragment EndpointFields on Endpoint {\n    id\n    tenantId\n    url\n    name\n    description\n    events\n    filter\n    transform\n    transformVersion\n    status\n    disabledReason\n    ratePerSecond\n    maxConcurrency\n    ordering\n    orderingOnFailure\n    retryDelaysSeconds\n    timeoutSeconds\n    headers\n    hasAuthorization\n    metadata\n    secretVersion\n    oldSecretExpiresAt\n    signatureScheme\n    publicKey\n    publicKeys {\n      publicKey\n      expiresAt\n    }\n    health {\n      circuit\n      consecutiveFailures\n      lastSuccessAt\n      lastFailureAt\n      nextProbeAt\n    }\n    queuedCount\n    urlRevision\n    version\n    etag\n    createdAt\n    updatedAt\n  }\n',
+  source: '\n  fragment EndpointFields on Endpoint {\n    id\n    tenantId\n    deliveryMode\n    url\n    name\n    description\n    events\n    filter\n    transform\n    transformVersion\n    status\n    disabledReason\n    ratePerSecond\n    maxConcurrency\n    ordering\n    orderingOnFailure\n    retryDelaysSeconds\n    timeoutSeconds\n    headers\n    hasAuthorization\n    metadata\n    secretVersion\n    oldSecretExpiresAt\n    signatureScheme\n    publicKey\n    publicKeys {\n      publicKey\n      expiresAt\n    }\n    health {\n      circuit\n      consecutiveFailures\n      lastSuccessAt\n      lastFailureAt\n      nextProbeAt\n    }\n    queuedCount\n    urlRevision\n    version\n    etag\n    createdAt\n    updatedAt\n  }\n',
 ): typeof import('./graphql').EndpointFieldsFragmentDoc;
 /**
  * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
@@ -440,6 +458,24 @@ export function graphql(
 export function graphql(
   source: '\n  query EndpointPreview($endpointId: ID!, $payload: String!, $eventType: String) {\n    endpointPreview(endpointId: $endpointId, payload: $payload, eventType: $eventType) {\n      ...EndpointPreviewFields\n    }\n  }\n',
 ): typeof import('./graphql').EndpointPreviewDocument;
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(
+  source: '\n  query EndpointStream($id: ID!) {\n    endpoint(id: $id) {\n      id\n      streamUrl\n      streamConnections {\n        id\n        tokenId\n        openedAt\n        remoteAddress\n        unacknowledged\n      }\n      streamTokens(first: 100) {\n        nodes {\n          id\n          name\n          createdAt\n          lastUsedAt\n        }\n        nextCursor\n      }\n    }\n  }\n',
+): typeof import('./graphql').EndpointStreamDocument;
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(
+  source: '\n  mutation CreateStreamToken($endpointId: ID!, $name: String, $idempotencyKey: String) {\n    createStreamToken(endpointId: $endpointId, name: $name, idempotencyKey: $idempotencyKey) {\n      streamToken {\n        id\n        name\n        createdAt\n        lastUsedAt\n      }\n      token\n    }\n  }\n',
+): typeof import('./graphql').CreateStreamTokenDocument;
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(
+  source: '\n  mutation RevokeStreamToken($endpointId: ID!, $id: ID!) {\n    revokeStreamToken(endpointId: $endpointId, id: $id)\n  }\n',
+): typeof import('./graphql').RevokeStreamTokenDocument;
 /**
  * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
  */
@@ -876,6 +912,18 @@ export function graphql(
  * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
  */
 export function graphql(
+  source: '\n  mutation PortalCreateStreamToken($endpointId: ID!, $name: String, $idempotencyKey: String) {\n    portalCreateStreamToken(endpointId: $endpointId, name: $name, idempotencyKey: $idempotencyKey) {\n      token\n    }\n  }\n',
+): typeof import('./graphql').PortalCreateStreamTokenDocument;
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(
+  source: '\n  mutation PortalRevokeStreamToken($endpointId: ID!, $id: ID!) {\n    portalRevokeStreamToken(endpointId: $endpointId, id: $id)\n  }\n',
+): typeof import('./graphql').PortalRevokeStreamTokenDocument;
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(
   source: '\n  mutation PortalSendTestEvent($endpointId: ID!) {\n    portalSendTestEvent(endpointId: $endpointId) {\n      id\n    }\n  }\n',
 ): typeof import('./graphql').PortalSendTestEventDocument;
 /**
@@ -906,7 +954,7 @@ export function graphql(
  * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
  */
 export function graphql(
-  source: '\n  fragment PortalEndpointFields on Endpoint {\n    id\n    url\n    name\n    description\n    events\n    filter\n    headers\n    status\n    disabledReason\n    signatureScheme\n    publicKey\n    publicKeys {\n      publicKey\n      expiresAt\n    }\n    etag\n    health {\n      circuit\n      consecutiveFailures\n      lastSuccessAt\n      lastFailureAt\n      nextProbeAt\n    }\n  }\n',
+  source: '\n  fragment PortalEndpointFields on Endpoint {\n    id\n    deliveryMode\n    url\n    name\n    description\n    events\n    filter\n    headers\n    status\n    disabledReason\n    signatureScheme\n    publicKey\n    publicKeys {\n      publicKey\n      expiresAt\n    }\n    etag\n    health {\n      circuit\n      consecutiveFailures\n      lastSuccessAt\n      lastFailureAt\n      nextProbeAt\n    }\n  }\n',
 ): typeof import('./graphql').PortalEndpointFieldsFragmentDoc;
 /**
  * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
@@ -932,6 +980,12 @@ export function graphql(
 export function graphql(
   source: '\n  query PortalEndpoint($id: ID!, $after: String) {\n    portalEndpoint(id: $id) {\n      ...PortalEndpointFields\n    }\n    portalDeliveries(endpointId: $id, first: 20, after: $after) {\n      nodes {\n        ...PortalDeliveryFields\n      }\n      nextCursor\n    }\n  }\n',
 ): typeof import('./graphql').PortalEndpointDocument;
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(
+  source: '\n  query PortalEndpointStream($id: ID!) {\n    portalEndpointStream(endpointId: $id, first: 100) {\n      streamUrl\n      connections {\n        id\n        tokenId\n        openedAt\n        remoteAddress\n        unacknowledged\n      }\n      tokens {\n        nodes {\n          id\n          name\n          createdAt\n          lastUsedAt\n        }\n      }\n    }\n  }\n',
+): typeof import('./graphql').PortalEndpointStreamDocument;
 /**
  * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
  */

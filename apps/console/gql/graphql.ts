@@ -10,6 +10,8 @@ export type AnalyticsBucket = 'day' | 'hour';
 export type CreateEndpointInput = {
   /** Write-only Authorization value */
   authorization?: string | null | undefined;
+  /** push by default; it cannot be changed later */
+  deliveryMode?: DeliveryMode | null | undefined;
   description?: string | null | undefined;
   events?: Array<string> | null | undefined;
   /** Filter JSON text */
@@ -32,7 +34,8 @@ export type CreateEndpointInput = {
   timeoutSeconds?: number | null | undefined;
   /** Transform JSON text */
   transform?: string | null | undefined;
-  url: string;
+  /** Required for a push endpoint; a stream endpoint has none */
+  url?: string | null | undefined;
 };
 
 export type CreateEventSubscriptionInput = {
@@ -82,6 +85,9 @@ export type CreateTenantInput = {
   name: string;
 };
 
+/** push: the service POSTs each delivery to the endpoint's URL; stream: the endpoint has no URL, its receiver opens GET /v1/endpoints/{id}/stream with a stream token and acknowledges each delivery (docs/streams.md) */
+export type DeliveryMode = 'push' | 'stream';
+
 /** A delivery's status */
 export type DeliveryStatus =
   'canceled' | 'expired' | 'failed' | 'in_flight' | 'queued' | 'retry_wait' | 'scheduled' | 'succeeded';
@@ -111,6 +117,8 @@ export type PortalCapabilities = 'manage_endpoints' | 'read_only';
 export type PortalEndpointInput = {
   /** Write-only Authorization value */
   authorization?: string | null | undefined;
+  /** push by default; a stream endpoint has no URL */
+  deliveryMode?: DeliveryMode | null | undefined;
   description?: string | null | undefined;
   /** Default: the session's event types, or * */
   events?: Array<string> | null | undefined;
@@ -120,7 +128,8 @@ export type PortalEndpointInput = {
   headers?: Record<string, unknown> | null | undefined;
   name?: string | null | undefined;
   signatureScheme?: SignatureScheme | null | undefined;
-  url: string;
+  /** Required for a push endpoint */
+  url?: string | null | undefined;
 };
 
 /** Omitted fields keep their values; null clears filter and authorization */
@@ -489,6 +498,7 @@ export type RetryDeliveryNowMutation = {
 export type EndpointFieldsFragment = {
   id: string;
   tenantId: string;
+  deliveryMode: DeliveryMode;
   url: string;
   name: string;
   description: string;
@@ -553,6 +563,7 @@ export type EndpointsQuery = {
     nodes: Array<{
       id: string;
       tenantId: string;
+      deliveryMode: DeliveryMode;
       url: string;
       name: string;
       description: string;
@@ -601,6 +612,7 @@ export type EndpointQuery = {
   endpoint: {
     id: string;
     tenantId: string;
+    deliveryMode: DeliveryMode;
     url: string;
     name: string;
     description: string;
@@ -651,6 +663,7 @@ export type CreateEndpointMutation = {
     endpoint: {
       id: string;
       tenantId: string;
+      deliveryMode: DeliveryMode;
       url: string;
       name: string;
       description: string;
@@ -701,6 +714,7 @@ export type UpdateEndpointMutation = {
   updateEndpoint: {
     id: string;
     tenantId: string;
+    deliveryMode: DeliveryMode;
     url: string;
     name: string;
     description: string;
@@ -761,6 +775,7 @@ export type RotateEndpointSecretMutation = {
     endpoint: {
       id: string;
       tenantId: string;
+      deliveryMode: DeliveryMode;
       url: string;
       name: string;
       description: string;
@@ -811,6 +826,7 @@ export type ResumeEndpointMutation = {
   resumeEndpoint: {
     id: string;
     tenantId: string;
+    deliveryMode: DeliveryMode;
     url: string;
     name: string;
     description: string;
@@ -871,6 +887,48 @@ export type EndpointPreviewQuery = {
     transformError: { field: string; message: string } | null;
   };
 };
+
+export type EndpointStreamQueryVariables = Exact<{
+  id: string | number;
+}>;
+
+export type EndpointStreamQuery = {
+  endpoint: {
+    id: string;
+    streamUrl: string | null;
+    streamConnections: Array<{
+      id: string;
+      tokenId: string;
+      openedAt: string;
+      remoteAddress: string;
+      unacknowledged: number;
+    }>;
+    streamTokens: {
+      nextCursor: string | null;
+      nodes: Array<{ id: string; name: string; createdAt: string; lastUsedAt: string | null }>;
+    };
+  };
+};
+
+export type CreateStreamTokenMutationVariables = Exact<{
+  endpointId: string | number;
+  name?: string | null | undefined;
+  idempotencyKey?: string | null | undefined;
+}>;
+
+export type CreateStreamTokenMutation = {
+  createStreamToken: {
+    token: string | null;
+    streamToken: { id: string; name: string; createdAt: string; lastUsedAt: string | null };
+  };
+};
+
+export type RevokeStreamTokenMutationVariables = Exact<{
+  endpointId: string | number;
+  id: string | number;
+}>;
+
+export type RevokeStreamTokenMutation = { revokeStreamToken: boolean };
 
 export type SubscribableEventsQueryVariables = Exact<{ [key: string]: never }>;
 
@@ -2471,6 +2529,21 @@ export type PortalRevealEndpointSecretMutation = {
   portalRevealEndpointSecret: { secret: string | null; publicKey: string | null };
 };
 
+export type PortalCreateStreamTokenMutationVariables = Exact<{
+  endpointId: string | number;
+  name?: string | null | undefined;
+  idempotencyKey?: string | null | undefined;
+}>;
+
+export type PortalCreateStreamTokenMutation = { portalCreateStreamToken: { token: string | null } };
+
+export type PortalRevokeStreamTokenMutationVariables = Exact<{
+  endpointId: string | number;
+  id: string | number;
+}>;
+
+export type PortalRevokeStreamTokenMutation = { portalRevokeStreamToken: boolean };
+
 export type PortalSendTestEventMutationVariables = Exact<{
   endpointId: string | number;
 }>;
@@ -2504,6 +2577,7 @@ export type PortalLinkQuery = { portalLink: { displayName: string | null } };
 
 export type PortalEndpointFieldsFragment = {
   id: string;
+  deliveryMode: DeliveryMode;
   url: string;
   name: string;
   description: string;
@@ -2593,6 +2667,7 @@ export type PortalEndpointsQuery = {
     nextCursor: string | null;
     nodes: Array<{
       id: string;
+      deliveryMode: DeliveryMode;
       url: string;
       name: string;
       description: string;
@@ -2624,6 +2699,7 @@ export type PortalEndpointQueryVariables = Exact<{
 export type PortalEndpointQuery = {
   portalEndpoint: {
     id: string;
+    deliveryMode: DeliveryMode;
     url: string;
     name: string;
     description: string;
@@ -2687,6 +2763,24 @@ export type PortalEndpointQuery = {
         }>;
       };
     }>;
+  };
+};
+
+export type PortalEndpointStreamQueryVariables = Exact<{
+  id: string | number;
+}>;
+
+export type PortalEndpointStreamQuery = {
+  portalEndpointStream: {
+    streamUrl: string;
+    connections: Array<{
+      id: string;
+      tokenId: string;
+      openedAt: string;
+      remoteAddress: string;
+      unacknowledged: number;
+    }>;
+    tokens: { nodes: Array<{ id: string; name: string; createdAt: string; lastUsedAt: string | null }> };
   };
 };
 
@@ -2822,6 +2916,7 @@ export const EndpointFieldsFragmentDoc = new TypedDocumentString(
     fragment EndpointFields on Endpoint {
   id
   tenantId
+  deliveryMode
   url
   name
   description
@@ -3323,6 +3418,7 @@ export const PortalEndpointFieldsFragmentDoc = new TypedDocumentString(
   `
     fragment PortalEndpointFields on Endpoint {
   id
+  deliveryMode
   url
   name
   description
@@ -3618,6 +3714,7 @@ export const EndpointsDocument = new TypedDocumentString(`
     fragment EndpointFields on Endpoint {
   id
   tenantId
+  deliveryMode
   url
   name
   description
@@ -3667,6 +3764,7 @@ export const EndpointDocument = new TypedDocumentString(`
     fragment EndpointFields on Endpoint {
   id
   tenantId
+  deliveryMode
   url
   name
   description
@@ -3719,6 +3817,7 @@ export const CreateEndpointDocument = new TypedDocumentString(`
     fragment EndpointFields on Endpoint {
   id
   tenantId
+  deliveryMode
   url
   name
   description
@@ -3768,6 +3867,7 @@ export const UpdateEndpointDocument = new TypedDocumentString(`
     fragment EndpointFields on Endpoint {
   id
   tenantId
+  deliveryMode
   url
   name
   description
@@ -3831,6 +3931,7 @@ export const RotateEndpointSecretDocument = new TypedDocumentString(`
     fragment EndpointFields on Endpoint {
   id
   tenantId
+  deliveryMode
   url
   name
   description
@@ -3880,6 +3981,7 @@ export const ResumeEndpointDocument = new TypedDocumentString(`
     fragment EndpointFields on Endpoint {
   id
   tenantId
+  deliveryMode
   url
   name
   description
@@ -3946,6 +4048,52 @@ export const EndpointPreviewDocument = new TypedDocumentString(`
   bodyBytes
   deliveryUnits
 }`) as unknown as TypedDocumentString<EndpointPreviewQuery, EndpointPreviewQueryVariables>;
+export const EndpointStreamDocument = new TypedDocumentString(`
+    query EndpointStream($id: ID!) {
+  endpoint(id: $id) {
+    id
+    streamUrl
+    streamConnections {
+      id
+      tokenId
+      openedAt
+      remoteAddress
+      unacknowledged
+    }
+    streamTokens(first: 100) {
+      nodes {
+        id
+        name
+        createdAt
+        lastUsedAt
+      }
+      nextCursor
+    }
+  }
+}
+    `) as unknown as TypedDocumentString<EndpointStreamQuery, EndpointStreamQueryVariables>;
+export const CreateStreamTokenDocument = new TypedDocumentString(`
+    mutation CreateStreamToken($endpointId: ID!, $name: String, $idempotencyKey: String) {
+  createStreamToken(
+    endpointId: $endpointId
+    name: $name
+    idempotencyKey: $idempotencyKey
+  ) {
+    streamToken {
+      id
+      name
+      createdAt
+      lastUsedAt
+    }
+    token
+  }
+}
+    `) as unknown as TypedDocumentString<CreateStreamTokenMutation, CreateStreamTokenMutationVariables>;
+export const RevokeStreamTokenDocument = new TypedDocumentString(`
+    mutation RevokeStreamToken($endpointId: ID!, $id: ID!) {
+  revokeStreamToken(endpointId: $endpointId, id: $id)
+}
+    `) as unknown as TypedDocumentString<RevokeStreamTokenMutation, RevokeStreamTokenMutationVariables>;
 export const SubscribableEventsDocument = new TypedDocumentString(`
     query SubscribableEvents {
   subscribableEvents
@@ -5421,6 +5569,22 @@ export const PortalRevealEndpointSecretDocument = new TypedDocumentString(`
   PortalRevealEndpointSecretMutation,
   PortalRevealEndpointSecretMutationVariables
 >;
+export const PortalCreateStreamTokenDocument = new TypedDocumentString(`
+    mutation PortalCreateStreamToken($endpointId: ID!, $name: String, $idempotencyKey: String) {
+  portalCreateStreamToken(
+    endpointId: $endpointId
+    name: $name
+    idempotencyKey: $idempotencyKey
+  ) {
+    token
+  }
+}
+    `) as unknown as TypedDocumentString<PortalCreateStreamTokenMutation, PortalCreateStreamTokenMutationVariables>;
+export const PortalRevokeStreamTokenDocument = new TypedDocumentString(`
+    mutation PortalRevokeStreamToken($endpointId: ID!, $id: ID!) {
+  portalRevokeStreamToken(endpointId: $endpointId, id: $id)
+}
+    `) as unknown as TypedDocumentString<PortalRevokeStreamTokenMutation, PortalRevokeStreamTokenMutationVariables>;
 export const PortalSendTestEventDocument = new TypedDocumentString(`
     mutation PortalSendTestEvent($endpointId: ID!) {
   portalSendTestEvent(endpointId: $endpointId) {
@@ -5488,6 +5652,7 @@ export const PortalEndpointsDocument = new TypedDocumentString(`
 }
     fragment PortalEndpointFields on Endpoint {
   id
+  deliveryMode
   url
   name
   description
@@ -5540,6 +5705,7 @@ export const PortalEndpointDocument = new TypedDocumentString(`
 }
 fragment PortalEndpointFields on Endpoint {
   id
+  deliveryMode
   url
   name
   description
@@ -5597,6 +5763,28 @@ fragment PortalDeliveryFields on Delivery {
     }
   }
 }`) as unknown as TypedDocumentString<PortalEndpointQuery, PortalEndpointQueryVariables>;
+export const PortalEndpointStreamDocument = new TypedDocumentString(`
+    query PortalEndpointStream($id: ID!) {
+  portalEndpointStream(endpointId: $id, first: 100) {
+    streamUrl
+    connections {
+      id
+      tokenId
+      openedAt
+      remoteAddress
+      unacknowledged
+    }
+    tokens {
+      nodes {
+        id
+        name
+        createdAt
+        lastUsedAt
+      }
+    }
+  }
+}
+    `) as unknown as TypedDocumentString<PortalEndpointStreamQuery, PortalEndpointStreamQueryVariables>;
 export const PortalEventTypesDocument = new TypedDocumentString(`
     query PortalEventTypes($after: String) {
   portalEventTypes(first: 20, after: $after) {

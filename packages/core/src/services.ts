@@ -176,6 +176,7 @@ export function createServices(options: CoreOptions): Services {
   });
   const ownership = new DispatchOwnershipService({ db, clock, events });
   const streamConnections = new StreamConnectionService({ db, clock });
+  const streamTokens = new StreamTokenService({ db, hot: options.hot, clock, endpoints });
   return {
     db,
     hot: options.hot,
@@ -206,7 +207,7 @@ export function createServices(options: CoreOptions): Services {
       events,
       consoleUrl: options.consoleUrl ?? null,
     }),
-    portal: new PortalService({ db, clock, endpoints, messages, deliveries, events }),
+    portal: new PortalService({ db, clock, endpoints, messages, deliveries, events, streamTokens, streamConnections }),
     replays: new ReplayService({ db, clock, limits, jobs: options.jobs, billing, events }),
     retention: new RetentionService(db, clock),
     partitions: new PartitionMaintenance(db, clock),
@@ -224,7 +225,7 @@ export function createServices(options: CoreOptions): Services {
     keyMismatches,
     settlement,
     ownership,
-    streamTokens: new StreamTokenService({ db, hot: options.hot, clock, endpoints }),
+    streamTokens,
     streamConnections,
     streamDeliveries: new StreamDeliveryService({
       db,

@@ -177,7 +177,10 @@ export class EndpointResolver {
     const parsed = parseInput(CreateEndpointSchema, {
       tenant_id: input.tenantId,
       ...endpointFields(input),
-      ...defined({ signature_scheme: input.signatureScheme ?? undefined }),
+      ...defined({
+        signature_scheme: input.signatureScheme ?? undefined,
+        delivery_mode: input.deliveryMode ?? undefined,
+      }),
     });
     return runIdempotent(context, idempotencyKey, {
       operation: 'createEndpoint',

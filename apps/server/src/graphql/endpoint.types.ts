@@ -1,6 +1,6 @@
 import { Field, ID, InputType, Int, ObjectType } from 'type-graphql';
 import { GraphQLJSONObject } from 'graphql-scalars';
-import { EndpointOrdering, OrderingOnFailure, SignatureScheme } from './enums.js';
+import { DeliveryMode, EndpointOrdering, OrderingOnFailure, SignatureScheme } from './enums.js';
 
 @ObjectType()
 export class EndpointHealth {
@@ -27,7 +27,9 @@ export class EndpointPublicKey {
 export class Endpoint {
   @Field(() => ID) id!: string;
   @Field(() => ID) tenantId!: string;
-  @Field(() => String) url!: string;
+  @Field(() => DeliveryMode, { description: 'Set on create; push by default' })
+  deliveryMode!: keyof typeof DeliveryMode;
+  @Field(() => String, { description: 'Empty for a stream endpoint, which has no URL' }) url!: string;
   @Field(() => String) name!: string;
   @Field(() => String) description!: string;
   @Field(() => [String]) events!: string[];
@@ -116,7 +118,10 @@ export class EndpointPreview {
 @InputType()
 export class CreateEndpointInput {
   @Field(() => ID) tenantId!: string;
-  @Field(() => String) url!: string;
+  @Field(() => String, { nullable: true, description: 'Required for a push endpoint; a stream endpoint has none' })
+  url?: string | null;
+  @Field(() => DeliveryMode, { nullable: true, description: 'push by default; it cannot be changed later' })
+  deliveryMode?: keyof typeof DeliveryMode | null;
   @Field(() => String, { nullable: true }) name?: string;
   @Field(() => String, { nullable: true }) description?: string;
   @Field(() => [String], { nullable: true }) events?: string[];

@@ -1,6 +1,7 @@
 import { registerEnumType } from 'type-graphql';
 import {
   ANALYTICS_BUCKETS,
+  DELIVERY_MODES,
   DELIVERY_STATUSES,
   LIST_ORDERS,
   ListDeliveriesQuery,
@@ -29,6 +30,7 @@ export const EndpointStatus = enumOf(ListEndpointsQuery.shape.status.unwrap().op
 export const AnalyticsBucket = enumOf(ANALYTICS_BUCKETS);
 export const ReplayConfiguration = enumOf(ReplayDeliveryInput.shape.configuration.unwrap().options);
 export const SignatureScheme = enumOf(SIGNATURE_SCHEMES);
+export const DeliveryMode = enumOf(DELIVERY_MODES);
 export const EndpointOrdering = enumOf(ORDERINGS);
 export const OrderingOnFailure = enumOf(ORDERING_ON_FAILURE);
 export const ListOrder = enumOf(LIST_ORDERS);
@@ -53,6 +55,12 @@ registerEnumType(SignatureScheme, {
   description:
     'hmac: v1 signatures with a shared whsec_ secret; ed25519: v1a signatures that receivers check with the ' +
     "endpoint's whpk_ public key (Standard Webhooks)",
+});
+registerEnumType(DeliveryMode, {
+  name: 'DeliveryMode',
+  description:
+    "push: the service POSTs each delivery to the endpoint's URL; stream: the endpoint has no URL, its receiver " +
+    'opens GET /v1/endpoints/{id}/stream with a stream token and acknowledges each delivery (docs/streams.md)',
 });
 registerEnumType(EndpointOrdering, {
   name: 'EndpointOrdering',

@@ -176,7 +176,15 @@ describe('GraphQL', () => {
           'generatesSecret',
         ];
         // A feature flag's key is its name, and an ed25519 public key is meant to be read: neither is a credential.
-        const notSecrets = ['FeatureFlag.key', 'Endpoint.publicKey', 'EndpointPublicKey.publicKey'];
+        // A stream endpoint's token records and a connection's token ID name tokens without holding one.
+        const notSecrets = [
+          'FeatureFlag.key',
+          'Endpoint.publicKey',
+          'EndpointPublicKey.publicKey',
+          'Endpoint.streamTokens',
+          'PortalEndpointStream.tokens',
+          'StreamConnection.tokenId',
+        ];
         if (!metadataAboutSecrets.includes(field.name) && !notSecrets.includes(`${type.name}.${field.name}`))
           expect(field.name, `${type.name}.${field.name}`).not.toMatch(/secret|password|authorization|token|key$/i);
         visit(getNamedType(field.type));
@@ -197,6 +205,12 @@ describe('GraphQL', () => {
       'rotateEndpointSecret',
     ]);
     expect(mutationTypes).toContain('EndpointSecretReveal');
+    // A stream token (docs/streams.md): only in its create payload.
+    expect(
+      Object.values(schema.getMutationType()!.getFields())
+        .filter((f) => getNamedType(f.type).name === 'StreamTokenReveal')
+        .map((f) => f.name),
+    ).toEqual(['createStreamToken', 'portalCreateStreamToken']);
     // A source's receive URL and generated secret: only in the create and rotate payloads.
     expect(reachable).toContain('Source');
     expect(reachable).not.toContain('SourceWithSecrets');

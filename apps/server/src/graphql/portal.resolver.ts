@@ -145,7 +145,10 @@ export class PortalResolver {
   ): Promise<EndpointSecretReveal> {
     const parsed = parseInput(PortalEndpointSchema, {
       ...receiverEndpointFields(input),
-      ...defined({ signature_scheme: input.signatureScheme ?? undefined }),
+      ...defined({
+        signature_scheme: input.signatureScheme ?? undefined,
+        delivery_mode: input.deliveryMode ?? undefined,
+      }),
     });
     return runIdempotent(context, idempotencyKey, {
       operation: 'portalCreateEndpoint',

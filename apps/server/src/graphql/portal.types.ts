@@ -2,7 +2,8 @@ import { GraphQLJSONObject } from 'graphql-scalars';
 import { Field, ID, InputType, Int, ObjectType, registerEnumType } from 'type-graphql';
 import { PORTAL_CAPABILITIES } from '@svc/core';
 import { Endpoint } from './endpoint.types.js';
-import { SignatureScheme } from './enums.js';
+import { DeliveryMode, SignatureScheme } from './enums.js';
+import { StreamConnection, StreamTokenConnection } from './stream.types.js';
 
 export const PortalCapabilities = Object.fromEntries(PORTAL_CAPABILITIES.map((value) => [value, value])) as {
   [K in (typeof PORTAL_CAPABILITIES)[number]]: K;
@@ -116,7 +117,9 @@ export class PortalSigningSecret {
 
 @InputType()
 export class PortalEndpointInput {
-  @Field(() => String) url!: string;
+  @Field(() => DeliveryMode, { nullable: true, description: 'push by default; a stream endpoint has no URL' })
+  deliveryMode?: keyof typeof DeliveryMode | null;
+  @Field(() => String, { nullable: true, description: 'Required for a push endpoint' }) url?: string | null;
   @Field(() => String, { nullable: true }) name?: string;
   @Field(() => String, { nullable: true }) description?: string;
   @Field(() => [String], { nullable: true, description: "Default: the session's event types, or *" }) events?: string[];
@@ -139,4 +142,14 @@ export class PortalEndpointUpdateInput {
   @Field(() => GraphQLJSONObject, { nullable: true }) headers?: Record<string, unknown>;
   @Field(() => String, { nullable: true }) authorization?: string | null;
   @Field(() => String, { nullable: true, description: 'enabled or paused' }) status?: string;
+}
+
+@ObjectType({
+  description: 'A stream endpoint of the tenant as the portal shows it: where to connect, who is connected',
+})
+export class PortalEndpointStream {
+  @Field(() => String, { description: 'GET it with a stream token (docs/streams.md)' }) streamUrl!: string;
+  @Field(() => [StreamConnection], { description: 'Open connections, oldest first' }) connections!: StreamConnection[];
+  @Field(() => StreamTokenConnection, { description: 'Its tokens (never the tokens themselves)' })
+  tokens!: StreamTokenConnection;
 }

@@ -12,19 +12,28 @@ import { EventTypeResolver, SettingsResolver, TenantResolver, ViewerResolver } f
 import { ReplayResolver } from './replay.resolver.js';
 import { ConsoleSessionResolver } from './session.resolver.js';
 import { SourceResolver } from './source.resolver.js';
+import { StreamResolver } from './stream.resolver.js';
 import { UsageResolver } from './usage.resolver.js';
 import { PlatformResolver } from './platform-api.resolver.js';
 import { PortalResolver } from './portal.resolver.js';
+import { PortalStreamResolver } from './portal-stream.resolver.js';
 import { PortalSessionResolver } from './portal-session.resolver.js';
 
 export interface GraphqlSchemaOptions {
-  /** SVC_PUBLIC_BASE_URL, for the receive URLs of sources; null builds a schema to print or inspect, not to serve. */
+  /**
+   * SVC_PUBLIC_BASE_URL, for the receive URLs of sources and the stream URLs of stream endpoints; null builds a schema
+   * to print or inspect, not to serve.
+   */
   publicBaseUrl: string | null;
 }
 
-/** One instance per resolver class, made on first use; SourceResolver is made with the public base URL. */
+/** One instance per resolver class, made on first use; those that build URLs with the public base URL. */
 function resolverInstances(options: GraphqlSchemaOptions): ContainerType {
-  const instances = new Map<unknown, unknown>([[SourceResolver, new SourceResolver(options.publicBaseUrl)]]);
+  const instances = new Map<unknown, unknown>([
+    [SourceResolver, new SourceResolver(options.publicBaseUrl)],
+    [StreamResolver, new StreamResolver(options.publicBaseUrl)],
+    [PortalStreamResolver, new PortalStreamResolver(options.publicBaseUrl)],
+  ]);
   return {
     get(resolverClass: new () => unknown) {
       if (!instances.has(resolverClass)) instances.set(resolverClass, new resolverClass());
@@ -46,6 +55,7 @@ export async function buildGraphqlSchema(options: GraphqlSchemaOptions = { publi
       EventTypeResolver,
       SettingsResolver,
       EndpointResolver,
+      StreamResolver,
       MessageResolver,
       DeliveryResolver,
       ReplayResolver,
@@ -55,6 +65,7 @@ export async function buildGraphqlSchema(options: GraphqlSchemaOptions = { publi
       UsageResolver,
       PlatformResolver,
       ConsoleSessionResolver,
+      PortalStreamResolver,
       PortalSessionResolver,
       PortalResolver,
     ],

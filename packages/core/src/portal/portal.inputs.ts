@@ -4,9 +4,11 @@ import { CreateEndpointInput, UpdateEndpointInput } from '../endpoints/endpoint.
 /**
  * An endpoint the tenant creates in the portal: the fields a receiver cares about. Delivery tuning (rate,
  * concurrency, retries, timeout, transform, metadata) stays the operator's; the portal leaves them at their defaults.
- * `events` defaults to the session's event types (every type when it has none).
+ * `events` defaults to the session's event types (every type when it has none). A stream endpoint (`delivery_mode`)
+ * has no URL: the tenant's receiver connects (docs/streams.md).
  */
 export const PortalEndpointInput = CreateEndpointInput.pick({
+  delivery_mode: true,
   url: true,
   name: true,
   description: true,

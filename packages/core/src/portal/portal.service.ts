@@ -29,6 +29,9 @@ import type { EndpointView, EndpointWithSecret } from '../endpoints/endpoint.vie
 import type { MessageService } from '../messages/message.service.js';
 import type { MessageView } from '../messages/message.view.js';
 import type { ListMessagesQuery } from '../messages/message.inputs.js';
+import type { CreateStreamTokenInput } from '../streams/stream.inputs.js';
+import type { StreamConnectionService, StreamConnectionView } from '../streams/stream-connections.service.js';
+import type { StreamTokenService, StreamTokenView } from '../streams/stream-tokens.service.js';
 import type { PortalEndpointInput, PortalEndpointUpdate } from './portal.inputs.js';
 
 /** The endpoint's signing material as the portal's reveal shows it. */
@@ -46,6 +49,8 @@ export interface PortalServiceDeps {
   messages: MessageService;
   deliveries: DeliveryService;
   events: OperationalEventService;
+  streamTokens: StreamTokenService;
+  streamConnections: StreamConnectionService;
 }
 
 const PORTAL_TEST_PAYLOAD = '{"test":true,"sent_from":"portal"}';
@@ -132,6 +137,7 @@ export class PortalService {
     // Delivery tuning stays at the defaults of the shared schema (the operator's to change).
     const full = parseInput(CreateEndpointInput, {
       tenant_id: scope.tenantId,
+      delivery_mode: input.delivery_mode,
       url: input.url,
       name: input.name,
       description: input.description,
@@ -210,6 +216,46 @@ export class PortalService {
           : null;
       await this.record(tx, ctx, 'webhooks.portal.endpoint.secret_revealed', id, {});
       return { endpoint, secret, publicKey: endpoint.publicKey };
+    });
+  }
+
+  /** A stream endpoint's tokens (never the tokens themselves); read-only sessions included. */
+  async listStreamTokens(ctx: CallContext, endpointId: string, page: PageRequest): Promise<Page<StreamTokenView>> {
+    await this.getEndpoint(ctx, endpointId);
+    return this.deps.streamTokens.list(ctx, endpointId, page);
+  }
+
+  /** A stream endpoint's open connections, in any server process; read-only sessions included. */
+  async listStreamConnections(ctx: CallContext, endpointId: string): Promise<StreamConnectionView[]> {
+    await this.getEndpoint(ctx, endpointId);
+    return this.deps.streamConnections.list(ctx, endpointId);
+  }
+
+  /**
+   * A new token of one of the tenant's stream endpoints, shown this once. Recorded as a change of the endpoint
+   * (`webhooks.portal.endpoint.updated`, changes `stream_tokens`): its credentials changed, as a rotation changes them.
+   */
+  async createStreamToken(
+    ctx: CallContext,
+    endpointId: string,
+    input: CreateStreamTokenInput,
+  ): Promise<{ token: StreamTokenView; secret: string }> {
+    requireManage(portalScope(ctx));
+    return inTransaction(this.deps.db, ctx, async (tx) => {
+      await this.getEndpoint({ ...ctx, tx }, endpointId);
+      const created = await this.deps.streamTokens.create({ ...ctx, tx }, endpointId, input);
+      await this.record(tx, ctx, 'webhooks.portal.endpoint.updated', endpointId, { changes: 'stream_tokens' });
+      return created;
+    });
+  }
+
+  /** Revokes a token of one of the tenant's stream endpoints: its streams end at once; recorded like create. */
+  async revokeStreamToken(ctx: CallContext, endpointId: string, tokenId: string): Promise<void> {
+    requireManage(portalScope(ctx));
+    await inTransaction(this.deps.db, ctx, async (tx) => {
+      await this.getEndpoint({ ...ctx, tx }, endpointId);
+      await this.deps.streamTokens.revoke({ ...ctx, tx }, endpointId, tokenId);
+      await this.record(tx, ctx, 'webhooks.portal.endpoint.updated', endpointId, { changes: 'stream_tokens' });
     });
   }
 

@@ -42,7 +42,7 @@ function checkFields(input: unknown): Checked<EndpointFields & { filter: string 
   if (!isObject(input)) return fail('body', 'the endpoint must be an object');
   const { url, name, description, events, filter, transform, metadata } = input;
   const { ratePerSecond, maxConcurrency, retryDelaysSeconds, timeoutSeconds, ordering, orderingOnFailure } = input;
-  if (typeof url !== 'string') return fail('url', 'url must be a string');
+  if (url !== undefined && typeof url !== 'string') return fail('url', 'url must be a string');
   if (typeof name !== 'string') return fail('name', 'name must be a string');
   if (typeof description !== 'string') return fail('description', 'description must be a string');
   if (!isStringArray(events)) return fail('events', 'events must be a list of patterns');
@@ -59,7 +59,7 @@ function checkFields(input: unknown): Checked<EndpointFields & { filter: string 
   return {
     ok: true,
     value: {
-      url,
+      ...(url === undefined ? {} : { url }),
       name,
       description,
       events,
@@ -91,11 +91,14 @@ export async function createEndpointAction(
     return invalidArgument('authorization', 'authorization must be text or null');
   if (!isSignatureScheme(input.signatureScheme))
     return invalidArgument('signature_scheme', 'signature_scheme must be hmac or ed25519');
+  if (input.deliveryMode !== 'push' && input.deliveryMode !== 'stream')
+    return invalidArgument('delivery_mode', 'delivery_mode must be push or stream');
   return toActionResult(() =>
     createEndpoint(
       {
         ...fields.value,
         tenantId: input.tenantId,
+        deliveryMode: input.deliveryMode,
         signatureScheme: input.signatureScheme,
         status: input.status,
         headers: input.headers,

@@ -43,6 +43,8 @@ export function CredentialFields({ values, change, error, endpoint, newHost }: C
       error={endpoint ? undefined : headersError}
     />
   );
+  // A stream endpoint sends no Authorization value (it has no URL); its custom headers go in each event.
+  if (values.deliveryMode === 'stream' && !endpoint) return headerRows;
   if (!endpoint)
     return (
       <>
@@ -79,32 +81,34 @@ export function CredentialFields({ values, change, error, endpoint, newHost }: C
           {values.headersChoice === 'replace' && headerRows}
         </Stack>
       </Input.Wrapper>
-      <Input.Wrapper
-        label="Authorization"
-        description={`Now: ${endpoint.hasAuthorization ? 'set' : 'not set'}. The value cannot be read back.${newHostHint}`}
-        error={authorizationError}
-        data-testid="authorization-field"
-      >
-        <Stack gap="xs" mt={6}>
-          <SegmentedControl
-            aria-label="Authorization choice"
-            data={AUTHORIZATION_CHOICES}
-            value={values.authorizationChoice}
-            onChange={(choice) =>
-              change({ authorizationChoice: AUTHORIZATION_CHOICES.find((c) => c.value === choice)?.value ?? 'keep' })
-            }
-            w="fit-content"
-          />
-          {values.authorizationChoice === 'replace' && (
-            <PasswordInput
-              label="New authorization value"
-              value={values.authorization}
-              onChange={(event) => change({ authorization: event.currentTarget.value })}
-              autoComplete="off"
+      {endpoint.deliveryMode === 'push' && (
+        <Input.Wrapper
+          label="Authorization"
+          description={`Now: ${endpoint.hasAuthorization ? 'set' : 'not set'}. The value cannot be read back.${newHostHint}`}
+          error={authorizationError}
+          data-testid="authorization-field"
+        >
+          <Stack gap="xs" mt={6}>
+            <SegmentedControl
+              aria-label="Authorization choice"
+              data={AUTHORIZATION_CHOICES}
+              value={values.authorizationChoice}
+              onChange={(choice) =>
+                change({ authorizationChoice: AUTHORIZATION_CHOICES.find((c) => c.value === choice)?.value ?? 'keep' })
+              }
+              w="fit-content"
             />
-          )}
-        </Stack>
-      </Input.Wrapper>
+            {values.authorizationChoice === 'replace' && (
+              <PasswordInput
+                label="New authorization value"
+                value={values.authorization}
+                onChange={(event) => change({ authorization: event.currentTarget.value })}
+                autoComplete="off"
+              />
+            )}
+          </Stack>
+        </Input.Wrapper>
+      )}
     </>
   );
 }

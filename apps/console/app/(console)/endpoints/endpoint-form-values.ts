@@ -3,6 +3,7 @@ import { newRow, toRecord, toRows, type KeyValueRow } from '@/lib/key-value-rows
 import {
   ENDPOINT_DEFAULTS,
   type CreateEndpointInput,
+  type DeliveryMode,
   type Endpoint,
   type EndpointChanges,
   type EndpointFields,
@@ -37,6 +38,8 @@ export interface EndpointFormValues {
   transform: string;
   /** Create only: how deliveries are signed (rotate_secret changes it later). */
   signatureScheme: SignatureScheme;
+  /** Create only: POSTed to a URL, or streamed to a receiver that connects (no URL). */
+  deliveryMode: DeliveryMode;
 }
 
 /** Props of the form's sections: the values, a way to change some of them, and the last error. */
@@ -66,6 +69,7 @@ export const FORM_FIELDS = [
   'filter',
   'transform',
   'signature_scheme',
+  'delivery_mode',
 ] as const;
 
 /** The REST field each form value is sent as, so editing a value can clear the error about it. */
@@ -89,6 +93,7 @@ export const FIELD_OF_VALUE: Record<keyof EndpointFormValues, (typeof FORM_FIELD
   filter: 'filter',
   transform: 'transform',
   signatureScheme: 'signature_scheme',
+  deliveryMode: 'delivery_mode',
 };
 
 /** The ranges the API accepts, checked here too so a typo is caught before the request. */
@@ -120,6 +125,7 @@ export function initialValues(endpoint?: Endpoint): EndpointFormValues {
     filter: endpoint?.filter ?? '',
     transform: endpoint?.transform ?? '',
     signatureScheme: endpoint?.signatureScheme ?? 'hmac',
+    deliveryMode: endpoint?.deliveryMode ?? 'push',
   };
 }
 
@@ -176,7 +182,8 @@ function readShared(
   return {
     ok: true,
     value: {
-      url: values.url.trim(),
+      // A stream endpoint has no URL: none is sent.
+      ...(values.deliveryMode === 'stream' ? {} : { url: values.url.trim() }),
       name: values.name,
       description: values.description,
       events: values.events,
@@ -209,10 +216,12 @@ export function toCreateInput(tenantId: string, values: EndpointFormValues): Rea
     value: {
       ...shared.value,
       tenantId,
+      deliveryMode: values.deliveryMode,
       signatureScheme: values.signatureScheme,
       status: values.status,
       headers: headers.value,
-      authorization: values.authorization === '' ? null : values.authorization,
+      // A stream endpoint has no Authorization to send (the form hides the field).
+      authorization: values.deliveryMode === 'stream' || values.authorization === '' ? null : values.authorization,
     },
   };
 }

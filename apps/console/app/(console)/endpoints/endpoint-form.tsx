@@ -115,16 +115,38 @@ export function EndpointForm({ endpoint, tenantId: initialTenantId, tenants, onC
             required
           />
         )}
-        <TextInput
-          label="URL"
-          description="Where deliveries are POSTed: https on port 443. The query is kept and treated as secret."
-          value={values.url}
-          onChange={(event) => change({ url: event.currentTarget.value })}
-          error={fieldMessage(error, 'url')}
-          required
-          spellCheck={false}
-          data-autofocus
-        />
+        {!endpoint && (
+          <Input.Wrapper
+            label="Delivery"
+            description="Push POSTs each delivery to a URL; stream waits for a receiver to connect (no public URL needed)"
+            error={fieldMessage(error, 'delivery_mode')}
+          >
+            <SegmentedControl
+              display="flex"
+              w="fit-content"
+              mt={6}
+              aria-label="Delivery"
+              data={[
+                { value: 'push', label: 'Push' },
+                { value: 'stream', label: 'Stream' },
+              ]}
+              value={values.deliveryMode}
+              onChange={(mode) => change({ deliveryMode: mode === 'stream' ? 'stream' : 'push' })}
+            />
+          </Input.Wrapper>
+        )}
+        {values.deliveryMode === 'push' && (
+          <TextInput
+            label="URL"
+            description="Where deliveries are POSTed: https on port 443. The query is kept and treated as secret."
+            value={values.url}
+            onChange={(event) => change({ url: event.currentTarget.value })}
+            error={fieldMessage(error, 'url')}
+            required
+            spellCheck={false}
+            data-autofocus
+          />
+        )}
         <TextInput
           label="Name"
           value={values.name}
@@ -178,7 +200,7 @@ export function EndpointForm({ endpoint, tenantId: initialTenantId, tenants, onC
           change={change}
           error={error}
           endpoint={endpoint}
-          newHost={endpoint !== undefined && hostChanged(endpoint.url, values.url)}
+          newHost={endpoint !== undefined && endpoint.deliveryMode === 'push' && hostChanged(endpoint.url, values.url)}
         />
         <Divider label="Filter and transform" labelPosition="left" />
         <RuleFields values={values} change={change} error={error} />

@@ -1,4 +1,4 @@
-import { maskedUrl } from './endpoint-url';
+import { endpointTarget } from './endpoint-url';
 import type { Endpoint } from './endpoint.types';
 
 /** What a list row shows; built on the server so the full URL never reaches the list page. */
@@ -11,5 +11,5 @@ export interface EndpointRow extends Pick<
 
 export function toEndpointRow(endpoint: Endpoint): EndpointRow {
   const { id, tenantId, name, status, disabledReason, health, events } = endpoint;
-  return { id, tenantId, name, status, disabledReason, health, events, maskedUrl: maskedUrl(endpoint.url) };
+  return { id, tenantId, name, status, disabledReason, health, events, maskedUrl: endpointTarget(endpoint) };
 }

@@ -17,6 +17,7 @@ graphql(`
   fragment EndpointFields on Endpoint {
     id
     tenantId
+    deliveryMode
     url
     name
     description

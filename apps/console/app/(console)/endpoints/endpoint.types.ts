@@ -6,6 +6,7 @@ import type {
   EndpointOrdering as GeneratedEndpointOrdering,
   OrderingOnFailure as GeneratedOrderingOnFailure,
   SignatureScheme as GeneratedSignatureScheme,
+  DeliveryMode as GeneratedDeliveryMode,
 } from '@/gql/graphql';
 
 export type EndpointHealth = EndpointFieldsFragment['health'];
@@ -16,6 +17,8 @@ export type Endpoint = EndpointFieldsFragment;
 export type EndpointPage = EndpointsQuery['endpoints'];
 
 export type SignatureScheme = GeneratedSignatureScheme;
+/** push: POSTed to the URL; stream: no URL, the receiver connects (docs/streams.md). Chosen on create only. */
+export type DeliveryMode = GeneratedDeliveryMode;
 /** ordered: one delivery at a time, in admission order, each with Svc-Sequence. */
 export type EndpointOrdering = GeneratedEndpointOrdering;
 /** What a delivery that ends without success does to an ordered endpoint. */
@@ -29,7 +32,8 @@ export type EndpointSecretReveal = CreateEndpointMutation['createEndpoint'];
 
 /** Fields create and update share. Filter and transform are JSON text sent exactly as typed. */
 export interface EndpointFields {
-  url: string;
+  /** Absent for a stream endpoint, which has none. */
+  url?: string;
   name: string;
   description: string;
   events: string[];
@@ -44,6 +48,7 @@ export interface EndpointFields {
 
 export interface CreateEndpointInput extends EndpointFields {
   tenantId: string;
+  deliveryMode: DeliveryMode;
   signatureScheme: SignatureScheme;
   status: 'enabled' | 'paused';
   filter: string | null;

@@ -50,6 +50,20 @@ const RevealMutation = graphql(`
   }
 `);
 
+const CreateStreamTokenMutation = graphql(`
+  mutation PortalCreateStreamToken($endpointId: ID!, $name: String, $idempotencyKey: String) {
+    portalCreateStreamToken(endpointId: $endpointId, name: $name, idempotencyKey: $idempotencyKey) {
+      token
+    }
+  }
+`);
+
+const RevokeStreamTokenMutation = graphql(`
+  mutation PortalRevokeStreamToken($endpointId: ID!, $id: ID!) {
+    portalRevokeStreamToken(endpointId: $endpointId, id: $id)
+  }
+`);
+
 const TestMutation = graphql(`
   mutation PortalSendTestEvent($endpointId: ID!) {
     portalSendTestEvent(endpointId: $endpointId) {
@@ -76,7 +90,8 @@ const ReplayMutation = graphql(`
 
 /** What the portal's endpoint form sends; copied field by field so nothing else reaches the API. */
 export interface PortalEndpointFields {
-  url: string;
+  /** Absent for a stream endpoint, which has none. */
+  url?: string;
   name: string;
   events: string[];
   filter: string | null;
@@ -87,9 +102,15 @@ export interface PortalEndpointFields {
 function checkFields(input: unknown): PortalEndpointFields | null {
   if (!isObject(input)) return null;
   const { url, name, events, filter, headers } = input;
-  if (typeof url !== 'string' || typeof name !== 'string' || !isStringArray(events)) return null;
+  if ((url !== undefined && typeof url !== 'string') || typeof name !== 'string' || !isStringArray(events)) return null;
   if (!isNullableString(filter) || (headers !== undefined && !isStringRecord(headers))) return null;
-  return headers === undefined ? { url, name, events, filter } : { url, name, events, filter, headers };
+  return {
+    ...(url === undefined ? {} : { url }),
+    name,
+    events,
+    filter,
+    ...(headers === undefined ? {} : { headers }),
+  };
 }
 
 const isId = (value: unknown): value is string => typeof value === 'string' && /^[a-z]+_[0-9a-z]{26}$/.test(value);
@@ -98,14 +119,17 @@ export async function createPortalEndpoint(
   input: unknown,
   signatureScheme: unknown,
   idempotencyKey: unknown,
+  deliveryMode: unknown = 'push',
 ): Promise<ActionResult<{ id: string; signingSecret: string | null }>> {
   const fields = checkFields(input);
   if (!fields) return invalidArgument('body', 'the endpoint is not well formed');
   if (!isIdempotencyKey(idempotencyKey)) return invalidArgument('idempotency_key', 'not a valid idempotency key');
+  if (deliveryMode !== 'push' && deliveryMode !== 'stream')
+    return invalidArgument('delivery_mode', 'delivery_mode must be push or stream');
   const scheme = signatureScheme === 'ed25519' ? 'ed25519' : 'hmac';
   return portalAction(async () => {
     const data = await portalRequest(CreateMutation, {
-      input: { ...fields, signatureScheme: scheme },
+      input: { ...fields, signatureScheme: scheme, deliveryMode },
       idempotencyKey,
     });
     return { id: data.portalCreateEndpoint.endpoint.id, signingSecret: data.portalCreateEndpoint.signingSecret };
@@ -190,5 +214,31 @@ export async function replayPortalDelivery(id: unknown, idempotencyKey: unknown)
   return portalAction(async () => {
     const data = await portalRequest(ReplayMutation, { id, idempotencyKey });
     return data.portalReplayDelivery.id;
+  });
+}
+
+export async function createPortalStreamToken(
+  endpointId: string,
+  name: string,
+  idempotencyKey: string,
+): Promise<ActionResult<{ token: string | null }>> {
+  if (!isId(endpointId)) return invalidArgument('id', 'not an endpoint');
+  if (typeof name !== 'string') return invalidArgument('name', 'name must be a string');
+  if (!isIdempotencyKey(idempotencyKey)) return invalidArgument('idempotency_key', 'not a valid idempotency key');
+  return portalAction(async () => {
+    const data = await portalRequest(CreateStreamTokenMutation, {
+      endpointId,
+      ...(name.trim() ? { name: name.trim() } : {}),
+      idempotencyKey,
+    });
+    return { token: data.portalCreateStreamToken.token ?? null };
+  });
+}
+
+export async function revokePortalStreamToken(endpointId: string, tokenId: string): Promise<ActionResult<true>> {
+  if (!isId(endpointId) || !isId(tokenId)) return invalidArgument('id', 'not a stream token');
+  return portalAction(async () => {
+    await portalRequest(RevokeStreamTokenMutation, { endpointId, id: tokenId });
+    return true as const;
   });
 }

@@ -7,18 +7,21 @@ import { notifyApiError, notifySuccess } from '@/lib/notify';
 import { formatTimestamp } from '@/lib/format';
 import type { ActionResult } from '@/lib/api-error';
 import { callAction, useIdempotencyKey } from '@/lib/idempotency-key';
+import { StreamEndpointCard } from '@/components/stream-endpoint-card';
 import {
+  createPortalStreamToken,
   resumePortalEndpoint,
   rotatePortalSecret,
   sendPortalTest,
   setPortalEndpointStatus,
+  revokePortalStreamToken,
   updatePortalEndpoint,
 } from './actions';
 import { CircuitBadge, StatusBadge } from './badges';
 import { DeliveriesList } from './deliveries-list';
 import { EndpointForm } from './endpoint-form';
 import { PagedList } from './paged-list';
-import type { PortalDelivery, PortalEndpoint, PortalPage } from './portal.types';
+import type { PortalDelivery, PortalEndpoint, PortalEndpointStream, PortalPage } from './portal.types';
 import { SecretOnce } from './secret-once';
 import { VerifyPanel } from './verify-panel';
 
@@ -33,10 +36,12 @@ interface EndpointDetailProps {
   after: string | null;
   eventTypes: string[];
   manage: boolean;
+  /** A stream endpoint's stream (null for push), or why it could not be read. */
+  stream: ActionResult<PortalEndpointStream> | null;
 }
 
 /** One endpoint: its health and circuit, its actions, its settings, how to verify and its recent deliveries. */
-export function EndpointDetail({ endpoint, deliveries, after, eventTypes, manage }: EndpointDetailProps) {
+export function EndpointDetail({ endpoint, deliveries, after, eventTypes, manage, stream }: EndpointDetailProps) {
   const router = useRouter();
   const [secret, setSecret] = useState<string | null>(null);
   const [editing, setEditing] = useState(false);
@@ -66,7 +71,7 @@ export function EndpointDetail({ endpoint, deliveries, after, eventTypes, manage
             {endpoint.name}
           </Title>
           <Text ff="monospace" size="sm" data-testid="portal-endpoint-url">
-            {endpoint.url}
+            {endpoint.deliveryMode === 'stream' ? 'stream (your receiver connects)' : endpoint.url}
           </Text>
         </Stack>
         <Group gap="xs">
@@ -134,6 +139,22 @@ export function EndpointDetail({ endpoint, deliveries, after, eventTypes, manage
         </Group>
       ) : null}
       {secret ? <SecretOnce secret={secret} /> : null}
+      {stream ? (
+        <Card withBorder>
+          {stream.ok ? (
+            <StreamEndpointCard
+              endpointId={endpoint.id}
+              streamUrl={stream.data.streamUrl}
+              connections={stream.data.connections}
+              tokens={stream.data.tokens.nodes}
+              manage={manage}
+              actions={{ create: createPortalStreamToken, revoke: revokePortalStreamToken }}
+            />
+          ) : (
+            <Text c="red">Could not read the stream: {stream.error.message}</Text>
+          )}
+        </Card>
+      ) : null}
       {editing ? (
         <Card withBorder>
           <EndpointForm
@@ -146,6 +167,7 @@ export function EndpointDetail({ endpoint, deliveries, after, eventTypes, manage
             }}
             eventTypes={[...new Set([...eventTypes, ...endpoint.events])]}
             withScheme={false}
+            stream={endpoint.deliveryMode === 'stream'}
             submitLabel="Save"
             onSubmit={async (fields) => {
               const result = await updatePortalEndpoint(endpoint.id, endpoint.etag, fields);

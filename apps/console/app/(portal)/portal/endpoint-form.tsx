@@ -19,14 +19,20 @@ export interface EndpointFormValues {
 interface EndpointFormProps {
   initial: EndpointFormValues;
   eventTypes: string[];
-  /** Create also picks the signature scheme; edit cannot change it (rotating can). */
+  /** Create also picks the delivery mode and the signature scheme; edit cannot change them (rotating can the scheme). */
   withScheme: boolean;
+  /** A stream endpoint has no URL to edit (its receiver connects). */
+  stream?: boolean;
   submitLabel: string;
-  onSubmit(fields: PortalEndpointFields, scheme: 'hmac' | 'ed25519'): Promise<ApiError | null>;
+  onSubmit(
+    fields: PortalEndpointFields,
+    scheme: 'hmac' | 'ed25519',
+    deliveryMode: 'push' | 'stream',
+  ): Promise<ApiError | null>;
 }
 
 /** URL, event types, filter and headers: what a receiver decides about its endpoint. */
-export function EndpointForm({ initial, eventTypes, withScheme, submitLabel, onSubmit }: EndpointFormProps) {
+export function EndpointForm({ initial, eventTypes, withScheme, stream, submitLabel, onSubmit }: EndpointFormProps) {
   const [url, setUrl] = useState(initial.url);
   const [name, setName] = useState(initial.name);
   const [events, setEvents] = useState(initial.events);
@@ -35,6 +41,7 @@ export function EndpointForm({ initial, eventTypes, withScheme, submitLabel, onS
   // Header values cannot be read back: an edit sends headers only when the rows were touched (they replace all).
   const [headersTouched, setHeadersTouched] = useState(false);
   const [scheme, setScheme] = useState<'hmac' | 'ed25519'>('hmac');
+  const [mode, setMode] = useState<'push' | 'stream'>(stream ? 'stream' : 'push');
   const [error, setError] = useState<ApiError | null>(null);
   const [busy, setBusy] = useState(false);
   const submit = async () => {
@@ -45,24 +52,38 @@ export function EndpointForm({ initial, eventTypes, withScheme, submitLabel, onS
     }
     setBusy(true);
     const fields: PortalEndpointFields = {
-      url,
+      ...(mode === 'stream' ? {} : { url }),
       name: name || 'Webhook',
       events,
       filter: filter.trim() === '' ? null : filter,
       ...(headersTouched || initial.headerNames.length === 0 ? { headers: record.record } : {}),
     };
-    setError(await onSubmit(fields, scheme));
+    setError(await onSubmit(fields, scheme, mode));
     setBusy(false);
   };
   return (
     <Stack gap="sm">
-      <TextInput
-        label="URL"
-        required
-        value={url}
-        onChange={(e) => setUrl(e.currentTarget.value)}
-        error={fieldMessage(error, 'url')}
-      />
+      {withScheme ? (
+        <SegmentedControl
+          aria-label="Delivery"
+          value={mode}
+          onChange={(value) => setMode(value === 'stream' ? 'stream' : 'push')}
+          data={[
+            // Labels without "URL": the form's URL field is found by that label.
+            { value: 'push', label: 'Push (we call you)' },
+            { value: 'stream', label: 'Stream (your receiver connects)' },
+          ]}
+        />
+      ) : null}
+      {mode === 'push' ? (
+        <TextInput
+          label="URL"
+          required
+          value={url}
+          onChange={(e) => setUrl(e.currentTarget.value)}
+          error={fieldMessage(error, 'url')}
+        />
+      ) : null}
       <TextInput
         label="Name"
         value={name}

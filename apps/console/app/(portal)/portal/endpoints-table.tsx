@@ -32,7 +32,7 @@ export function EndpointsTable({ endpoints }: { endpoints: PortalEndpoint[] }) {
               </Table.Td>
               <Table.Td>
                 <Text size="sm" ff="monospace">
-                  {endpoint.url}
+                  {endpoint.deliveryMode === 'stream' ? 'stream (your receiver connects)' : endpoint.url}
                 </Text>
               </Table.Td>
               <Table.Td>

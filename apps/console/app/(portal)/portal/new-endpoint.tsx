@@ -34,8 +34,8 @@ export function NewEndpoint({ eventTypes }: { eventTypes: string[] }) {
         eventTypes={eventTypes}
         withScheme
         submitLabel="Create endpoint"
-        onSubmit={async (fields, scheme) => {
-          const result = await callAction(() => createPortalEndpoint(fields, scheme, key));
+        onSubmit={async (fields, scheme, deliveryMode) => {
+          const result = await callAction(() => createPortalEndpoint(fields, scheme, key, deliveryMode));
           settle(result);
           if (!result.ok) return result.error;
           setSecret(result.data.signingSecret);

@@ -6,6 +6,7 @@ import type {
   PortalContext,
   PortalDelivery,
   PortalEndpoint,
+  PortalEndpointStream,
   PortalEventType,
   PortalMessage,
   PortalMessageContent,
@@ -15,6 +16,7 @@ import type {
 graphql(`
   fragment PortalEndpointFields on Endpoint {
     id
+    deliveryMode
     url
     name
     description
@@ -123,6 +125,29 @@ const PortalEndpointQuery = graphql(`
   }
 `);
 
+const PortalEndpointStreamQuery = graphql(`
+  query PortalEndpointStream($id: ID!) {
+    portalEndpointStream(endpointId: $id, first: 100) {
+      streamUrl
+      connections {
+        id
+        tokenId
+        openedAt
+        remoteAddress
+        unacknowledged
+      }
+      tokens {
+        nodes {
+          id
+          name
+          createdAt
+          lastUsedAt
+        }
+      }
+    }
+  }
+`);
+
 const PortalEventTypesQuery = graphql(`
   query PortalEventTypes($after: String) {
     portalEventTypes(first: 20, after: $after) {
@@ -196,6 +221,11 @@ export async function loadPortalEndpoint(
     return { endpoint: answer.data.portalEndpoint, deliveries: { ok: true, data: answer.data.portalDeliveries } };
   const first = await portalRequest(PortalEndpointQuery, { id, after: null });
   return { endpoint: first.portalEndpoint, deliveries: answer };
+}
+
+/** A stream endpoint's stream URL, open connections and tokens (an endpoint holds at most 50 tokens). */
+export async function loadPortalEndpointStream(id: string): Promise<ActionResult<PortalEndpointStream>> {
+  return portalAction(async () => (await portalRequest(PortalEndpointStreamQuery, { id })).portalEndpointStream);
 }
 
 /** One page of the event catalog (20, by name, with their examples), from `after` or the first. */

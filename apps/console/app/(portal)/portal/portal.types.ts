@@ -2,6 +2,7 @@ import type {
   PortalContextQuery,
   PortalDeliveryFieldsFragment,
   PortalEndpointFieldsFragment,
+  PortalEndpointStreamQuery,
   PortalEventTypesQuery,
   PortalMessageContentQuery,
   PortalMessageQuery,
@@ -11,6 +12,8 @@ import type {
 export type PortalContext = PortalContextQuery['portalContext'];
 export type PortalEndpoint = PortalEndpointFieldsFragment;
 export type PortalDelivery = PortalDeliveryFieldsFragment;
+/** A stream endpoint's stream URL, open connections and tokens (docs/streams.md). */
+export type PortalEndpointStream = PortalEndpointStreamQuery['portalEndpointStream'];
 export type PortalAttempt = PortalDelivery['attempts']['nodes'][number];
 export type PortalEventType = PortalEventTypesQuery['portalEventTypes']['nodes'][number];
 /** A message as listed (no deliveries) or opened (with its deliveries). */

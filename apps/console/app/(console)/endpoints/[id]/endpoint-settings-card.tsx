@@ -3,7 +3,7 @@
 import { Badge, Group, Stack, Text, Title } from '@mantine/core';
 import { formatTimestamp } from '@/lib/format';
 import { FieldTable } from '@/components/field-table';
-import { maskedUrl } from '../endpoint-url';
+import { endpointTarget } from '../endpoint-url';
 import type { Endpoint } from '../endpoint.types';
 
 function Dimmed({ children }: { children: string }) {
@@ -42,7 +42,7 @@ export function EndpointSettingsCard({ endpoint }: { endpoint: Endpoint }) {
             label: 'URL',
             value: (
               <Text ff="monospace" size="sm">
-                {maskedUrl(endpoint.url)}
+                {endpointTarget(endpoint)}
               </Text>
             ),
           },

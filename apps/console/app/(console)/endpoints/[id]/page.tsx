@@ -10,6 +10,7 @@ import { listEvents } from '../../events/event.api';
 import { getAnalytics } from '../../dashboard/analytics.api';
 import { windowBounds } from '../../dashboard/analytics.types';
 import { getEndpoint } from '../endpoint.api';
+import { getEndpointStream } from '../stream.api';
 import { HealthBadge } from '../health-badge';
 import { StatusBadge } from '../status-badge';
 import { CircuitHistoryCard } from './circuit-history-card';
@@ -19,6 +20,8 @@ import { EndpointReplaysCard } from './endpoint-replays-card';
 import { EndpointRulesCard } from './endpoint-rules-card';
 import { EndpointSettingsCard } from './endpoint-settings-card';
 import { EndpointSigningCard } from './endpoint-signing-card';
+import { StreamEndpointCard } from '@/components/stream-endpoint-card';
+import { createStreamTokenAction, revokeStreamTokenAction } from '../stream-actions';
 import { EndpointSuccessCard } from './endpoint-success-card';
 import { PreviewPanel } from './preview-panel';
 import { previewSample } from './preview-sample';
@@ -36,7 +39,7 @@ export default async function EndpointPage({ params }: { params: Promise<{ id: s
   const loaded = await toActionResult(() => getEndpoint(id));
   if (!loaded.ok) return <LoadError error={loaded.error} resetHref="/tenants" title="Could not load this endpoint" />;
   const endpoint = loaded.data;
-  const [tenant, sample, recent, replays, circuit, analytics] = await Promise.all([
+  const [tenant, sample, recent, replays, circuit, analytics, stream] = await Promise.all([
     toActionResult(() => getTenant(endpoint.tenantId)),
     previewSample(endpoint.events),
     toActionResult(() => listRecentEndpointDeliveries(endpoint.id, RECENT_DELIVERIES)),
@@ -46,6 +49,7 @@ export default async function EndpointPage({ params }: { params: Promise<{ id: s
     toActionResult(() =>
       getAnalytics(windowBounds('24h', new Date()), 'hour', { tenantId: '', sourceId: '', endpointId: endpoint.id }),
     ),
+    endpoint.deliveryMode === 'stream' ? toActionResult(() => getEndpointStream(endpoint.id)) : null,
   ]);
   const endpointsHref = `/tenants/${encodeURIComponent(endpoint.tenantId)}/endpoints`;
 
@@ -77,6 +81,26 @@ export default async function EndpointPage({ params }: { params: Promise<{ id: s
         </div>
         <EndpointActions endpoint={endpoint} />
       </Group>
+      {stream && (
+        <Paper withBorder p="lg">
+          {stream.ok ? (
+            <StreamEndpointCard
+              endpointId={endpoint.id}
+              streamUrl={stream.data.streamUrl ?? null}
+              connections={stream.data.streamConnections}
+              tokens={stream.data.streamTokens.nodes}
+              manage
+              actions={{ create: createStreamTokenAction, revoke: revokeStreamTokenAction }}
+            />
+          ) : (
+            <LoadError
+              error={stream.error}
+              resetHref={`/endpoints/${encodeURIComponent(endpoint.id)}`}
+              title="Could not load the stream"
+            />
+          )}
+        </Paper>
+      )}
       <SimpleGrid cols={{ base: 1, lg: 2 }}>
         <Paper withBorder p="lg">
           <EndpointSettingsCard endpoint={endpoint} />

@@ -1,5 +1,10 @@
 import { searchParam } from '@/lib/list-href';
-import { loadPortalContext, loadPortalEndpoint, loadPortalEventTypeNames } from '../../../portal.api';
+import {
+  loadPortalContext,
+  loadPortalEndpoint,
+  loadPortalEndpointStream,
+  loadPortalEventTypeNames,
+} from '../../../portal.api';
 import { EndpointDetail } from '../../../endpoint-detail';
 
 export default async function PortalEndpointPage({
@@ -16,6 +21,7 @@ export default async function PortalEndpointPage({
     loadPortalEndpoint(id, after),
     loadPortalEventTypeNames(),
   ]);
+  const stream = endpoint.deliveryMode === 'stream' ? await loadPortalEndpointStream(endpoint.id) : null;
   return (
     <EndpointDetail
       endpoint={endpoint}
@@ -23,6 +29,7 @@ export default async function PortalEndpointPage({
       after={after}
       eventTypes={eventTypes}
       manage={context.session.capabilities === 'manage_endpoints'}
+      stream={stream}
     />
   );
 }
