@@ -8,7 +8,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { DISPATCH_PARTITIONS, openCore, systemClock, testCoreOptions, type OpenedCore } from '@svc/core';
-import { ensureDatabase, runMigrations, startEmbeddedPostgres } from '@svc/db';
+import { ensureDatabase, runMigrations, startEmbeddedPostgres, type Migration } from '@svc/db';
 import type { PublishJob, PublishResult, PublishTeam } from './bench-delivery-load.js';
 import {
   cpuDelta,
@@ -56,7 +56,8 @@ export interface Harness {
  */
 export async function startHarness(
   build: ServiceBuild,
-  options: { durable: boolean; specLimits?: boolean; label?: string },
+  /** `migrations`: the ones to apply (all by default; the upgrade benchmark stops before 0041 and applies it later). */
+  options: { durable: boolean; specLimits?: boolean; label?: string; migrations?: Migration[] },
 ): Promise<Harness> {
   // BENCH_POSTGRES_URL + BENCH_POSTGRES_DIR: a Postgres started by hand (for example with pg_stat_statements
   // preloaded, see docs/benchmarks.md); the benchmark uses a fresh database on it. Otherwise an embedded cluster.
@@ -86,7 +87,7 @@ export async function startHarness(
   };
   try {
     await ensureDatabase(databaseUrl);
-    await runMigrations(databaseUrl);
+    await runMigrations(databaseUrl, options.migrations);
     const receivers = new Receivers();
     await receivers.start();
     stops.push(() => receivers.stop());

@@ -4,7 +4,7 @@
  * day's partitions (PartitionMaintenance.dropExpired), and what either does to delivery figure (a) while it runs.
  *
  * The delivery benchmark's deployment (built server and worker processes, loopback receivers, its own embedded
- * Postgres, scripts/bench-delivery-harness.ts) with BENCH_RETENTION_DAYS days (default 5) of BENCH_RETENTION_MESSAGES
+ * Postgres, scripts/bench-delivery-harness.ts) with BENCH_RETENTION_DAYS days (default 6) of BENCH_RETENTION_MESSAGES
  * messages each (default 100,000; each with its content, one delivery and one attempt: four rows) seeded with SQL
  * in the days before today, content already erased as it is after 30 days. Then, with no load:
  *
@@ -14,8 +14,10 @@
  *
  * each as CPU seconds (every Postgres process and this one), WAL bytes (pg_current_wal_lsn before and after) and wall
  * time; and (a) (fan-out 1, closed loop, as scripts/bench-delivery.ts, BENCH_SECONDS each) measured four times:
- * alone, while days are deleted (the delete path of one day after another until the window ends), while a day is
- * dropped (halfway through the window), and alone again; "alone" is the mean of the two.
+ * alone, while a day is deleted (the delete path, from the window's start to its end), while a day is dropped (halfway
+ * through the window), and alone again; "alone" is the mean of the two. Then (d) the same way: (a) with a backlog of
+ * BENCH_BACKLOG pending deliveries (default 1,000,000) inserted with SQL as scripts/bench-delivery.ts does, its CPU
+ * per message over (a)'s alone being figure (d), alone, while another day is deleted and while another is dropped.
  * The machine is shared: read the figures against each other, not as absolutes.
  */
 import { DAY, ManualClock, PartitionMaintenance, seedDay, utcDay, type Services } from '@svc/core';
@@ -28,13 +30,31 @@ import {
   sleep,
   type BenchTeam,
 } from './bench-delivery-env.js';
-import { publishTeams, publishWindow, startHarness, warmUp, type Harness } from './bench-delivery-harness.js';
+import {
+  publishTeams,
+  publishWindow,
+  startHarness,
+  warmUp,
+  type Harness,
+  type Window,
+} from './bench-delivery-harness.js';
+import { insertBacklog } from './bench-delivery-seed.js';
 
-const DAYS = Number(process.env['BENCH_RETENTION_DAYS'] ?? 5);
+/** Six days: three dropped (alone, under (a), under (d)), then three deleted (alone, under (a), under (d)). */
+const DAYS = Number(process.env['BENCH_RETENTION_DAYS'] ?? 6);
 const PER_DAY = Number(process.env['BENCH_RETENTION_MESSAGES'] ?? 100_000);
 const SECONDS = Number(process.env['BENCH_SECONDS'] ?? 10);
+const BACKLOG = Number(process.env['BENCH_BACKLOG'] ?? 1_000_000);
+const BACKLOG_SETUP_BUDGET_MS = 110_000;
 const SEED_BATCH = 25_000;
 const TEAMS = 24;
+const BACKLOG_TEAMS = 10;
+
+export interface Pace {
+  admitted_per_s: number;
+  delivered_per_s: number;
+  cpu_ms_per_message: number;
+}
 
 export interface ExpiryCost {
   wall_s: number;
@@ -51,13 +71,34 @@ export interface RetentionFigures {
   drop: ExpiryCost & { partitions: number };
   /** drop / (delete + its vacuum) WAL bytes: target <= 0.01. */
   wal_ratio: number;
-  /** (a) admitted and delivered per second: alone (mean of two), while days are deleted, while a day is dropped. */
-  a_without: { admitted_per_s: number; delivered_per_s: number };
-  a_during_delete: { admitted_per_s: number; delivered_per_s: number; days_deleted: number };
-  a_during_drop: { admitted_per_s: number; delivered_per_s: number };
+  /** (a) admitted and delivered per second: alone (mean of two), while a day is deleted, while a day is dropped. */
+  a_without: Pace;
+  a_during_delete: Pace & { days_deleted: number };
+  a_during_drop: Pace;
   /** a_during_drop / a_without, delivered per second: target >= 0.95. */
   a_drop_ratio: number;
   a_delete_ratio: number;
+  /** (d): (a) with `backlog` pending deliveries; alone (mean of two), while a day is deleted, while one is dropped. */
+  d?: {
+    backlog: number;
+    backlog_setup_s: number;
+    /** CPU ms per admitted message (server, worker, Postgres) of (a) alone, the base of the cost ratios. */
+    a_cpu_ms_per_message: number;
+    without: BacklogWindow;
+    during_delete: BacklogWindow;
+    during_drop: BacklogWindow;
+    /** delivered per second during / without. */
+    drop_ratio: number;
+    delete_ratio: number;
+  };
+}
+
+/** One window of (d): its pace, its CPU per message and (d)'s figure, that CPU over (a)'s alone. */
+export interface BacklogWindow {
+  admitted_per_s: number;
+  delivered_per_s: number;
+  cpu_ms_per_message: number;
+  cost_ratio: number;
 }
 
 const round = (value: number, digits = 1) => Math.round(value * 10 ** digits) / 10 ** digits;
@@ -94,15 +135,18 @@ async function makeDayPartitions(services: Services, days: Date[]): Promise<void
   await services.partitions.makeAhead(); // yesterday's and today's, which the legacy partition held
 }
 
-/** Deletes one day's messages as the sweep did before 0041: batches of 200, each its own transaction. */
-async function deleteDay(services: Services, day: Date): Promise<number> {
+/**
+ * Deletes one day's messages as the sweep did before 0041: batches of 200, each its own transaction; under load, only
+ * until `stop` says so (the window has ended; the rest of the day stays, its cost is measured alone).
+ */
+async function deleteDay(services: Services, day: Date, stop: () => boolean = () => false): Promise<number> {
   const partition = `"messages_p${day.toISOString().slice(0, 10).replace(/-/g, '')}"`;
   const cutoff = new Date(day.getTime() + DAY);
   let deleted = 0;
   for (;;) {
     const n = await services.retention.deleteOldMessagesFrom(partition, cutoff, 200);
     deleted += n;
-    if (n < 200) return deleted;
+    if (n < 200 || stop()) return deleted;
   }
 }
 
@@ -112,13 +156,59 @@ async function dropDay(services: Services, day: Date): Promise<number> {
   return report.dropped.length;
 }
 
+/** CPU ms (server, worker, Postgres) per message admitted in a window. */
+const cpuPerMessage = (window: Window) =>
+  ((window.cpuMsPerS.server + window.cpuMsPerS.worker + window.cpuMsPerS.postgres) * SECONDS) /
+  Math.max(1, window.load.admitted);
+
 async function fanout1(h: Harness, teams: BenchTeam[]) {
   const which = (name: string) => name.startsWith('a-');
   const window = await publishWindow(h, { teams: publishTeams(teams), perTeam: 2, durationMs: SECONDS * 1000 }, which);
   return {
     admitted_per_s: round(window.load.admitted / (window.load.elapsed_ms / 1000)),
     delivered_per_s: round(window.deliveredPerS),
+    cpu_ms_per_message: round(cpuPerMessage(window), 3),
   };
+}
+
+type Fanout1 = Awaited<ReturnType<typeof fanout1>>;
+
+/**
+ * (a) four times: alone, while `deleteIt` is deleted row by row (started as the window opens, finished after it),
+ * while `dropIt` is dropped (halfway through the window), alone again. "Alone" is the mean of the two: the machine is
+ * shared and its load drifts.
+ */
+async function underRetention(h: Harness, teams: BenchTeam[], deleteIt: Date, dropIt: Date) {
+  const { services } = h.core;
+  const alone = [await fanout1(h, teams)];
+  await sleep(2000);
+  let deleting = true;
+  const deleter = (async () => {
+    await sleep(3000); // the window opens 3 s after the call
+    if ((await deleteDay(services, deleteIt, () => !deleting)) === 0) throw new Error('nothing deleted under load');
+  })();
+  const duringDelete = await fanout1(h, teams);
+  deleting = false;
+  await deleter;
+  await sleep(2000);
+  const dropper = (async () => {
+    await sleep(3000 + (SECONDS * 1000) / 2);
+    if ((await dropDay(services, dropIt)) === 0) throw new Error('the day under load was not dropped');
+  })();
+  const duringDrop = await fanout1(h, teams);
+  await dropper;
+  await sleep(2000);
+  alone.push(await fanout1(h, teams));
+  const mean = (pick: (f: Fanout1) => number) => (pick(alone[0]!) + pick(alone[1]!)) / 2;
+  const without = {
+    admitted_per_s: round(mean((f) => f.admitted_per_s)),
+    delivered_per_s: round(mean((f) => f.delivered_per_s)),
+    cpu_ms_per_message: round(
+      mean((f) => f.cpu_ms_per_message),
+      3,
+    ),
+  };
+  return { without, duringDelete, duringDrop };
 }
 
 export async function runRetentionBench(): Promise<{ retention: RetentionFigures }> {
@@ -128,8 +218,9 @@ export async function runRetentionBench(): Promise<{ retention: RetentionFigures
     const h = await startHarness(build, { durable: false, label: 'retention-' });
     try {
       const { services } = h.core;
-      // The oldest days first: days[0] is dropped alone, days[1] dropped under load (a drop takes every partition up to
-      // its day, so these two come first), days[2] deleted alone, the others deleted under load.
+      // The oldest days first: days[0] is dropped alone, days[1] dropped under (a), days[2] under (d) (a drop takes
+      // every partition up to its day, so these come first), days[3] deleted alone, days[4] under (a), days[5] under (d).
+      if (DAYS < 6) throw new Error('BENCH_RETENTION_DAYS must be at least 6');
       const today = utcDay(new Date());
       const days = Array.from({ length: DAYS }, (_, i) => new Date(today.getTime() - (DAYS + 1 - i) * DAY));
       await makeDayPartitions(services, days);
@@ -159,44 +250,27 @@ export async function runRetentionBench(): Promise<{ retention: RetentionFigures
       let partitions = 0;
       const drop = await cost(h, async () => (partitions = await dropDay(services, days[0]!)));
       let rowsDeleted = 0;
-      const deleted = await cost(h, async () => (rowsDeleted = await deleteDay(services, days[2]!)));
-      const day1 = days[2]!.toISOString().slice(0, 10).replace(/-/g, '');
+      const deleted = await cost(h, async () => (rowsDeleted = await deleteDay(services, days[3]!)));
+      const day1 = days[3]!.toISOString().slice(0, 10).replace(/-/g, '');
       const vacuum = await cost(h, () =>
         services.db.query(
           `VACUUM messages_p${day1}, message_contents_p${day1}, deliveries_p${day1}, attempts_p${day1}`,
         ),
       );
 
-      console.log('retention: (a) alone, while days are deleted, while a day is dropped, alone again');
-      const alone = [await fanout1(h, teams)];
-      await sleep(2000);
-      let deleting = true;
-      let daysDeleted = 0;
-      const deleter = (async () => {
-        for (const day of days.slice(3)) {
-          if (!deleting) break;
-          await deleteDay(services, day);
-          daysDeleted += 1;
-        }
-      })();
-      const duringDelete = await fanout1(h, teams);
-      deleting = false;
-      await deleter;
-      await sleep(2000);
-      const last = days[1]!;
-      const dropper = (async () => {
-        await sleep(3000 + (SECONDS * 1000) / 2); // inside the measured window (it starts 3 s after the call)
-        if ((await dropDay(services, last)) === 0) throw new Error('the day under load was not dropped');
-      })();
-      const duringDrop = await fanout1(h, teams);
-      await dropper;
-      await sleep(2000);
-      alone.push(await fanout1(h, teams));
-      // The machine is shared and its load drifts: (a) alone is the mean of a run before and one after.
-      const without = {
-        admitted_per_s: round((alone[0]!.admitted_per_s + alone[1]!.admitted_per_s) / 2),
-        delivered_per_s: round((alone[0]!.delivered_per_s + alone[1]!.delivered_per_s) / 2),
-      };
+      console.log('retention: (a) alone, while a day is deleted, while a day is dropped, alone again');
+      const a = await underRetention(h, teams, days[4]!, days[1]!);
+      const backlogTeams = await createTeams(h.core, h.origin, h.receivers, 'backlog', BACKLOG_TEAMS, 10);
+      console.log(`retention: (d) inserting a backlog of ${BACKLOG.toLocaleString('en')} pending deliveries`);
+      const backlog = await insertBacklog(h.databaseUrl, backlogTeams, BACKLOG, BACKLOG_SETUP_BUDGET_MS);
+      console.log(`retention: (d) with ${backlog.inserted.toLocaleString('en')} pending, alone, deleting, dropping`);
+      const d = await underRetention(h, teams, days[5]!, days[2]!);
+      const backlogWindow = (f: Fanout1): BacklogWindow => ({
+        ...f,
+        cost_ratio: round(f.cpu_ms_per_message / Math.max(1e-9, a.without.cpu_ms_per_message), 3),
+      });
+      const paceRatio = (f: Fanout1, base: Fanout1) =>
+        round(f.delivered_per_s / Math.max(1e-9, base.delivered_per_s), 3);
 
       const retention: RetentionFigures = {
         days: DAYS,
@@ -206,11 +280,21 @@ export async function runRetentionBench(): Promise<{ retention: RetentionFigures
         delete: { ...deleted, rows_deleted: rowsDeleted * 4, vacuum },
         drop: { ...drop, partitions },
         wal_ratio: round(drop.wal_bytes / Math.max(1, deleted.wal_bytes + vacuum.wal_bytes), 5),
-        a_without: without,
-        a_during_delete: { ...duringDelete, days_deleted: daysDeleted },
-        a_during_drop: duringDrop,
-        a_drop_ratio: round(duringDrop.delivered_per_s / Math.max(1e-9, without.delivered_per_s), 3),
-        a_delete_ratio: round(duringDelete.delivered_per_s / Math.max(1e-9, without.delivered_per_s), 3),
+        a_without: a.without,
+        a_during_delete: { ...a.duringDelete, days_deleted: 1 },
+        a_during_drop: a.duringDrop,
+        a_drop_ratio: paceRatio(a.duringDrop, a.without),
+        a_delete_ratio: paceRatio(a.duringDelete, a.without),
+        d: {
+          backlog: backlog.inserted,
+          backlog_setup_s: round(backlog.seconds),
+          a_cpu_ms_per_message: a.without.cpu_ms_per_message,
+          without: backlogWindow(d.without),
+          during_delete: backlogWindow(d.duringDelete),
+          during_drop: backlogWindow(d.duringDrop),
+          drop_ratio: paceRatio(d.duringDrop, d.without),
+          delete_ratio: paceRatio(d.duringDelete, d.without),
+        },
       };
       return { retention };
     } finally {
@@ -238,6 +322,15 @@ export function printRetention(r: RetentionFigures): void {
   console.log(
     `  (a) delivered/s: alone ${r.a_without.delivered_per_s}, while deleting ${r.a_during_delete.delivered_per_s} ` +
       `(${r.a_delete_ratio}), while dropping ${r.a_during_drop.delivered_per_s} (${r.a_drop_ratio}, target >= 0.95)`,
+  );
+  const d = r.d;
+  if (!d) return; // a .tmp/bench.json written before (d) was measured here
+  const cost = (w: BacklogWindow) =>
+    `${w.delivered_per_s}/s, ${w.cpu_ms_per_message} ms CPU/message (d ${w.cost_ratio})`;
+  console.log(
+    `  (d) with ${d.backlog.toLocaleString('en')} pending, delivered/s and CPU per message over (a) alone's ` +
+      `${d.a_cpu_ms_per_message} ms:\n    alone ${cost(d.without)}\n    while deleting ${cost(d.during_delete)} ` +
+      `(pace ${d.delete_ratio})\n    while dropping ${cost(d.during_drop)} (pace ${d.drop_ratio})`,
   );
 }
 
