@@ -56,8 +56,17 @@ export interface Harness {
  */
 export async function startHarness(
   build: ServiceBuild,
-  /** `migrations`: the ones to apply (all by default; the upgrade benchmark stops before 0041 and applies it later). */
-  options: { durable: boolean; specLimits?: boolean; label?: string; migrations?: Migration[] },
+  /**
+   * `migrations`: the ones to apply (all by default); `beforeServices` runs once they are, before the server and worker
+   * start (the upgrade benchmark stops before 0041 and applies it later, under load).
+   */
+  options: {
+    durable: boolean;
+    specLimits?: boolean;
+    label?: string;
+    migrations?: Migration[];
+    beforeServices?: (databaseUrl: string) => Promise<void>;
+  },
 ): Promise<Harness> {
   // BENCH_POSTGRES_URL + BENCH_POSTGRES_DIR: a Postgres started by hand (for example with pg_stat_statements
   // preloaded, see docs/benchmarks.md); the benchmark uses a fresh database on it. Otherwise an embedded cluster.
@@ -88,6 +97,7 @@ export async function startHarness(
   try {
     await ensureDatabase(databaseUrl);
     await runMigrations(databaseUrl, options.migrations);
+    await options.beforeServices?.(databaseUrl);
     const receivers = new Receivers();
     await receivers.start();
     stops.push(() => receivers.stop());

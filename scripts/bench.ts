@@ -27,13 +27,16 @@
  *                   vs  alone (scripts/bench-retention.ts)
  *   stream          deliveries per second through one stream connection with batched acknowledgements
  *                   (scripts/bench-stream.ts)  vs  the same run's push figure (same max_concurrency) and raw POSTs
+ *   upgrade         migration 0041 (daily partitions) on a database of a few million rows at 0040 while the service
+ *                   delivers: wall time, longest lock wait, a 200/s probe's accept-to-receiver p50/p99 and refusals
+ *                   during the migration  vs  before it (scripts/bench-upgrade.ts)
  *
  * HTTP load comes from a second process (scripts/bench-load.ts), the same for subject and ceiling.
  * Prints a table and writes .tmp/bench.json. BENCH_SECONDS shortens each measurement; BENCH_ONLY=delivery runs only
  * the delivery part (keeping the other figures already in .tmp/bench.json), BENCH_ONLY=analytics only the analytics
  * part, BENCH_ONLY=tracing only the tracing part, BENCH_ONLY=start only the start times, BENCH_ONLY=retention only the
- * retention part, BENCH_ONLY=stream only the stream figure, BENCH_ONLY=core only the others. BENCH_SCENARIOS picks
- * delivery scenarios (scripts/bench-delivery.ts); the delivery figures of the others
+ * retention part, BENCH_ONLY=stream only the stream figure, BENCH_ONLY=upgrade only the upgrade, BENCH_ONLY=core only
+ * the others. BENCH_SCENARIOS picks delivery scenarios (scripts/bench-delivery.ts); the delivery figures of the others
  * stay as they are in .tmp/bench.json.
  * docs/benchmarks.md describes every figure.
  */
@@ -55,6 +58,7 @@ import { runFairnessBench, type FairnessFigures } from './bench-fairness.js';
 import { printRetention, runRetentionBench, type RetentionFigures } from './bench-retention.js';
 import { printStart, runStartBench, type StartFigures } from './bench-start.js';
 import { printStream, runStreamBench, type StreamFigures } from './bench-stream.js';
+import { printUpgrade, runUpgradeBench, type UpgradeFigures } from './bench-upgrade.js';
 import { printTracing, runTracingBench, type TracingFigures } from './bench-tracing.js';
 import { ROOT } from './local-runtime.js';
 
@@ -341,7 +345,7 @@ async function runCoreBench(): Promise<{ figures: Figure[]; roundTrips: RoundTri
 
 async function main(): Promise<void> {
   const only = process.env['BENCH_ONLY'];
-  const parts = ['delivery', 'fairness', 'analytics', 'tracing', 'start', 'retention', 'stream', 'core'];
+  const parts = ['delivery', 'fairness', 'analytics', 'tracing', 'start', 'retention', 'stream', 'upgrade', 'core'];
   if (only && !parts.includes(only)) throw new Error(`BENCH_ONLY is ${parts.join(', ')}`);
   const runs = (part: string) => !only || only === part;
   const file = path.join(ROOT, '.tmp/bench.json');
@@ -368,6 +372,9 @@ async function main(): Promise<void> {
   const stream = runs('stream')
     ? (await runStreamBench()).stream
     : ((previous['stream'] ?? null) as StreamFigures | null);
+  const upgrade = runs('upgrade')
+    ? (await runUpgradeBench()).upgrade
+    : ((previous['upgrade'] ?? null) as UpgradeFigures | null);
   const { figures, roundTrips } = core;
 
   if (only)
@@ -392,6 +399,7 @@ async function main(): Promise<void> {
   if (start) printStart(start);
   if (retention) printRetention(retention);
   if (stream) printStream(stream);
+  if (upgrade) printUpgrade(upgrade);
   mkdirSync(path.join(ROOT, '.tmp'), { recursive: true });
   writeFileSync(
     file,
@@ -408,6 +416,7 @@ async function main(): Promise<void> {
         start,
         retention,
         stream,
+        upgrade,
       },
       null,
       2,
