@@ -1,10 +1,10 @@
 import { Arg, Authorized, Ctx, ID, Int, Mutation, Query, Resolver } from 'type-graphql';
 import { PORTAL } from './authorization.js';
 import { callContext, type GraphqlContext } from './context.js';
-import { IDEMPOTENCY_KEY_ARG, IDEMPOTENCY_KEY_OPTIONS, runIdempotent } from './idempotent.js';
+import { IDEMPOTENCY_KEY_ARG, IDEMPOTENCY_KEY_OPTIONS } from './idempotent.js';
 import { defined } from './mappers.js';
 import { PortalEndpointStream } from './portal.types.js';
-import { streamTokenInput, streamUrlOf, tokenWithheld, toStreamConnection, toStreamToken } from './stream.resolver.js';
+import { createStreamTokenOnce, streamUrlOf, toStreamConnection, toStreamToken } from './stream.resolver.js';
 import { StreamTokenReveal } from './stream.types.js';
 
 /**
@@ -47,18 +47,12 @@ export class PortalStreamResolver {
     @Arg('name', () => String, { nullable: true, description: 'Up to 100 characters' }) name?: string | null,
     @Arg(IDEMPOTENCY_KEY_ARG, () => String, IDEMPOTENCY_KEY_OPTIONS) idempotencyKey?: string | null,
   ): Promise<StreamTokenReveal> {
-    const parsed = streamTokenInput(name);
-    return runIdempotent(context, idempotencyKey, {
-      operation: 'portalCreateStreamToken',
-      params: { endpointId },
-      input: parsed,
-      async run(ctx) {
-        const created = await context.services.portal.createStreamToken(ctx, endpointId, parsed);
-        return { streamToken: toStreamToken(created.token), token: created.secret };
-      },
-      stored: tokenWithheld,
-      replay: async (stored) => stored as StreamTokenReveal,
-    });
+    return createStreamTokenOnce(
+      context,
+      idempotencyKey,
+      { operation: 'portalCreateStreamToken', endpointId, name },
+      (ctx, id, input) => context.services.portal.createStreamToken(ctx, id, input),
+    );
   }
 
   @Authorized(PORTAL)

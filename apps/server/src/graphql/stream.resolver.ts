@@ -1,5 +1,11 @@
 import { Arg, Authorized, Ctx, FieldResolver, ID, Int, Mutation, Resolver, Root } from 'type-graphql';
-import { CreateStreamTokenInput, parseInput, type StreamConnectionView, type StreamTokenView } from '@svc/core';
+import {
+  CreateStreamTokenInput,
+  parseInput,
+  type CallContext,
+  type StreamConnectionView,
+  type StreamTokenView,
+} from '@svc/core';
 import { callContext, type GraphqlContext } from './context.js';
 import { Endpoint } from './endpoint.types.js';
 import { IDEMPOTENCY_KEY_ARG, IDEMPOTENCY_KEY_OPTIONS, runIdempotent } from './idempotent.js';
@@ -22,13 +28,41 @@ export function streamUrlOf(publicBaseUrl: string | null, endpointId: string): s
 }
 
 /** Idempotency keeps the reveal without its token, which is stored only as a hash: a replay shows null. */
-export function tokenWithheld(reveal: StreamTokenReveal): StreamTokenReveal {
+function tokenWithheld(reveal: StreamTokenReveal): StreamTokenReveal {
   return { streamToken: reveal.streamToken, token: null };
 }
 
 /** The name argument of a new token, in the REST input shape the service validates. */
-export function streamTokenInput(name: string | null | undefined) {
+function streamTokenInput(name: string | null | undefined) {
   return parseInput(CreateStreamTokenInput, defined({ name: name ?? undefined }));
+}
+
+/**
+ * A new stream token, once per idempotency key (the console's and the portal's mutation): `create` is the service
+ * call of the surface. A replay shows the token record without its secret.
+ */
+export function createStreamTokenOnce(
+  context: GraphqlContext,
+  idempotencyKey: string | null | undefined,
+  request: { operation: string; endpointId: string; name: string | null | undefined },
+  create: (
+    ctx: CallContext,
+    endpointId: string,
+    input: CreateStreamTokenInput,
+  ) => Promise<{ token: StreamTokenView; secret: string }>,
+): Promise<StreamTokenReveal> {
+  const parsed = streamTokenInput(request.name);
+  return runIdempotent(context, idempotencyKey, {
+    operation: request.operation,
+    params: { endpointId: request.endpointId },
+    input: parsed,
+    async run(ctx) {
+      const created = await create(ctx, request.endpointId, parsed);
+      return { streamToken: toStreamToken(created.token), token: created.secret };
+    },
+    stored: tokenWithheld,
+    replay: async (stored) => stored as StreamTokenReveal,
+  });
 }
 
 /**
@@ -87,18 +121,12 @@ export class StreamResolver {
     @Arg('name', () => String, { nullable: true, description: 'Up to 100 characters' }) name?: string | null,
     @Arg(IDEMPOTENCY_KEY_ARG, () => String, IDEMPOTENCY_KEY_OPTIONS) idempotencyKey?: string | null,
   ): Promise<StreamTokenReveal> {
-    const parsed = streamTokenInput(name);
-    return runIdempotent(context, idempotencyKey, {
-      operation: 'createStreamToken',
-      params: { endpointId },
-      input: parsed,
-      async run(ctx) {
-        const created = await context.services.streamTokens.create(ctx, endpointId, parsed);
-        return { streamToken: toStreamToken(created.token), token: created.secret };
-      },
-      stored: tokenWithheld,
-      replay: async (stored) => stored as StreamTokenReveal,
-    });
+    return createStreamTokenOnce(
+      context,
+      idempotencyKey,
+      { operation: 'createStreamToken', endpointId, name },
+      (ctx, id, input) => context.services.streamTokens.create(ctx, id, input),
+    );
   }
 
   @Authorized()
