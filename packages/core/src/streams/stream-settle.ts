@@ -2,10 +2,10 @@ import { hotStatement, type HotSql } from '@svc/db';
 import { randomBytes } from 'node:crypto';
 import type { DataSource } from 'typeorm';
 import type { Clock } from '../common/clock.js';
-import type { AttemptResult, AttemptTrigger, EndpointHealthState } from '../deliveries/delivery-policy.js';
+import type { AttemptResult, EndpointHealthState } from '../deliveries/delivery-policy.js';
 import type { DispatchOwnershipService } from '../engine/dispatch-ownership.service.js';
 import type { AttemptOutcome, SettlementService } from '../engine/settlement.service.js';
-import { streamAttempt } from './stream-attempt.js';
+import { streamAttempt, type StreamLeaseFields } from './stream-attempt.js';
 
 /** What a receiver answered for one attempt: an HTTP status, or `error` when its handler failed without one. */
 export interface StreamAck {
@@ -30,26 +30,12 @@ export interface StreamSettleDeps {
 }
 
 /** A stream lease as settlement needs it: the delivery, its lease and its endpoint's circuit. */
-interface LeaseRow {
+interface LeaseRow extends StreamLeaseFields {
   delivery_id: string;
   ack_attempt: number;
-  id: string | null;
   lease_owner: string | null;
   attempt: number | null;
   due_at: Date | null;
-  team_id: string;
-  tenant_id: string;
-  endpoint_id: string;
-  message_id: string;
-  event_type: string;
-  attempt_count: number;
-  next_trigger: AttemptTrigger;
-  expires_at: Date;
-  sequence: string | null;
-  content_type: string;
-  timeout_seconds: number;
-  url_revision: string;
-  retry_delays_seconds: number[];
   circuit: 'closed' | 'half_open' | 'open' | null;
   consecutive_failures: number | null;
   last_success_at: Date | null;
