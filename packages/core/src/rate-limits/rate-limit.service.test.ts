@@ -141,21 +141,26 @@ describe('an empty bucket', () => {
     const { service } = probe;
     const scope = { teamId: 'team-f', tenantId: null, sourceId: null };
     const take = () => outcome(service.take('team-f', 'test', { rate, burst: 5 }, scope));
+    const TAKES = 200;
     const started = Date.now();
     let granted = 0;
-    let refused = 0;
-    while (Date.now() - started < 600) {
+    for (let i = 0; i < TAKES; i += 1) {
       if ((await take()) === 'granted') granted += 1;
-      else refused += 1;
       await new Promise((resolve) => setTimeout(resolve, 2));
     }
     const seconds = (Date.now() - started) / 1000;
-    expect(granted).toBeGreaterThanOrEqual(5 + Math.floor(rate * 0.5));
+    const refused = TAKES - granted;
+    // The bucket's rate, on however much time the takes took (a loaded machine stretches it): never more than the
+    // burst and what refilled, and not much less (a token waits at most until the next take).
     expect(granted).toBeLessThanOrEqual(5 + Math.ceil(rate * seconds) + 1);
-    expect(refused).toBeGreaterThan(50);
-    // Without the empty-bucket window each refusal was a statement.
+    expect(granted).toBeGreaterThanOrEqual(5 + Math.floor(rate * seconds * 0.5));
+    expect(refused).toBeGreaterThan(TAKES / 2);
+    // Without the empty-bucket window each of the refusals was a statement.
     expect(probe.statements).toBeLessThan(granted + 10);
-    await new Promise((resolve) => setTimeout(resolve, 200));
+    // Refusals made without a statement are counted with the next one, or by the flush once a token can exist.
+    const deadline = Date.now() + 5_000;
+    while ((await throttled('team-f')) !== refused && Date.now() < deadline)
+      await new Promise((resolve) => setTimeout(resolve, 50));
     expect(await throttled('team-f')).toBe(refused);
   });
 });
