@@ -136,7 +136,8 @@ describe('an empty bucket', () => {
   });
 
   it('on the real clock: grants the bucket rate, asks Postgres about once per token, counts every refusal', async () => {
-    const rate = 20;
+    // Slow enough that an empty bucket's window (up to 200 ms) outlasts a statement on a loaded machine.
+    const rate = 5;
     const probe = counting(systemClock);
     const { service } = probe;
     const scope = { teamId: 'team-f', tenantId: null, sourceId: null };
