@@ -163,7 +163,10 @@ export function startService(
   env: Record<string, string>,
   probePort: number,
 ): ServiceProcess {
-  const child = spawn(process.execPath, ['--enable-source-maps', '--import', pathToFileURL(probe).href, script], {
+  // BENCH_NODE_FLAGS: more flags for the server and worker processes (`--trace-gc`: their pauses in .tmp/bench-logs/).
+  const flags = (process.env['BENCH_NODE_FLAGS'] ?? '').split(' ').filter((flag) => flag !== '');
+  const args = [...flags, '--enable-source-maps', '--import', pathToFileURL(probe).href, script];
+  const child = spawn(process.execPath, args, {
     cwd: ROOT,
     env: {
       PATH: process.env['PATH'] ?? '',
