@@ -284,6 +284,43 @@ describe('daily partitions', () => {
     expect(report.strayDeliveriesDeleted).toBe(0);
     expect(await partitionOf('deliveries', 'id', delivered)).toBe(partitionName('deliveries', kept));
   });
+
+  it("never queues the service's statements behind a drop's lock for long, and drops once the table is free", async () => {
+    const busy = new Date(day.getTime() + 70 * DAY);
+    stack.h.clock.set(new Date(busy.getTime() + 12 * 60 * MINUTE));
+    await stack.h.services.partitions.makeAhead();
+    const { tenantId } = await stack.setup('/busy-day');
+    const id = await stack.publish(tenantId, { busy: true });
+    await succeeded(id);
+    stack.h.clock.set(new Date(busy.getTime() + 31 * DAY + MINUTE));
+    await stack.h.services.retention.sweep();
+
+    // A long transaction that read messages holds its lock on the parent for 1.5 s (a slow list, a long admission).
+    const holder = db().createQueryRunner();
+    await holder.connect();
+    await holder.startTransaction();
+    await holder.query(`SELECT count(*) FROM messages WHERE id = $1`, [id]);
+    const drop = stack.h.services.partitions.dropExpired();
+    // Meanwhile the service reads and writes messages as always: each statement's wait, on the real clock.
+    const waits: number[] = [];
+    const until = performance.now() + 1500;
+    while (performance.now() < until) {
+      const started = performance.now();
+      await db().query(`SELECT count(*) FROM messages WHERE id = $1`, [id]);
+      waits.push(performance.now() - started);
+      await new Promise((resolve) => setTimeout(resolve, 10));
+    }
+    await holder.commitTransaction();
+    await holder.release();
+    const report = await drop;
+
+    // A drop waiting its lock for a second (as it did) queues every statement behind it for that second. Now a try
+    // waits 50 ms, then steps aside for a while: no statement waits anywhere near that long.
+    expect(waits.length).toBeGreaterThan(10);
+    expect(Math.max(...waits)).toBeLessThan(500);
+    expect(report.dropped).toContain(partitionName('messages', busy));
+    expect((await get(`/messages/${id}`)).status).toBe(404);
+  });
 });
 
 /** The creation time an ID carries (its first 10 base32 characters: 48-bit milliseconds and two bits). */

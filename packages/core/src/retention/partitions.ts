@@ -33,6 +33,18 @@ interface Partition {
 const PENDING = `status IN ('queued', 'in_flight', 'retry_wait')`;
 
 /**
+ * How long a maintenance statement that changes a parent's partitions waits for its lock. Dropping a partition takes
+ * ACCESS EXCLUSIVE on the parent (attaching one, SHARE UPDATE EXCLUSIVE), and while it waits every new statement on
+ * that table queues behind it: admission, claims and settlements would stall for as long as the wait. So the wait is
+ * short, and a try that times out is rolled back and made again a little later, up to LOCK_TRIES times in one run
+ * (then the next run tries again). It is also far below deadlock_timeout (1 s): if a transaction of the engine holds
+ * one parent and wants another the drop holds, the drop is the one that gives way, never an admission.
+ */
+const LOCK_WAIT_MS = 50;
+const LOCK_TRIES = 20;
+const LOCK_PAUSE_MS = 250;
+
+/**
  * Partition maintenance for the tables migration 0041 partitioned by day on their time-sortable IDs (docs/scaling.md,
  * docs/retention.md): makes the partitions of the next PARTITION_DAYS_AHEAD days (an insert beyond them lands in the
  * DEFAULT partition, so none ever fails; the run that makes its day moves it out), and drops a day's partitions once
@@ -83,9 +95,9 @@ export class PartitionMaintenance {
     const name = partitionName(table.table_name, day);
     const [lower, upper] = [idTimeBound(table.id_prefix, day), idTimeBound(table.id_prefix, addDays(day, 1))];
     if (table.legacy_bound !== null && lower < table.legacy_bound) return null;
-    return unlessBusy(() =>
+    return withBoundedLockWait(() =>
       this.db.transaction(async (tx) => {
-        await tx.query(`SET LOCAL lock_timeout = '1s'`);
+        await tx.query(`SET LOCAL lock_timeout = '${LOCK_WAIT_MS}ms'`);
         const exists: unknown[] = await tx.query(`SELECT 1 FROM pg_class WHERE relname = $1`, [name]);
         if (exists.length > 0) return null;
         const parent = quote(table.table_name);
@@ -148,17 +160,25 @@ export class PartitionMaintenance {
     partition: Partition,
   ): Promise<{ names: string[]; strays: number } | null> {
     const lower = await this.lowerBound(table, partition);
-    return unlessBusy(() =>
+    return withBoundedLockWait(() =>
       this.db.transaction(async (tx) => {
+        // The checks and the deletes below wait for rows as any statement does; the parents' lock, taken last, waits
+        // LOCK_WAIT_MS at most (see there).
         await tx.query(`SET LOCAL lock_timeout = '1s'`);
         const p = quote(partition.name);
+        const lockParents = async (...parents: string[]) => {
+          await tx.query(`SET LOCAL lock_timeout = '${LOCK_WAIT_MS}ms'`);
+          await tx.query(`LOCK TABLE ONLY ${parents.map(quote).join(', ')} IN ACCESS EXCLUSIVE MODE`);
+        };
         if (table.table_name === 'deliveries') {
           if (await exists(tx, `SELECT 1 FROM ${p} WHERE ${PENDING} LIMIT 1`)) return null;
+          await lockParents('deliveries');
           await tx.query(`DROP TABLE ${p}`);
           await this.forgetLegacy(tx, table, partition);
           return { names: [partition.name], strays: 0 };
         }
         if (table.table_name === 'attempts') {
+          await lockParents('attempts');
           await tx.query(`DROP TABLE ${p}`);
           await this.forgetLegacy(tx, table, partition);
           return { names: [partition.name], strays: 0 };
@@ -186,6 +206,8 @@ export class PartitionMaintenance {
           await tx.query(`DELETE FROM attempts WHERE delivery_id = ANY($1::text[])`, [strays.map((s) => s.id)]);
         const contents = partition.name.replace(/^messages/, 'message_contents');
         const names = [partition.name];
+        // Both parents at once, in the order admission writes them (messages, then its content).
+        await lockParents('messages', 'message_contents');
         if (await exists(tx, `SELECT 1 FROM pg_class WHERE relname = $1`, [contents])) {
           await tx.query(`DROP TABLE ${quote(contents)}`);
           names.push(contents);
@@ -215,18 +237,22 @@ export class PartitionMaintenance {
 }
 
 /**
- * Runs one maintenance transaction; when it waited its second for a lock (a busy table: lock_timeout) it is left to
- * the next run, which tries again, and the rest of this run goes on.
+ * Runs one maintenance transaction, again after a pause when it timed out waiting for a lock (lock_timeout: a busy
+ * table), up to LOCK_TRIES times; then it is left to the next run, which tries again, and the rest of this run goes
+ * on (null).
  */
-async function unlessBusy<T>(run: () => Promise<T>): Promise<T | null> {
-  try {
-    return await run();
-  } catch (error) {
-    const code =
-      (error as { code?: string; driverError?: { code?: string } }).driverError?.code ??
-      (error as { code?: string }).code;
-    if (code === '55P03') return null;
-    throw error;
+async function withBoundedLockWait<T>(run: () => Promise<T>): Promise<T | null> {
+  for (let attempt = 1; ; attempt += 1) {
+    try {
+      return await run();
+    } catch (error) {
+      const code =
+        (error as { code?: string; driverError?: { code?: string } }).driverError?.code ??
+        (error as { code?: string }).code;
+      if (code !== '55P03') throw error;
+      if (attempt >= LOCK_TRIES) return null;
+      await new Promise((resolve) => setTimeout(resolve, LOCK_PAUSE_MS * (0.5 + Math.random())));
+    }
   }
 }
 
