@@ -4,7 +4,8 @@
  * day's partitions (PartitionMaintenance.dropExpired), and what either does to delivery figure (a) while it runs.
  *
  * The delivery benchmark's deployment (built server and worker processes, loopback receivers, its own embedded
- * Postgres, scripts/bench-delivery-harness.ts) with BENCH_RETENTION_DAYS days (default 6) of BENCH_RETENTION_MESSAGES
+ * Postgres, scripts/bench-delivery-harness.ts) with 4 + 2 × BENCH_RETENTION_DROPS days (default 3 drops: 10 days;
+ * BENCH_RETENTION_DAYS may store more) of BENCH_RETENTION_MESSAGES
  * messages each (default 100,000; each with its content, one delivery and one attempt: four rows) seeded with SQL
  * in the days before today, content already erased as it is after 30 days. Then, with no load:
  *
@@ -13,11 +14,12 @@
  *   drop    one day's partitions dropped (messages, message_contents, deliveries, attempts)
  *
  * each as CPU seconds (every Postgres process and this one), WAL bytes (pg_current_wal_lsn before and after) and wall
- * time; and (a) (fan-out 1, closed loop, as scripts/bench-delivery.ts, BENCH_SECONDS each) measured four times:
- * alone, while a day is deleted (the delete path, from the window's start to its end), while a day is dropped (halfway
- * through the window), and alone again; "alone" is the mean of the two. Then (d) the same way: (a) with a backlog of
- * BENCH_BACKLOG pending deliveries (default 1,000,000) inserted with SQL as scripts/bench-delivery.ts does, its CPU
- * per message over (a)'s alone being figure (d), alone, while another day is deleted and while another is dropped.
+ * time; and (a) (fan-out 1, closed loop, as scripts/bench-delivery.ts, BENCH_SECONDS each) in windows: alone, while
+ * a day is deleted (the delete path, from the window's start to its end), alone, then BENCH_RETENTION_DROPS times a
+ * window with a day dropped halfway through it followed by one alone; each window under retention is read against
+ * the mean of the windows alone on either side of it, and the drops' figure pools them. Then (d) the same way: (a)
+ * with a backlog of BENCH_BACKLOG pending deliveries (default 1,000,000) inserted with SQL as
+ * scripts/bench-delivery.ts does, its CPU per message over (a)'s alone being figure (d).
  * The machine is shared: read the figures against each other, not as absolutes.
  */
 import { DAY, ManualClock, PartitionMaintenance, seedDay, utcDay, type Services } from '@svc/core';
@@ -40,8 +42,13 @@ import {
 } from './bench-delivery-harness.js';
 import { insertBacklog } from './bench-delivery-seed.js';
 
-/** Six days: three dropped (alone, under (a), under (d)), then three deleted (alone, under (a), under (d)). */
-const DAYS = Number(process.env['BENCH_RETENTION_DAYS'] ?? 6);
+/** Drops measured under (a), and again under (d), each between two windows alone. */
+const DROPS = Number(process.env['BENCH_RETENTION_DROPS'] ?? 3);
+/**
+ * The days stored: one dropped alone, DROPS under (a), DROPS under (d), then three deleted (alone, under (a), under
+ * (d)); more are kept, as older traffic.
+ */
+const DAYS = Math.max(Number(process.env['BENCH_RETENTION_DAYS'] ?? 0), 1 + 2 * DROPS + 3);
 const PER_DAY = Number(process.env['BENCH_RETENTION_MESSAGES'] ?? 100_000);
 const SECONDS = Number(process.env['BENCH_SECONDS'] ?? 10);
 const BACKLOG = Number(process.env['BENCH_BACKLOG'] ?? 1_000_000);
@@ -71,14 +78,22 @@ export interface RetentionFigures {
   drop: ExpiryCost & { partitions: number };
   /** drop / (delete + its vacuum) WAL bytes: target <= 0.01. */
   wal_ratio: number;
-  /** (a) admitted and delivered per second: alone (mean of two), while a day is deleted, while a day is dropped. */
+  /**
+   * (a) admitted and delivered per second: alone (the mean of every window alone), while a day is deleted, while a
+   * day is dropped (the mean of the drop windows).
+   */
   a_without: Pace;
   a_during_delete: Pace & { days_deleted: number };
   a_during_drop: Pace;
-  /** a_during_drop / a_without, delivered per second: target >= 0.95. */
+  /**
+   * Delivered per second during the drop windows over the windows alone on either side of each, pooled: target >=
+   * 0.95; each drop's own in a_drop_ratios.
+   */
   a_drop_ratio: number;
+  a_drop_ratios?: number[];
+  /** During the delete window over the windows alone on either side of it. */
   a_delete_ratio: number;
-  /** (d): (a) with `backlog` pending deliveries; alone (mean of two), while a day is deleted, while one is dropped. */
+  /** (d): (a) with `backlog` pending deliveries, measured the same way. */
   d?: {
     backlog: number;
     backlog_setup_s: number;
@@ -87,8 +102,9 @@ export interface RetentionFigures {
     without: BacklogWindow;
     during_delete: BacklogWindow;
     during_drop: BacklogWindow;
-    /** delivered per second during / without. */
+    /** delivered per second during over the windows alone around, as for (a). */
     drop_ratio: number;
+    drop_ratios?: number[];
     delete_ratio: number;
   };
 }
@@ -180,11 +196,12 @@ async function fanout1(h: Harness, teams: BenchTeam[]) {
 type Fanout1 = Awaited<ReturnType<typeof fanout1>>;
 
 /**
- * (a) four times: alone, while `deleteIt` is deleted row by row (started as the window opens, finished after it),
- * while `dropIt` is dropped (halfway through the window), alone again. "Alone" is the mean of the two: the machine is
- * shared and its load drifts.
+ * (a) between windows alone: alone, while `deleteIt` is deleted row by row (started as the window opens, stopped as
+ * it ends), alone, then for each of `dropThem` a window with that day dropped halfway through it, followed by one
+ * alone. Each window under retention is read against the mean of the windows alone on either side of it: the machine
+ * is shared and its load drifts, so a single pair of windows cannot tell a drop's 0.1 s from the drift.
  */
-async function underRetention(h: Harness, teams: BenchTeam[], deleteIt: Date, dropIt: Date) {
+async function underRetention(h: Harness, teams: BenchTeam[], deleteIt: Date, dropThem: Date[]) {
   const { services } = h.core;
   const alone = [await fanout1(h, teams)];
   await sleep(2000);
@@ -199,24 +216,48 @@ async function underRetention(h: Harness, teams: BenchTeam[], deleteIt: Date, dr
   // The dead rows it left, vacuumed now: autovacuum of them must not fall into the next window.
   await vacuumDay(services, deleteIt);
   await sleep(2000);
-  const dropper = (async () => {
-    await sleep(3000 + (SECONDS * 1000) / 2);
-    if ((await dropDay(services, dropIt)) === 0) throw new Error('the day under load was not dropped');
-  })();
-  const duringDrop = await fanout1(h, teams);
-  await dropper;
-  await sleep(2000);
   alone.push(await fanout1(h, teams));
-  const mean = (pick: (f: Fanout1) => number) => (pick(alone[0]!) + pick(alone[1]!)) / 2;
-  const without = {
-    admitted_per_s: round(mean((f) => f.admitted_per_s)),
-    delivered_per_s: round(mean((f) => f.delivered_per_s)),
+  const duringDrops: Fanout1[] = [];
+  for (const day of dropThem) {
+    await sleep(2000);
+    const dropper = (async () => {
+      await sleep(3000 + (SECONDS * 1000) / 2);
+      if ((await dropDay(services, day)) === 0) throw new Error('the day under load was not dropped');
+    })();
+    duringDrops.push(await fanout1(h, teams));
+    await dropper;
+    await sleep(2000);
+    alone.push(await fanout1(h, teams));
+  }
+  const mean = (windows: Fanout1[], pick: (f: Fanout1) => number) =>
+    windows.reduce((sum, f) => sum + pick(f), 0) / windows.length;
+  const meanPace = (windows: Fanout1[]): Fanout1 => ({
+    admitted_per_s: round(mean(windows, (f) => f.admitted_per_s)),
+    delivered_per_s: round(mean(windows, (f) => f.delivered_per_s)),
     cpu_ms_per_message: round(
-      mean((f) => f.cpu_ms_per_message),
+      mean(windows, (f) => f.cpu_ms_per_message),
       3,
     ),
+  });
+  const neighbours = (i: number) => mean([alone[i]!, alone[i + 1]!], (f) => f.delivered_per_s);
+  // Each drop against its neighbours; the figure pools them: delivered during every drop over delivered alone around.
+  const dropRatios = duringDrops.map((f, i) => round(f.delivered_per_s / Math.max(1e-9, neighbours(i + 1)), 3));
+  const dropRatio = round(
+    duringDrops.reduce((sum, f) => sum + f.delivered_per_s, 0) /
+      Math.max(
+        1e-9,
+        duringDrops.reduce((sum, _, i) => sum + neighbours(i + 1), 0),
+      ),
+    3,
+  );
+  return {
+    without: meanPace(alone),
+    duringDelete,
+    deleteRatio: round(duringDelete.delivered_per_s / Math.max(1e-9, neighbours(0)), 3),
+    duringDrop: meanPace(duringDrops),
+    dropRatio,
+    dropRatios,
   };
-  return { without, duringDelete, duringDrop };
 }
 
 export async function runRetentionBench(): Promise<{ retention: RetentionFigures }> {
@@ -226,9 +267,9 @@ export async function runRetentionBench(): Promise<{ retention: RetentionFigures
     const h = await startHarness(build, { durable: false, label: 'retention-' });
     try {
       const { services } = h.core;
-      // The oldest days first: days[0] is dropped alone, days[1] dropped under (a), days[2] under (d) (a drop takes
-      // every partition up to its day, so these come first), days[3] deleted alone, days[4] under (a), days[5] under (d).
-      if (DAYS < 6) throw new Error('BENCH_RETENTION_DAYS must be at least 6');
+      // The oldest days first: days[0] is dropped alone, then DROPS days under (a) and DROPS under (d) (a drop takes
+      // every partition up to its day, so these come first), then one deleted alone, one under (a), one under (d).
+      if (DROPS < 1) throw new Error('BENCH_RETENTION_DROPS must be at least 1');
       const today = utcDay(new Date());
       const days = Array.from({ length: DAYS }, (_, i) => new Date(today.getTime() - (DAYS + 1 - i) * DAY));
       await makeDayPartitions(services, days);
@@ -258,23 +299,21 @@ export async function runRetentionBench(): Promise<{ retention: RetentionFigures
       let partitions = 0;
       const drop = await cost(h, async () => (partitions = await dropDay(services, days[0]!)));
       let rowsDeleted = 0;
-      const deleted = await cost(h, async () => (rowsDeleted = await deleteDay(services, days[3]!)));
-      const vacuum = await cost(h, () => vacuumDay(services, days[3]!));
+      const [deleteAlone, deleteUnderA, deleteUnderD] = days.slice(1 + 2 * DROPS) as [Date, Date, Date];
+      const deleted = await cost(h, async () => (rowsDeleted = await deleteDay(services, deleteAlone)));
+      const vacuum = await cost(h, () => vacuumDay(services, deleteAlone));
 
       console.log('retention: (a) alone, while a day is deleted, while a day is dropped, alone again');
-      const a = await underRetention(h, teams, days[4]!, days[1]!);
+      const a = await underRetention(h, teams, deleteUnderA, days.slice(1, 1 + DROPS));
       const backlogTeams = await createTeams(h.core, h.origin, h.receivers, 'backlog', BACKLOG_TEAMS, 10);
       console.log(`retention: (d) inserting a backlog of ${BACKLOG.toLocaleString('en')} pending deliveries`);
       const backlog = await insertBacklog(h.databaseUrl, backlogTeams, BACKLOG, BACKLOG_SETUP_BUDGET_MS);
       console.log(`retention: (d) with ${backlog.inserted.toLocaleString('en')} pending, alone, deleting, dropping`);
-      const d = await underRetention(h, teams, days[5]!, days[2]!);
+      const d = await underRetention(h, teams, deleteUnderD, days.slice(1 + DROPS, 1 + 2 * DROPS));
       const backlogWindow = (f: Fanout1): BacklogWindow => ({
         ...f,
         cost_ratio: round(f.cpu_ms_per_message / Math.max(1e-9, a.without.cpu_ms_per_message), 3),
       });
-      const paceRatio = (f: Fanout1, base: Fanout1) =>
-        round(f.delivered_per_s / Math.max(1e-9, base.delivered_per_s), 3);
-
       const retention: RetentionFigures = {
         days: DAYS,
         messages_per_day: PER_DAY,
@@ -286,8 +325,9 @@ export async function runRetentionBench(): Promise<{ retention: RetentionFigures
         a_without: a.without,
         a_during_delete: { ...a.duringDelete, days_deleted: 1 },
         a_during_drop: a.duringDrop,
-        a_drop_ratio: paceRatio(a.duringDrop, a.without),
-        a_delete_ratio: paceRatio(a.duringDelete, a.without),
+        a_drop_ratio: a.dropRatio,
+        a_drop_ratios: a.dropRatios,
+        a_delete_ratio: a.deleteRatio,
         d: {
           backlog: backlog.inserted,
           backlog_setup_s: round(backlog.seconds),
@@ -295,8 +335,9 @@ export async function runRetentionBench(): Promise<{ retention: RetentionFigures
           without: backlogWindow(d.without),
           during_delete: backlogWindow(d.duringDelete),
           during_drop: backlogWindow(d.duringDrop),
-          drop_ratio: paceRatio(d.duringDrop, d.without),
-          delete_ratio: paceRatio(d.duringDelete, d.without),
+          drop_ratio: d.dropRatio,
+          drop_ratios: d.dropRatios,
+          delete_ratio: d.deleteRatio,
         },
       };
       return { retention };
@@ -324,7 +365,8 @@ export function printRetention(r: RetentionFigures): void {
   console.log(`  WAL drop / delete: ${r.wal_ratio} (target <= 0.01)`);
   console.log(
     `  (a) delivered/s: alone ${r.a_without.delivered_per_s}, while deleting ${r.a_during_delete.delivered_per_s} ` +
-      `(${r.a_delete_ratio}), while dropping ${r.a_during_drop.delivered_per_s} (${r.a_drop_ratio}, target >= 0.95)`,
+      `(${r.a_delete_ratio}), while dropping ${r.a_during_drop.delivered_per_s} (${r.a_drop_ratio}, target >= 0.95; ` +
+      `each drop ${(r.a_drop_ratios ?? []).join(', ')})`,
   );
   const d = r.d;
   if (!d) return; // a .tmp/bench.json written before (d) was measured here
@@ -333,7 +375,8 @@ export function printRetention(r: RetentionFigures): void {
   console.log(
     `  (d) with ${d.backlog.toLocaleString('en')} pending, delivered/s and CPU per message over (a) alone's ` +
       `${d.a_cpu_ms_per_message} ms:\n    alone ${cost(d.without)}\n    while deleting ${cost(d.during_delete)} ` +
-      `(pace ${d.delete_ratio})\n    while dropping ${cost(d.during_drop)} (pace ${d.drop_ratio})`,
+      `(pace ${d.delete_ratio})\n    while dropping ${cost(d.during_drop)} (pace ${d.drop_ratio}; each drop ` +
+      `${(d.drop_ratios ?? []).join(', ')})`,
   );
 }
 
