@@ -9,7 +9,10 @@
  *
  * Every job starts at the wall-clock time `startAt`, so the caller can read its counters at the same moments.
  */
+import { appendFileSync } from 'node:fs';
 import { performance } from 'node:perf_hooks';
+const SLOW_LOG = process.env['BENCH_SLOW_LOG'];
+const SLOW_MS = Number(process.env['BENCH_SLOW_MS'] ?? 40);
 import pg from 'pg';
 import { Agent } from 'undici';
 import { measurePostsPerSecond } from '@svc/egress';
@@ -119,6 +122,11 @@ async function publish(job: PublishJob): Promise<PublishResult> {
           });
           const text = await response.body.text();
           latencies.push(performance.now() - t0);
+          if (SLOW_LOG && performance.now() - t0 > SLOW_MS)
+            appendFileSync(
+              SLOW_LOG,
+              `${new Date(sentAt).toISOString()} ${(performance.now() - t0).toFixed(1)} ms ${response.statusCode} pid ${process.pid}\n`,
+            );
           if (response.statusCode === 202) {
             admitted += 1;
             if (job.recordAccepted) {

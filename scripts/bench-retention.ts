@@ -303,7 +303,9 @@ export async function runRetentionBench(): Promise<{ retention: RetentionFigures
       const deleted = await cost(h, async () => (rowsDeleted = await deleteDay(services, deleteAlone)));
       const vacuum = await cost(h, () => vacuumDay(services, deleteAlone));
 
-      console.log('retention: (a) alone, while a day is deleted, while a day is dropped, alone again');
+      console.log(
+        `retention: (a) alone, while a day is deleted, alone, then ${DROPS} times while a day is dropped and alone`,
+      );
       const a = await underRetention(h, teams, deleteUnderA, days.slice(1, 1 + DROPS));
       const backlogTeams = await createTeams(h.core, h.origin, h.receivers, 'backlog', BACKLOG_TEAMS, 10);
       console.log(`retention: (d) inserting a backlog of ${BACKLOG.toLocaleString('en')} pending deliveries`);
