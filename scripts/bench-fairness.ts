@@ -15,6 +15,7 @@ import {
   addEndpoint,
   createTeams,
   deleteEndpoint,
+  probeStats,
   runLoad,
   sleep,
   type BenchTeam,
@@ -232,6 +233,7 @@ async function hotTeam(h: Harness) {
     },
     body: JSON.stringify({ endpoint_id: rejecting.id }),
   });
+  const statementsBefore = await probeStats(h.server);
   const [beside, hotLoad] = await Promise.all([
     publishP99(h, quiet),
     runLoad<PublishResult>({
@@ -247,6 +249,17 @@ async function hotTeam(h: Harness) {
     }),
   ]);
   const refused = Object.values(hotLoad.rejected).reduce((sum, n) => sum + n, 0);
+  // The server's statements in the window, per request of team X (admitted or refused): where its share goes.
+  const statementsAfter = await probeStats(h.server);
+  const requests = hotLoad.admitted + refused;
+  const perRequest = Object.entries(statementsAfter.statements)
+    .map(([key, n]) => [key, (n - (statementsBefore.statements[key] ?? 0)) / Math.max(1, requests)] as const)
+    .filter(([, n]) => n >= 0.01)
+    .sort((a, b) => b[1] - a[1]);
+  console.log(
+    `  hot_team server statements per request of team X (${requests} requests):\n` +
+      perRequest.map(([key, n]) => `    ${n.toFixed(3)}  ${key}`).join('\n'),
+  );
   return {
     alone_publish_p50_ms: alone.request_p50_ms,
     alone_publish_p99_ms: alone.request_p99_ms,
