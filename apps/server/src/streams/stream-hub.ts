@@ -8,7 +8,10 @@ import {
   STREAM_END_CHANNEL,
   STREAM_WAKE_CHANNEL,
   STREAM_WAKE_SENDER,
+  type Acknowledged,
   type Services,
+  type StreamAck,
+  type StreamAckResult,
   type StreamCaller,
 } from '@svc/core';
 import type { FastifyBaseLogger } from 'fastify';
@@ -33,6 +36,8 @@ export class StreamHub {
   private readonly listener: StreamListener;
   private timers: NodeJS.Timeout[] = [];
   private closing = false;
+  /** Which of an endpoint's streams claims with the next acknowledgement (round robin). */
+  private turn = 0;
 
   constructor(
     private readonly services: Services,
@@ -99,7 +104,39 @@ export class StreamHub {
     };
   }
 
-  /** Acknowledgements settled here wake this process's streams of the endpoint at once (others hear the channel). */
+  /**
+   * Settles acknowledgements (null: the token is not one of the endpoint's). When this process holds a stream of the
+   * endpoint that may claim now, the settlement and that stream's next claim are one transaction and one round
+   * trip, and the deliveries it leases are written to the stream before this answers; the endpoint's streams in
+   * other processes hear the wake-up sent in that transaction. This process's other streams of the endpoint are
+   * pumped (all of them when no claim went with the settlement).
+   */
+  async acknowledge(endpointId: string, token: string, acks: readonly StreamAck[]): Promise<StreamAckResult[] | null> {
+    const deliveries = this.services.streamDeliveries;
+    // The endpoint's streams here take turns, so several connections share its deliveries as before.
+    const candidates = [...(this.byEndpoint.get(endpointId) ?? [])].filter((session) => session.mayClaim);
+    const claimer = candidates[(this.turn = (this.turn + 1) % 1_000_000) % Math.max(1, candidates.length)];
+    let claimedBy: StreamSession | null = null;
+    let answer: Acknowledged | null | undefined;
+    if (claimer) {
+      const ran = await claimer.claimWith(async (want) => {
+        const acknowledged = await deliveries.acknowledge(endpointId, acks, {
+          token,
+          claimFor: { connectionId: claimer.id, want },
+        });
+        return { value: acknowledged, claim: acknowledged?.claim ?? null };
+      });
+      answer = ran?.value;
+      if (ran?.value?.claim) claimedBy = claimer;
+    }
+    if (answer === undefined) answer = await deliveries.acknowledge(endpointId, acks, { token });
+    if (answer === null) return null;
+    if (answer.results.includes('settled'))
+      for (const session of this.byEndpoint.get(endpointId) ?? []) if (session !== claimedBy) session.pump();
+    return answer.results;
+  }
+
+  /** Wakes this process's streams of the endpoint (others hear the channel). */
   pumpEndpoint(endpointId: string): void {
     for (const session of this.byEndpoint.get(endpointId) ?? []) session.pump();
   }
