@@ -228,6 +228,7 @@ export {
 } from './streams/stream-connections.service.js';
 export { StreamDeliveryService } from './streams/stream-deliveries.service.js';
 export type { StreamClaim } from './streams/stream-claim.js';
+export { forgetConnectionLeases } from './streams/stream-leases.js';
 export type { Acknowledged, StreamAck, StreamAckResult } from './streams/stream-settle.js';
 export { streamEventData, type StreamEventData } from './streams/stream-event.js';
 export {

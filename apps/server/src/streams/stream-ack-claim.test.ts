@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startDeliveryStack, type DeliveryStack } from '../../../worker/src/delivery/delivery.testing.js';
+import { post } from '../testing/harness.js';
 import type { SseClient } from './sse-client.testing.js';
 import {
   ack,
@@ -108,5 +109,58 @@ describe('acknowledgements on the server holding the stream', () => {
     expect(n).toBe(total);
     a.close();
     b.close();
+  });
+
+  it('decide an acknowledgement on the endpoint as it is when it is settled, not as the claim read it', async () => {
+    const stream = await streamEndpoint(stack, { max_concurrency: 1, retry_delays_seconds: [3600] });
+    for (let i = 0; i < 2; i += 1) await stack.publish(stream.tenantId, { i });
+    const client = await openStream(stack, stream);
+    const [first] = await client.waitForDeliveries(1);
+    // The first answer leaves this process the circuit it settles the next ones on.
+    await ack(stack, stream, [{ delivery_id: first!.delivery_id, attempt: 1, status: 200 }]);
+    const [, second] = await client.waitForDeliveries(2);
+    // Changed after the claim that offered `second`: its failure follows the new delays, as a push attempt's would.
+    const current = await stack.h.request('GET', `/endpoints/${stream.endpointId}`);
+    const patched = await stack.h.request('PATCH', `/endpoints/${stream.endpointId}`, {
+      ifMatch: current.headers.get('etag')!,
+      body: { retry_delays_seconds: [2] },
+    });
+    expect(patched.status, patched.text).toBe(200);
+    const answeredAt = Date.now();
+    const failed = await ack(stack, stream, [{ delivery_id: second!.delivery_id, attempt: 1, status: 500 }]);
+    expect(failed.json.results).toEqual([{ delivery_id: second!.delivery_id, result: 'settled' }]);
+    const [{ next_attempt_at: next }] = (await stack.h.services.db.query(
+      `SELECT next_attempt_at FROM deliveries WHERE id = $1`,
+      [second!.delivery_id],
+    )) as [{ next_attempt_at: Date }];
+    // 2 s and its 20% jitter, not an hour.
+    expect(next.getTime() - answeredAt).toBeGreaterThan(1500);
+    expect(next.getTime() - answeredAt).toBeLessThan(5000);
+    client.close();
+  });
+
+  it('refuse a token revoked in the database at once, before this process hears of it', async () => {
+    const stream = await streamEndpoint(stack, { max_concurrency: 1 });
+    const other = await post(stack.h, `/endpoints/${stream.endpointId}/stream-tokens`, { name: 'acks' });
+    for (let i = 0; i < 3; i += 1) await stack.publish(stream.tenantId, { i });
+    const client = await openStream(stack, stream);
+    const [first] = await client.waitForDeliveries(1);
+    await ack(stack, stream, [{ delivery_id: first!.delivery_id, attempt: 1, status: 200 }], other.json.token);
+    const [, second] = await client.waitForDeliveries(2);
+    // As another server process's revocation looks here until its notification arrives: the row only.
+    await stack.h.services.db.query(`UPDATE stream_tokens SET revoked_at = now() WHERE id = $1`, [other.json.id]);
+    const refused = await ack(
+      stack,
+      stream,
+      [{ delivery_id: second!.delivery_id, attempt: 1, status: 200 }],
+      other.json.token,
+    );
+    expect(refused.status).toBe(401);
+    expect(refused.json.error?.code).toBe('unauthorized');
+    expect((await deliveryRecord(stack, second!.delivery_id)).status).not.toBe('succeeded');
+    // The stream's own token still answers it.
+    const settled = await ack(stack, stream, [{ delivery_id: second!.delivery_id, attempt: 1, status: 200 }]);
+    expect(settled.json.results).toEqual([{ delivery_id: second!.delivery_id, result: 'settled' }]);
+    client.close();
   });
 });

@@ -1,5 +1,5 @@
 import type { ServerResponse } from 'node:http';
-import { streamEventData, type Services, type StreamClaim } from '@svc/core';
+import { forgetConnectionLeases, streamEventData, type Services, type StreamClaim } from '@svc/core';
 import type { FastifyBaseLogger } from 'fastify';
 import type { StreamSettings } from '../config.js';
 
@@ -101,6 +101,7 @@ export class StreamSession {
     if (this.draining) response.destroy();
     else response.end();
     this.init.onEnd(this);
+    forgetConnectionLeases(this.id);
     try {
       const endpointId = await this.init.services.streamConnections.close(this.id);
       if (endpointId) await this.init.services.streamDeliveries.wakeStreams([endpointId]);

@@ -12,6 +12,7 @@ import {
 import type { EndpointCredentialsService } from '../endpoints/endpoint-credentials.service.js';
 import type { ClaimedAttempt } from '../engine/dispatch.service.js';
 import { streamAttempt } from './stream-attempt.js';
+import { rememberLease } from './stream-leases.js';
 
 /**
  * A stream connection's claim of its endpoint's due rows (docs/streams.md), the push claim's rules for one endpoint
@@ -25,6 +26,7 @@ const STREAM_CLAIM_SQL = `
 WITH lane AS (
   SELECT e.id AS endpoint_id, e.team_id, e.status, e.deleted_at IS NOT NULL AS deleted, e.max_concurrency,
          e.ordering = 'ordered' AS ordered, e.timeout_seconds, e.url_revision, e.retry_delays_seconds, e.headers_sealed,
+         e.version AS endpoint_version,
          h.circuit, h.next_probe_at,
          (SELECT count(*) FROM delivery_queue f
            WHERE f.endpoint_id = e.id AND f.lease_owner IS NOT NULL AND f.due_at > $4)::int AS in_flight
@@ -70,6 +72,7 @@ WITH lane AS (
   RETURNING h.endpoint_id
 )
 SELECT quota.endpoint_id, quota.team_id, quota.status, quota.deleted, quota.timeout_seconds, quota.url_revision,
+       quota.endpoint_version,
        quota.retry_delays_seconds, quota.headers_sealed, quota.probing,
        -- When to look again without a wake-up: the first free row not taken now, and the first lease that ends
        -- (its timeout is settled then).
@@ -104,6 +107,7 @@ interface StreamClaimRow {
   deleted: boolean;
   timeout_seconds: number;
   url_revision: string;
+  endpoint_version: string;
   retry_delays_seconds: number[];
   headers_sealed: Buffer | null;
   probing: boolean;
@@ -146,6 +150,11 @@ export interface StreamClaim {
 export interface SettleAlong {
   statement: HotStatement;
   params: unknown[];
+  /**
+   * A statement run first, under the lock, that fails the whole transaction when what the settlement was decided on
+   * no longer holds (stream-settle.ts: acknowledgements of leases this process knows).
+   */
+  check?: (literal: (value: unknown) => string) => string;
 }
 
 /**
@@ -201,6 +210,7 @@ async function finishClaim(
     if (!reason) {
       try {
         attempts.push(toAttempt(deps, row, now));
+        rememberLease(connectionId, row, row.leased_attempt!, row.lease_until!);
         continue;
       } catch (error) {
         // Another key's seal is this process's fault, not the delivery's: the lease goes back at once.
@@ -244,7 +254,7 @@ interface RawClient {
 }
 
 /** The claim, prepared once per connection (PREPARE in SQL: the claim's transaction is one simple-protocol message). */
-const CLAIM_PREPARED = 'svc_stream_claim_v1';
+const CLAIM_PREPARED = 'svc_stream_claim_v2';
 /** Statements of each pooled connection prepared by this module (a connection that fails is destroyed). */
 const preparedOn = new WeakMap<RawClient, Set<string>>();
 
@@ -289,6 +299,7 @@ async function claimInOneRoundTrip(
       'BEGIN',
       HOT_PLANNING,
       lock,
+      ...(settle?.check ? [settle.check(literal)] : []),
       ...(settle ? [`EXECUTE ${settleName}(${settle.params.map(literal).join(', ')})`] : []),
       `EXECUTE ${CLAIM_PREPARED}(${[claim.endpointId, claim.want, claim.connectionId, claim.now].map(literal).join(', ')})`,
       ...(notify ? [`SELECT pg_notify(${literal(notify.channel)}, ${literal(notify.payload)})`] : []),
@@ -297,8 +308,8 @@ async function claimInOneRoundTrip(
     const results = await client.query(statements.join('; '));
     client.release();
     const rows = (Array.isArray(results) ? results : [results]).map((r) => r.rows);
-    // BEGIN, the three SETs, the lock, [the settlement], the claim.
-    const at = 5;
+    // BEGIN, the three SETs, the lock, [the check], [the settlement], the claim.
+    const at = 5 + (settle?.check ? 1 : 0);
     return {
       settleRows: settle ? rows[at]! : [],
       claimRows: rows[settle ? at + 1 : at]! as StreamClaimRow[],

@@ -11,6 +11,7 @@ import type { EndpointCredentialsService } from '../endpoints/endpoint-credentia
 import type { SettledRow, SettleRunner } from '../engine/settlement.service.js';
 import { streamAttempt, type StreamLeaseFields } from './stream-attempt.js';
 import { settleAndClaimForStream, type StreamClaim } from './stream-claim.js';
+import { forgetLease, knownLease, type KnownLease } from './stream-leases.js';
 import { STREAM_WAKE_CHANNEL, STREAM_WAKE_SENDER } from './stream-signals.js';
 import { streamTokenLookup, streamTokenTouch } from './stream-token-sql.js';
 import { LAST_USED_RESOLUTION_MS, sha256 } from './stream-tokens.service.js';
@@ -125,6 +126,8 @@ export async function acknowledge(
   acks: readonly StreamAck[],
   options: AcknowledgeOptions,
 ): Promise<Acknowledged | null> {
+  const known = options.claimFor && (await acknowledgeKnown(deps, endpointId, acks, options.token, options.claimFor));
+  if (known) return known;
   const now = deps.clock.now();
   // A read while a settlement of the endpoint runs may miss its write: then the turn reads the circuit again.
   const readAt = settling.has(endpointId) ? null : generationOf(endpointId);
@@ -158,8 +161,119 @@ export async function acknowledge(
   const along = options.claimFor && { ...options.claimFor, endpointId };
   const { applied, claim } = await settleByOwner(deps, outcomes, rows, readAt, along);
   for (const { index, outcome } of outcomes) if (!applied.has(outcome.attempt.deliveryId)) results[index] = 'stale';
+  for (const ack of acks) forgetLease(ack.deliveryId);
   return { results, claim };
 }
+
+/** A transaction that found what its settlement was decided on changed (stream-settle's check): settle again. */
+class KnownLeasesMoved extends Error {}
+
+/**
+ * Acknowledgements of leases this process handed out (stream-leases.ts) and whose endpoint it settled last (its
+ * circuit as that settlement left it): settled without reading the leases first. The settlement is the same
+ * statement, decided by the same rules on the same facts; its transaction first checks, under the endpoint's claim
+ * lock, that those facts hold (the token is valid, the endpoint and its circuit are at the versions read) and runs
+ * the claim for `claimFor`. Undefined when the batch does not qualify or the check failed (nothing was written):
+ * the caller reads the leases and settles as usual.
+ */
+async function acknowledgeKnown(
+  deps: StreamAckDeps,
+  endpointId: string,
+  acks: readonly StreamAck[],
+  token: string,
+  claimFor: { connectionId: string; want: number },
+): Promise<Acknowledged | undefined> {
+  const now = deps.clock.now();
+  const leases: KnownLease[] = [];
+  for (const ack of acks) {
+    const lease = knownLease(ack.deliveryId);
+    if (!lease || lease.fields.endpoint_id !== endpointId || lease.attempt !== ack.attempt || lease.dueAt <= now)
+      return undefined;
+    if (leases.includes(lease) || (leases[0] && leases[0].connectionId !== lease.connectionId)) return undefined;
+    leases.push(lease);
+  }
+  const endpointVersion = leases[0]!.endpointVersion;
+  if (leases.some((lease) => lease.endpointVersion !== endpointVersion)) return undefined;
+  const owner = leases[0]!.connectionId;
+  try {
+    return await inTurn(endpointId, async () => {
+      const health = lastHealth.get(endpointId);
+      if (!health) return undefined;
+      const outcomes = leases.map((lease, i) =>
+        outcomeOf(deps.clock, knownRow(lease, owner, health), resultOf(acks[i]!.status), now),
+      );
+      const check = (literal: (value: unknown) => string) => `
+        WITH caller AS (${streamTokenLookup({ tokenSha256: literal(sha256(token)), endpointId: literal(endpointId) })}),
+        used AS (${streamTokenTouch({ now: literal(now), resolutionSeconds: literal(LAST_USED_RESOLUTION_MS / 1000) })})
+        SELECT 1 / (CASE WHEN EXISTS (SELECT 1 FROM caller)
+          AND (SELECT h.version FROM endpoint_health h WHERE h.endpoint_id = ${literal(endpointId)})
+              IS NOT DISTINCT FROM ${literal(health.version)}::bigint
+          AND (SELECT e.version FROM endpoints e WHERE e.id = ${literal(endpointId)}) = ${literal(endpointVersion)}::bigint
+          THEN 1 ELSE 0 END) AS facts_hold`;
+      let claimed: (() => Promise<StreamClaim>) | null = null;
+      const result = await deps.settlement.settle(
+        owner,
+        outcomes,
+        () => health,
+        async (statement, params) => {
+          try {
+            const both = await settleAndClaimForStream(
+              deps,
+              { ...claimFor, endpointId },
+              { statement, params, check },
+              { channel: STREAM_WAKE_CHANNEL, payload: `${STREAM_WAKE_SENDER}:${endpointId}` },
+            );
+            claimed = both.claim;
+            return both.settleRows as SettledRow[];
+          } catch (error) {
+            if (isRetryableConflict(error)) throw error;
+            // division_by_zero: the check found the facts changed; anything else: settle the usual way too.
+            throw new KnownLeasesMoved((error as Error).message);
+          }
+        },
+      );
+      if (!claimed) return undefined;
+      const after = result.health.get(endpointId);
+      if (after) lastHealth.set(endpointId, after);
+      else lastHealth.delete(endpointId);
+      if (result.disabled.length > 0) await deps.ownership.cancelDisabledBacklogs(result.disabled);
+      for (const ack of acks) forgetLease(ack.deliveryId);
+      const results = result.outcomes.map((o): StreamAckResult => (o.applied ? 'settled' : 'stale'));
+      return { results, claim: await (claimed as () => Promise<StreamClaim>)() };
+    });
+  } catch (error) {
+    if (error instanceof KnownLeasesMoved) {
+      lastHealth.delete(endpointId);
+      return undefined;
+    }
+    throw error;
+  }
+}
+
+/** A known lease as the row its acknowledgement would have read, with the circuit as last settled here. */
+function knownRow(lease: KnownLease, owner: string, health: EndpointHealthState): LeaseRow {
+  return {
+    ...lease.fields,
+    delivery_id: lease.fields.id!,
+    ack_attempt: lease.attempt,
+    lease_owner: owner,
+    attempt: lease.attempt,
+    due_at: lease.dueAt,
+    circuit: health.version === null && health.circuit === 'closed' ? null : health.circuit,
+    consecutive_failures: health.consecutiveFailures,
+    last_success_at: health.lastSuccessAt,
+    last_failure_at: health.lastFailureAt,
+    next_probe_at: health.nextProbeAt,
+    probe_wait_seconds: health.probeWaitSeconds,
+    health_version: health.version ?? null,
+  };
+}
+
+/**
+ * Each stream endpoint's circuit as this process's last settlement of acknowledgements left it, with its row's
+ * version (null: no row): what acknowledgeKnown decides on, checked against the row in its transaction.
+ */
+const lastHealth = new Map<string, EndpointHealthState>();
 
 /**
  * Stream leases that ended without an acknowledgement become failed `timeout` attempts, retried on the endpoint's
@@ -284,6 +398,8 @@ async function settleByOwner(
           : undefined;
         const result = await deps.settlement.settle(owner, batch, () => health, run);
         health = result.health.get(endpointId) ?? (await readHealth(deps.db, endpointId));
+        // Acknowledgements' settlements leave the circuit for the next one's shortcut (acknowledgeKnown).
+        if (readAt !== null) lastHealth.set(endpointId, health);
         result.outcomes.forEach((settled, i) => {
           if (settled.applied) applied.add(batch[i]!.attempt.deliveryId);
         });
