@@ -151,12 +151,20 @@ export class StreamSession {
         if (this.ended) return;
         if (!claim.open)
           return void (await this.end({ code: 'endpoint_gone', message: 'the endpoint was deleted or disabled' }));
-        for (const attempt of claim.attempts) {
-          const data = streamEventData(attempt, docsUrl);
-          const written = this.write(
-            `id: ${attempt.deliveryId}.${attempt.attemptNumber}\nevent: delivery\ndata: ${JSON.stringify(data)}\n\n`,
-          );
-          if (!written) this.startDraining();
+        // A claim's events go out in one write (one chunk, one segment where they fit): a reader that batches its
+        // acknowledgements gets them together and answers them in one request, and the socket one syscall.
+        const { response } = this.init;
+        response.cork();
+        try {
+          for (const attempt of claim.attempts) {
+            const data = streamEventData(attempt, docsUrl);
+            const written = this.write(
+              `id: ${attempt.deliveryId}.${attempt.attemptNumber}\nevent: delivery\ndata: ${JSON.stringify(data)}\n\n`,
+            );
+            if (!written) this.startDraining();
+          }
+        } finally {
+          response.uncork();
         }
         this.scheduleRecheck(claim.recheckAt);
         // A full batch may have left more due: claim again unless the reader is behind.
