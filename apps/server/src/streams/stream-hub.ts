@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import {
   DELIVERY_WAKE_CHANNEL,
@@ -16,9 +17,12 @@ import {
 } from '@svc/core';
 import type { FastifyBaseLogger } from 'fastify';
 import type { StreamSettings } from '../config.js';
+import { MemoryBuckets } from '../public-limits.js';
 import { StreamListener } from './stream-listener.js';
 import { StreamSession } from './stream-session.js';
 
+/** The most acknowledgements one request may carry (StreamAcksInput): a budget's burst holds at least that many. */
+const MAX_ACKS_PER_REQUEST = 100;
 /** How often a process beats the connections it holds (their rows' beat_at). */
 const BEAT_MS = 1000;
 /** How often a process that holds streams runs the stream sweep (dead connections, leases nobody acknowledged). */
@@ -38,6 +42,8 @@ export class StreamHub {
   private closing = false;
   /** Which of an endpoint's streams claims with the next acknowledgement (round robin). */
   private turn = 0;
+  /** Acknowledgements each stream token may send this process (SVC_STREAM_ACKS_PER_SECOND), keyed by its hash. */
+  private readonly ackBudget: MemoryBuckets;
 
   constructor(
     private readonly services: Services,
@@ -45,6 +51,10 @@ export class StreamHub {
     private readonly docsUrl: string,
     private readonly logger: FastifyBaseLogger,
   ) {
+    this.ackBudget = new MemoryBuckets(
+      { rate: settings.acksPerSecond, burst: Math.max(MAX_ACKS_PER_REQUEST, 2 * settings.acksPerSecond) },
+      services.clock,
+    );
     this.listener = new StreamListener(
       services.db,
       [DELIVERY_WAKE_CHANNEL, STREAM_WAKE_CHANNEL, STREAM_END_CHANNEL],
@@ -134,6 +144,15 @@ export class StreamHub {
     if (answer.results.includes('settled'))
       for (const session of this.byEndpoint.get(endpointId) ?? []) if (session !== claimedBy) session.pump();
     return answer.results;
+  }
+
+  /**
+   * Spends `count` acknowledgements (at least 1: a request refused for its body costs one) of the token's budget in
+   * this process, before anything is looked up: 429 rate_limited with Retry-After past it, so a reader flooding the
+   * route (unknown IDs, full batches, bodies that are not valid) costs a bounded number of statements a second.
+   */
+  spendAcks(token: string, count: number): void {
+    this.ackBudget.take(createHash('sha256').update(token).digest('hex'), Math.max(1, count));
   }
 
   /** Wakes this process's streams of the endpoint (others hear the channel). */

@@ -74,7 +74,14 @@ export function streamRoutes(services: Services, hub: StreamHub): Unauthenticate
       auth: 'stream_token',
       rateClass: 'none',
       input: StreamAcksInput,
-      responses: { 200: StreamAcksResultShape, 400: ErrorShape, 401: ErrorShape, 413: ErrorShape, 415: ErrorShape },
+      responses: {
+        200: StreamAcksResultShape,
+        400: ErrorShape,
+        401: ErrorShape,
+        413: ErrorShape,
+        415: ErrorShape,
+        429: ErrorShape,
+      },
       async handler(request) {
         const token = bearerOf(request);
         // A token of the wrong shape is refused before anything else; the others are checked in the statement that
@@ -88,9 +95,11 @@ export function streamRoutes(services: Services, hub: StreamHub): Unauthenticate
             parseJsonBody(request.rawBody, request.headers['content-type'] as string | undefined),
           );
         } catch (error) {
+          hub.spendAcks(token, 1);
           await streamCaller(services, request);
           throw error;
         }
+        hub.spendAcks(token, input.acks.length);
         const results = await hub.acknowledge(
           request.params['id'] ?? '',
           token,
