@@ -1,14 +1,9 @@
 import type { HotStatement } from '@svc/db';
 import type { DataSource } from 'typeorm';
 import type { Clock } from '../common/clock.js';
-import { SealedWithAnotherKey } from '../common/sealing.js';
+import { sortClaimedRows } from '../deliveries/claimed-rows.js';
 import type { AttemptTrigger } from '../deliveries/delivery-policy.js';
-import {
-  finishDeliveries,
-  dropStaleRows,
-  type EngineEventSink,
-  type FinishedDelivery,
-} from '../deliveries/delivery-records.js';
+import { finishDeliveries, dropStaleRows, type EngineEventSink } from '../deliveries/delivery-records.js';
 import type { EndpointCredentialsService } from '../endpoints/endpoint-credentials.service.js';
 import type { ClaimedAttempt } from '../engine/dispatch.service.js';
 import { streamAttempt } from './stream-attempt.js';
@@ -199,41 +194,18 @@ async function finishClaim(
 ): Promise<StreamClaim> {
   const first = rows[0];
   if (!first) return { attempts: [], open: false, recheckAt: null, leaseEndsAt: null };
-  const attempts: ClaimedAttempt[] = [];
-  const finished: FinishedDelivery[] = [];
-  const stale: { id: string; fence: number }[] = [];
-  const unopened: { id: string; fence: number }[] = [];
-  for (const row of rows) {
-    if (row.leased_id !== null && row.id === null) stale.push({ id: row.leased_id, fence: row.leased_attempt! });
-    if (row.id === null) continue;
-    let reason = finishReason(row, now);
-    if (!reason) {
-      try {
-        attempts.push(toAttempt(deps, row, now));
-        rememberLease(connectionId, row, row.leased_attempt!, row.lease_until!);
-        continue;
-      } catch (error) {
-        // Another key's seal is this process's fault, not the delivery's: the lease goes back at once.
-        if (error instanceof SealedWithAnotherKey) {
-          unopened.push({ id: row.id, fence: row.leased_attempt! });
-          continue;
-        }
-        reason = { status: 'failed', reason: 'credentials_unreadable' };
-      }
-    }
-    finished.push({
-      id: row.id,
-      teamId: row.team_id,
-      tenantId: row.tenant_id,
-      messageId: row.message_id,
-      endpointId: row.endpoint_id,
-      status: reason.status,
-      attempts: row.leased_attempt! - 1,
-      lastStatusCode: row.last_status_code,
-      reason: reason.reason,
-      fence: row.leased_attempt!,
-    });
-  }
+  // Shared with the push claim (deliveries/claimed-rows.ts): attempted, finished instead, stale or given back.
+  const { attempts, finished, stale, sealedElsewhere } = sortClaimedRows(
+    rows,
+    now,
+    (row) => row.leased_attempt!,
+    (row) => {
+      const attempt = toAttempt(deps, row, now);
+      rememberLease(connectionId, row, row.leased_attempt!, row.lease_until!);
+      return attempt;
+    },
+  );
+  const unopened = sealedElsewhere.map(({ row }) => ({ id: row.id!, fence: row.leased_attempt! }));
   if (finished.length > 0) await finishDeliveries(deps.db, connectionId, finished, now, deps.events);
   if (stale.length > 0) await dropStaleRows(deps.db, connectionId, stale);
   if (unopened.length > 0) await releaseUnsent(deps.db, connectionId, unopened, now);
@@ -363,14 +335,6 @@ async function releaseUnsent(
       WHERE q.delivery_id = x.id AND q.lease_owner = $3 AND q.attempt = x.fence`,
     [rows.map((r) => r.id), rows.map((r) => r.fence), connectionId, new Date(now.getTime() + UNSENT_RETRY_MS)],
   );
-}
-
-function finishReason(row: StreamClaimRow, now: Date): { status: FinishedDelivery['status']; reason: string } | null {
-  if (row.cancel_retries) return { status: 'canceled', reason: 'message_canceled' };
-  if (now >= row.expires_at) return { status: 'expired', reason: 'window_over' };
-  if (row.deleted) return { status: 'canceled', reason: 'endpoint_deleted' };
-  if (row.body === null) return { status: 'canceled', reason: 'content_erased' };
-  return null;
 }
 
 function toAttempt(
