@@ -2,7 +2,7 @@ import { hotStatement, type HotSql } from '@svc/db';
 import { randomBytes } from 'node:crypto';
 import type { DataSource } from 'typeorm';
 import type { Clock } from '../common/clock.js';
-import type { AttemptResult, EndpointHealthState } from '../deliveries/delivery-policy.js';
+import { isSuccess, type AttemptResult, type EndpointHealthState } from '../deliveries/delivery-policy.js';
 import type { DispatchOwnershipService } from '../engine/dispatch-ownership.service.js';
 import type { AttemptOutcome, SettlementService } from '../engine/settlement.service.js';
 import { isRetryableConflict } from '../common/transaction.js';
@@ -184,6 +184,9 @@ async function acknowledgeKnown(
   claimFor: { connectionId: string; want: number },
 ): Promise<Acknowledged | undefined> {
   const now = deps.clock.now();
+  // Successes on a closed circuit only: their settlement is always the one statement (no events, no disable), the
+  // one the check runs before. Any other answer may need SettlementService's own transaction: read as usual.
+  if (!acks.every((ack) => isSuccess(resultOf(ack.status)))) return undefined;
   const leases: KnownLease[] = [];
   for (const ack of acks) {
     const lease = knownLease(ack.deliveryId);
@@ -198,7 +201,7 @@ async function acknowledgeKnown(
   try {
     return await inTurn(endpointId, async () => {
       const health = lastHealth.get(endpointId);
-      if (!health) return undefined;
+      if (health?.circuit !== 'closed') return undefined;
       const outcomes = leases.map((lease, i) =>
         outcomeOf(deps.clock, knownRow(lease, owner, health), resultOf(acks[i]!.status), now),
       );
@@ -232,7 +235,8 @@ async function acknowledgeKnown(
           }
         },
       );
-      if (!claimed) return undefined;
+      // Unreachable (successes on a closed circuit settle in the one statement), kept as the guard it would need.
+      if (!claimed) throw new Error('a known acknowledgement settled outside its checked transaction');
       const after = result.health.get(endpointId);
       if (after) lastHealth.set(endpointId, after);
       else lastHealth.delete(endpointId);
