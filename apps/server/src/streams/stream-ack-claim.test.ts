@@ -1,3 +1,4 @@
+import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startDeliveryStack, type DeliveryStack } from '../../../worker/src/delivery/delivery.testing.js';
 import { post } from '../testing/harness.js';
@@ -159,5 +160,43 @@ describe('acknowledgements on the server holding the stream', () => {
     const settled = await ack(stack, stream, [{ delivery_id: second!.delivery_id, attempt: 1, status: 200 }]);
     expect(settled.json.results).toEqual([{ delivery_id: second!.delivery_id, result: 'settled' }]);
     client.close();
+  });
+
+  it("wake the endpoint's streams in other processes from the same transaction, and only when there are some", async () => {
+    const stream = await streamEndpoint(stack, { max_concurrency: 1 });
+    for (let i = 0; i < 3; i += 1) await stack.publish(stream.tenantId, { i });
+    const listener = new pg.Client({ connectionString: stack.h.databaseUrl });
+    await listener.connect();
+    const heard: string[] = [];
+    listener.on('notification', (message) => {
+      if (message.payload?.endsWith(`:${stream.endpointId}`)) heard.push(message.payload);
+    });
+    await listener.query('LISTEN svc_stream_wake');
+    try {
+      const client = await openStream(stack, stream);
+      const [first] = await client.waitForDeliveries(1);
+      // This process holds every stream of the endpoint: it pumps them itself, nobody else is told.
+      await ack(stack, stream, [{ delivery_id: first!.delivery_id, attempt: 1, status: 200 }]);
+      const [, second] = await client.waitForDeliveries(2);
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      expect(heard).toEqual([]);
+      // A connection of another server process (its row only, as that process registers it).
+      await stack.h.services.streamConnections.open(
+        {
+          id: 'wdc_otherprocess0000000000000',
+          teamId: stack.h.team.teamId,
+          endpointId: stream.endpointId,
+          tokenId: stream.tokenId,
+          remoteAddress: '127.0.0.1',
+        },
+        { perEndpoint: 10, perTeam: 100 },
+      );
+      await ack(stack, stream, [{ delivery_id: second!.delivery_id, attempt: 1, status: 200 }]);
+      await client.waitFor('the wake-up', () => (heard.length > 0 ? heard : undefined), 5000);
+      expect(heard).toHaveLength(1);
+      client.close();
+    } finally {
+      await listener.end();
+    }
   });
 });

@@ -132,7 +132,11 @@ export class StreamHub {
       const ran = await claimer.claimWith(async (want) => {
         const acknowledged = await deliveries.acknowledge(endpointId, acks, {
           token,
-          claimFor: { connectionId: claimer.id, want },
+          claimFor: {
+            connectionId: claimer.id,
+            want,
+            local: [...(this.byEndpoint.get(endpointId) ?? [])].map((s) => s.id),
+          },
         });
         return { value: acknowledged, claim: acknowledged?.claim ?? null };
       });

@@ -141,6 +141,23 @@ export interface StreamClaim {
   leaseEndsAt: Date | null;
 }
 
+/**
+ * The wake-up a settlement sends the endpoint's streams in other processes, from its claim's transaction: only when
+ * the endpoint has a connection that is not one of `local` (this process's, which it pumps itself). A connection
+ * opened meanwhile needs none: its first claim comes after it is registered and waits for this transaction's lock.
+ */
+export interface StreamWakeAlong {
+  channel: string;
+  payload: string;
+  local: readonly string[];
+}
+
+function wakeStatement(wake: StreamWakeAlong, endpointId: string, literal: (value: unknown) => string): string {
+  return `SELECT pg_notify(${literal(wake.channel)}, ${literal(wake.payload)})
+   WHERE EXISTS (SELECT 1 FROM stream_connections c
+                  WHERE c.endpoint_id = ${literal(endpointId)} AND c.id <> ALL (${literal(wake.local)}::text[]))`;
+}
+
 /** A settlement statement sent in the claim's transaction, before the claim (acknowledgements, stream-settle.ts). */
 export interface SettleAlong {
   statement: HotStatement;
@@ -178,7 +195,7 @@ export async function settleAndClaimForStream(
   deps: { db: DataSource; clock: Clock; credentials: EndpointCredentialsService; events: EngineEventSink },
   claim: { connectionId: string; endpointId: string; want: number },
   settle: SettleAlong,
-  notify: { channel: string; payload: string },
+  notify: StreamWakeAlong,
 ): Promise<{ settleRows: unknown[]; claim: () => Promise<StreamClaim> }> {
   const now = deps.clock.now();
   const { settleRows, claimRows } = await claimInOneRoundTrip(deps.db, { ...claim, now }, settle, notify);
@@ -249,7 +266,7 @@ async function claimInOneRoundTrip(
   db: DataSource,
   claim: { endpointId: string; want: number; connectionId: string; now: Date },
   settle?: SettleAlong,
-  notify?: { channel: string; payload: string },
+  notify?: StreamWakeAlong,
 ): Promise<{ settleRows: unknown[]; claimRows: StreamClaimRow[] }> {
   const pool = (db.driver as unknown as { master: { connect(): Promise<RawClient> } }).master;
   const client = await pool.connect();
@@ -274,7 +291,7 @@ async function claimInOneRoundTrip(
       ...(settle?.check ? [settle.check(literal)] : []),
       ...(settle ? [`EXECUTE ${settleName}(${settle.params.map(literal).join(', ')})`] : []),
       `EXECUTE ${CLAIM_PREPARED}(${[claim.endpointId, claim.want, claim.connectionId, claim.now].map(literal).join(', ')})`,
-      ...(notify ? [`SELECT pg_notify(${literal(notify.channel)}, ${literal(notify.payload)})`] : []),
+      ...(notify ? [wakeStatement(notify, claim.endpointId, literal)] : []),
       'COMMIT',
     ];
     const results = await client.query(statements.join('; '));

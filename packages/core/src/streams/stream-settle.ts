@@ -10,7 +10,7 @@ import type { EngineEventSink } from '../deliveries/delivery-records.js';
 import type { EndpointCredentialsService } from '../endpoints/endpoint-credentials.service.js';
 import type { SettledRow, SettleRunner } from '../engine/settlement.service.js';
 import { streamAttempt, type StreamLeaseFields } from './stream-attempt.js';
-import { settleAndClaimForStream, type StreamClaim } from './stream-claim.js';
+import { settleAndClaimForStream, type StreamClaim, type StreamWakeAlong } from './stream-claim.js';
 import { forgetLease, knownLease, type KnownLease } from './stream-leases.js';
 import { STREAM_WAKE_CHANNEL, STREAM_WAKE_SENDER } from './stream-signals.js';
 import { streamTokenLookup, streamTokenTouch } from './stream-token-sql.js';
@@ -105,8 +105,22 @@ export interface AcknowledgeOptions {
    * A stream of this process to claim for in the settlement's own transaction and round trip (its `want`), so the
    * room the acknowledgements free is filled at once; that transaction also wakes the endpoint's other streams.
    */
-  claimFor?: { connectionId: string; want: number };
+  claimFor?: ClaimAlong;
 }
+
+/** A stream of this process to claim for with a settlement; `local`: every stream of the endpoint it holds. */
+export interface ClaimAlong {
+  connectionId: string;
+  want: number;
+  local: readonly string[];
+}
+
+/** The wake-up of the endpoint's streams in other processes (their own sender's mark: ignored here). */
+const wakeAlong = (endpointId: string, local: readonly string[]): StreamWakeAlong => ({
+  channel: STREAM_WAKE_CHANNEL,
+  payload: `${STREAM_WAKE_SENDER}:${endpointId}`,
+  local,
+});
 
 export interface Acknowledged {
   results: StreamAckResult[];
@@ -181,7 +195,7 @@ async function acknowledgeKnown(
   endpointId: string,
   acks: readonly StreamAck[],
   token: string,
-  claimFor: { connectionId: string; want: number },
+  claimFor: ClaimAlong,
 ): Promise<Acknowledged | undefined> {
   const now = deps.clock.now();
   // Successes on a closed circuit only: their settlement is always the one statement (no events, no disable), the
@@ -224,7 +238,7 @@ async function acknowledgeKnown(
               deps,
               { ...claimFor, endpointId },
               { statement, params, check },
-              { channel: STREAM_WAKE_CHANNEL, payload: `${STREAM_WAKE_SENDER}:${endpointId}` },
+              wakeAlong(endpointId, claimFor.local),
             );
             claimed = both.claim;
             return both.settleRows as SettledRow[];
@@ -360,7 +374,7 @@ async function settleByOwner(
   rows: readonly LeaseRow[],
   /** generationOf(the endpoint) when `rows` were read (acknowledgements of one endpoint); null: always read again. */
   readAt: number | null,
-  along?: { connectionId: string; endpointId: string; want: number },
+  along?: ClaimAlong & { endpointId: string },
 ): Promise<{ applied: Set<string>; claim: StreamClaim | null }> {
   const applied = new Set<string>();
   const byEndpoint = new Map<string, Map<string, AttemptOutcome[]>>();
@@ -388,7 +402,7 @@ async function settleByOwner(
                   deps,
                   along,
                   { statement, params },
-                  { channel: STREAM_WAKE_CHANNEL, payload: `${STREAM_WAKE_SENDER}:${endpointId}` },
+                  wakeAlong(endpointId, along.local),
                 );
                 claimed = both.claim;
                 return both.settleRows as SettledRow[];
