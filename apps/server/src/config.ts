@@ -32,6 +32,11 @@ export interface StreamSettings {
   stallMs: number;
   /** SVC_STREAM_POLL_SECONDS: the fallback look for due deliveries of the streams a process holds, behind wake-ups. */
   pollMs: number;
+  /**
+   * SVC_STREAM_ACKS_PER_SECOND: acknowledgements one stream token may send a second to one server process (a burst
+   * of twice that, at least 100); past it, 429 rate_limited with Retry-After.
+   */
+  acksPerSecond: number;
 }
 
 /** A comma-separated list of IP addresses and CIDR blocks; anything else stops the start with its name. */
@@ -83,6 +88,7 @@ export function readServerConfig(env: NodeJS.ProcessEnv, mode: RunMode): ServerC
       heartbeatMs: positive(env['SVC_STREAM_HEARTBEAT_SECONDS'], 'SVC_STREAM_HEARTBEAT_SECONDS', 15) * 1000,
       stallMs: positive(env['SVC_STREAM_STALL_SECONDS'], 'SVC_STREAM_STALL_SECONDS', 60) * 1000,
       pollMs: positive(env['SVC_STREAM_POLL_SECONDS'], 'SVC_STREAM_POLL_SECONDS', 5) * 1000,
+      acksPerSecond: positive(env['SVC_STREAM_ACKS_PER_SECOND'], 'SVC_STREAM_ACKS_PER_SECOND', 1000),
     },
   };
 }

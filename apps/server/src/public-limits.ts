@@ -27,19 +27,22 @@ export class MemoryBuckets {
     private readonly maxKeys = 10_000,
   ) {}
 
-  /** Takes one token of `key`'s bucket, or refuses with 429 rate_limited and the seconds until the next token. */
-  take(key: string): void {
-    const refusal = this.refusal(key);
+  /**
+   * Takes `count` tokens (one by default; a stream's acknowledgement batch takes one per acknowledgement) of `key`'s
+   * bucket, or refuses with 429 rate_limited and the seconds until there are that many.
+   */
+  take(key: string, count = 1): void {
+    const refusal = this.refusal(key, count);
     if (refusal) throw refusal;
-    this.bucketOf(key).tokens -= 1;
+    this.bucketOf(key).tokens -= count;
   }
 
-  /** The refusal a take of `key` would meet now (429 rate_limited with Retry-After), or null; takes nothing. */
-  refusal(key: string): ServiceError | null {
+  /** The refusal a take of `count` tokens of `key` would meet now (429 rate_limited with Retry-After), or null. */
+  refusal(key: string, count = 1): ServiceError | null {
     const bucket = this.bucketOf(key);
-    if (bucket.tokens >= 1) return null;
+    if (bucket.tokens >= count) return null;
     return new ServiceError('rate_limited', 'too many requests; retry after the time in Retry-After', {
-      retryAfter: Math.max(1, Math.ceil((1 - bucket.tokens) / this.spec.rate)),
+      retryAfter: Math.max(1, Math.ceil((count - bucket.tokens) / this.spec.rate)),
     });
   }
 

@@ -214,7 +214,12 @@ export {
 } from './portal/portal-session.service.js';
 export { PortalService, portalScope, type PortalSigningSecret } from './portal/portal.service.js';
 export * from './streams/stream.inputs.js';
-export { StreamTokenService, type StreamTokenView, type StreamCaller } from './streams/stream-tokens.service.js';
+export {
+  isStreamTokenShaped,
+  StreamTokenService,
+  type StreamTokenView,
+  type StreamCaller,
+} from './streams/stream-tokens.service.js';
 export {
   StreamConnectionService,
   STREAM_CONNECTION_DEAD_AFTER_SECONDS,
@@ -223,7 +228,8 @@ export {
 } from './streams/stream-connections.service.js';
 export { StreamDeliveryService } from './streams/stream-deliveries.service.js';
 export type { StreamClaim } from './streams/stream-claim.js';
-export type { StreamAck, StreamAckResult } from './streams/stream-settle.js';
+export { forgetConnectionLeases } from './streams/stream-leases.js';
+export type { Acknowledged, StreamAck, StreamAckResult } from './streams/stream-settle.js';
 export { streamEventData, type StreamEventData } from './streams/stream-event.js';
 export {
   STREAM_END_CHANNEL,

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import {
   DELIVERY_WAKE_CHANNEL,
@@ -8,14 +9,20 @@ import {
   STREAM_END_CHANNEL,
   STREAM_WAKE_CHANNEL,
   STREAM_WAKE_SENDER,
+  type Acknowledged,
   type Services,
+  type StreamAck,
+  type StreamAckResult,
   type StreamCaller,
 } from '@svc/core';
 import type { FastifyBaseLogger } from 'fastify';
 import type { StreamSettings } from '../config.js';
+import { MemoryBuckets } from '../public-limits.js';
 import { StreamListener } from './stream-listener.js';
 import { StreamSession } from './stream-session.js';
 
+/** The most acknowledgements one request may carry (StreamAcksInput): a budget's burst holds at least that many. */
+const MAX_ACKS_PER_REQUEST = 100;
 /** How often a process beats the connections it holds (their rows' beat_at). */
 const BEAT_MS = 1000;
 /** How often a process that holds streams runs the stream sweep (dead connections, leases nobody acknowledged). */
@@ -33,6 +40,10 @@ export class StreamHub {
   private readonly listener: StreamListener;
   private timers: NodeJS.Timeout[] = [];
   private closing = false;
+  /** Which of an endpoint's streams claims with the next acknowledgement (round robin). */
+  private turn = 0;
+  /** Acknowledgements each stream token may send this process (SVC_STREAM_ACKS_PER_SECOND), keyed by its hash. */
+  private readonly ackBudget: MemoryBuckets;
 
   constructor(
     private readonly services: Services,
@@ -40,6 +51,10 @@ export class StreamHub {
     private readonly docsUrl: string,
     private readonly logger: FastifyBaseLogger,
   ) {
+    this.ackBudget = new MemoryBuckets(
+      { rate: settings.acksPerSecond, burst: Math.max(MAX_ACKS_PER_REQUEST, 2 * settings.acksPerSecond) },
+      services.clock,
+    );
     this.listener = new StreamListener(
       services.db,
       [DELIVERY_WAKE_CHANNEL, STREAM_WAKE_CHANNEL, STREAM_END_CHANNEL],
@@ -99,7 +114,52 @@ export class StreamHub {
     };
   }
 
-  /** Acknowledgements settled here wake this process's streams of the endpoint at once (others hear the channel). */
+  /**
+   * Settles acknowledgements (null: the token is not one of the endpoint's). When this process holds a stream of the
+   * endpoint that may claim now, the settlement and that stream's next claim are one transaction and one round
+   * trip, and the deliveries it leases are written to the stream before this answers; the endpoint's streams in
+   * other processes hear the wake-up sent in that transaction. This process's other streams of the endpoint are
+   * pumped (all of them when no claim went with the settlement).
+   */
+  async acknowledge(endpointId: string, token: string, acks: readonly StreamAck[]): Promise<StreamAckResult[] | null> {
+    const deliveries = this.services.streamDeliveries;
+    // The endpoint's streams here take turns, so several connections share its deliveries as before.
+    const candidates = [...(this.byEndpoint.get(endpointId) ?? [])].filter((session) => session.mayClaim);
+    const claimer = candidates[(this.turn = (this.turn + 1) % 1_000_000) % Math.max(1, candidates.length)];
+    let claimedBy: StreamSession | null = null;
+    let answer: Acknowledged | null | undefined;
+    if (claimer) {
+      const ran = await claimer.claimWith(async (want) => {
+        const acknowledged = await deliveries.acknowledge(endpointId, acks, {
+          token,
+          claimFor: {
+            connectionId: claimer.id,
+            want,
+            local: [...(this.byEndpoint.get(endpointId) ?? [])].map((s) => s.id),
+          },
+        });
+        return { value: acknowledged, claim: acknowledged?.claim ?? null };
+      });
+      answer = ran?.value;
+      if (ran?.value?.claim) claimedBy = claimer;
+    }
+    if (answer === undefined) answer = await deliveries.acknowledge(endpointId, acks, { token });
+    if (answer === null) return null;
+    if (answer.results.includes('settled'))
+      for (const session of this.byEndpoint.get(endpointId) ?? []) if (session !== claimedBy) session.pump();
+    return answer.results;
+  }
+
+  /**
+   * Spends `count` acknowledgements (at least 1: a request refused for its body costs one) of the token's budget in
+   * this process, before anything is looked up: 429 rate_limited with Retry-After past it, so a reader flooding the
+   * route (unknown IDs, full batches, bodies that are not valid) costs a bounded number of statements a second.
+   */
+  spendAcks(token: string, count: number): void {
+    this.ackBudget.take(createHash('sha256').update(token).digest('hex'), Math.max(1, count));
+  }
+
+  /** Wakes this process's streams of the endpoint (others hear the channel). */
   pumpEndpoint(endpointId: string): void {
     for (const session of this.byEndpoint.get(endpointId) ?? []) session.pump();
   }

@@ -1,5 +1,5 @@
 import type { ServerResponse } from 'node:http';
-import { streamEventData, type Services } from '@svc/core';
+import { forgetConnectionLeases, streamEventData, type Services, type StreamClaim } from '@svc/core';
 import type { FastifyBaseLogger } from 'fastify';
 import type { StreamSettings } from '../config.js';
 
@@ -31,6 +31,8 @@ export class StreamSession {
   readonly endpointId: string;
   readonly tokenId: string;
   private claiming = false;
+  /** The claim under way (while `claiming`, unless an acknowledgement's runs). */
+  private current: Promise<void> = Promise.resolve();
   private again = false;
   private draining = false;
   private ended = false;
@@ -58,6 +60,15 @@ export class StreamSession {
     this.heartbeat.unref();
   }
 
+  /**
+   * Whether this stream may claim with an acknowledgement: it is open, its reader keeps up, and no lease of the
+   * endpoint is due to be settled as a timeout first (the usual claim does that).
+   */
+  get mayClaim(): boolean {
+    if (this.ended || this.draining) return false;
+    return this.leaseEndsAt === null || this.leaseEndsAt > this.init.services.clock.now();
+  }
+
   /** Looks for deliveries to offer now (coalesced: a pump during a claim runs once more after it). */
   pump(): void {
     if (this.ended || this.draining) return;
@@ -67,7 +78,7 @@ export class StreamSession {
     }
     this.claiming = true;
     this.again = false;
-    void this.claim().finally(() => {
+    this.current = this.claim().finally(() => {
       this.claiming = false;
       if (this.again) this.pump();
     });
@@ -90,6 +101,7 @@ export class StreamSession {
     if (this.draining) response.destroy();
     else response.end();
     this.init.onEnd(this);
+    forgetConnectionLeases(this.id);
     try {
       const endpointId = await this.init.services.streamConnections.close(this.id);
       if (endpointId) await this.init.services.streamDeliveries.wakeStreams([endpointId]);
@@ -99,22 +111,60 @@ export class StreamSession {
     }
   }
 
-  private async claim(): Promise<void> {
-    const { services, endpointId, docsUrl } = { ...this.init, docsUrl: this.init.docsUrl };
+  /**
+   * Runs `first` as this stream's next claim when the stream may claim (after the claim under way, if any; the
+   * reader keeping up, no lease of the endpoint due to be settled as a timeout first): an acknowledgement settled in the claim's
+   * own transaction (stream-hub.ts). Answers `first`'s value, or undefined when the stream may not claim now (the
+   * caller settles without claiming, and pumps).
+   */
+  async claimWith<T>(
+    first: (want: number) => Promise<{ value: T; claim: StreamClaim | null }>,
+  ): Promise<{ value: T } | undefined> {
+    // A claim under way (a wake-up's, a poll's) ends first: the acknowledgement's claim is the next one.
+    for (let waits = 0; this.claiming && waits < 3; waits += 1) await this.current;
+    if (this.claiming || !this.mayClaim) return undefined;
+    this.claiming = true;
+    this.again = false;
+    try {
+      const { value, claim } = await first(CLAIM_BATCH);
+      // Written before the caller answers: the events are on their way when the acknowledgement's answer is. No
+      // claim was made (a settlement with events, a refused token): the caller pumps.
+      if (claim) await this.claim(claim);
+      return { value };
+    } finally {
+      this.claiming = false;
+      if (this.again) this.pump();
+    }
+  }
+
+  /** Claims and writes what it got; `first`: a claim made already (with an acknowledgement's settlement). */
+  private async claim(first?: StreamClaim): Promise<void> {
+    const { services, endpointId, docsUrl } = this.init;
+    let made = first;
     try {
       for (;;) {
         const settleTimedOut = this.leaseEndsAt !== null && this.leaseEndsAt <= services.clock.now();
-        const claim = await services.streamDeliveries.claim(this.id, endpointId, CLAIM_BATCH, { settleTimedOut });
+        const claim =
+          made ?? (await services.streamDeliveries.claim(this.id, endpointId, CLAIM_BATCH, { settleTimedOut }));
+        made = undefined;
         this.leaseEndsAt = claim.leaseEndsAt;
         if (this.ended) return;
         if (!claim.open)
           return void (await this.end({ code: 'endpoint_gone', message: 'the endpoint was deleted or disabled' }));
-        for (const attempt of claim.attempts) {
-          const data = streamEventData(attempt, docsUrl);
-          const written = this.write(
-            `id: ${attempt.deliveryId}.${attempt.attemptNumber}\nevent: delivery\ndata: ${JSON.stringify(data)}\n\n`,
-          );
-          if (!written) this.startDraining();
+        // A claim's events go out in one write (one chunk, one segment where they fit): a reader that batches its
+        // acknowledgements gets them together and answers them in one request, and the socket one syscall.
+        const { response } = this.init;
+        response.cork();
+        try {
+          for (const attempt of claim.attempts) {
+            const data = streamEventData(attempt, docsUrl);
+            const written = this.write(
+              `id: ${attempt.deliveryId}.${attempt.attemptNumber}\nevent: delivery\ndata: ${JSON.stringify(data)}\n\n`,
+            );
+            if (!written) this.startDraining();
+          }
+        } finally {
+          response.uncork();
         }
         this.scheduleRecheck(claim.recheckAt);
         // A full batch may have left more due: claim again unless the reader is behind.

@@ -15267,6 +15267,15 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
+      /** @description Too Many Requests */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
       /** @description Internal Server Error */
       500: {
         headers: {

@@ -72,7 +72,7 @@ export async function lockOwned<T extends ObjectLiteral>(
 /** Postgres codes for a transaction that lost a deadlock or a serialization race and may simply run again. */
 const RETRYABLE_CODES = new Set(['40P01', '40001']);
 
-function isRetryableConflict(error: unknown): boolean {
+export function isRetryableConflict(error: unknown): boolean {
   const code =
     (error as { code?: unknown })?.code ?? (error as { driverError?: { code?: unknown } })?.driverError?.code;
   return typeof code === 'string' && RETRYABLE_CODES.has(code);

@@ -2,7 +2,6 @@ import type { DataSource } from 'typeorm';
 import { hotStatement, type HotSql } from '@svc/db';
 import { SECOND, type Clock } from '../common/clock.js';
 import { newId } from '../common/ids.js';
-import { SealedWithAnotherKey } from '../common/sealing.js';
 import type { EndpointCredentialsService } from '../endpoints/endpoint-credentials.service.js';
 import type { AttemptTrigger, EndpointHealthState } from '../deliveries/delivery-policy.js';
 import { DISPATCH_PARTITIONS } from './dispatch-partitions.js';
@@ -13,7 +12,8 @@ import {
   type EngineEventSink,
   type FinishedDelivery,
 } from '../deliveries/delivery-records.js';
-import { mismatchedDelivery, type MismatchedDelivery, type SealingKeyMismatches } from './sealing-key-mismatch.js';
+import { sortClaimedRows } from '../deliveries/claimed-rows.js';
+import { mismatchedDelivery, type SealingKeyMismatches } from './sealing-key-mismatch.js';
 
 /** Everything one attempt needs, read and opened when the attempt starts (current URL and credentials). */
 export interface ClaimedAttempt {
@@ -398,46 +398,17 @@ export class DispatchService {
       slots !== undefined,
     ]);
     const lanes = new Map<string, LaneState>();
-    const attempts: ClaimedAttempt[] = [];
-    const finished: FinishedDelivery[] = [];
-    const stale: { id: string; fence: number }[] = [];
     const capacity = capacityOf(rows[0]);
-    const mismatched: MismatchedDelivery[] = [];
-    for (const row of rows) {
-      if (row.endpoint_id === null) continue; // The capacity row of a claim without requests.
-      if (!lanes.has(row.endpoint_id)) lanes.set(row.endpoint_id, toLane(row));
-      if (row.leased_id !== null && row.id === null) stale.push({ id: row.leased_id, fence: row.leased_attempt! });
-      if (row.id === null) continue;
-      let reason = this.finishReason(row, now);
-      if (!reason) {
-        try {
-          attempts.push(this.toAttempt(row, now));
-          continue;
-        } catch (error) {
-          // Sealed with another key: this process has the wrong SVC_ENCRYPTION_KEY, the delivery is fine; it goes
-          // back unsent for a worker with the right key.
-          if (error instanceof SealedWithAnotherKey) {
-            mismatched.push(mismatchedDelivery(row, error));
-            continue;
-          }
-          // A sealed value of this key that does not open (damaged): no later claim can do better, so the delivery
-          // fails now with a reason support can act on instead of being claimed again and again.
-          reason = { status: 'failed', reason: 'credentials_unreadable' };
-        }
-      }
-      finished.push({
-        id: row.id,
-        teamId: row.team_id,
-        tenantId: row.tenant_id,
-        messageId: row.message_id,
-        endpointId: row.endpoint_id,
-        status: reason.status,
-        attempts: row.attempt! - 1,
-        lastStatusCode: row.last_status_code,
-        reason: reason.reason,
-        fence: row.attempt!,
-      });
-    }
+    const leased = rows.filter((row) => row.endpoint_id !== null); // Not the capacity row of a claim without requests.
+    for (const row of leased) if (!lanes.has(row.endpoint_id)) lanes.set(row.endpoint_id, toLane(row));
+    // Shared with the stream claim (deliveries/claimed-rows.ts): attempted, finished instead, stale or given back.
+    const { attempts, finished, stale, sealedElsewhere } = sortClaimedRows(
+      leased,
+      now,
+      (row) => row.attempt!,
+      (row) => this.toAttempt(row, now),
+    );
+    const mismatched = sealedElsewhere.map(({ row, error }) => mismatchedDelivery(row, error));
     if (finished.length > 0) await finishDeliveries(this.deps.db, workerId, finished, now, this.deps.events);
     if (stale.length > 0) await dropStaleRows(this.deps.db, workerId, stale);
     if (mismatched.length > 0) await this.deps.keyMismatches.release(workerId, mismatched);
@@ -459,17 +430,6 @@ export class DispatchService {
       this.deps.deadAfterSeconds ?? DEFAULT_OWNERSHIP.deadAfterSeconds,
     ]);
     return capacityOf(rows[0]);
-  }
-
-  private finishReason(row: ClaimRow, now: Date): { status: FinishedDelivery['status']; reason: string } | null {
-    // Its attempt died after the message was canceled or redacted: the retry it would get is canceled.
-    if (row.cancel_retries) return { status: 'canceled', reason: 'message_canceled' };
-    if (now >= row.expires_at) return { status: 'expired', reason: 'window_over' };
-    if (row.deleted) return { status: 'canceled', reason: 'endpoint_deleted' };
-    if (row.status === 'disabled') return { status: 'canceled', reason: 'endpoint_disabled' };
-    // Content erased (redaction or retention): nothing left to send.
-    if (row.body === null) return { status: 'canceled', reason: 'content_erased' };
-    return null;
   }
 
   private toAttempt(row: ClaimRow, now: Date): ClaimedAttempt {

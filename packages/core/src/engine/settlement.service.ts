@@ -1,6 +1,6 @@
 import { holdOrderedEndpoints, type EndedDelivery } from '../deliveries/ordering.js';
 import type { DataSource, EntityManager } from 'typeorm';
-import { hotStatement, type HotSql } from '@svc/db';
+import { hotStatement, type HotSql, type HotStatement } from '@svc/db';
 import type { FailureDetail } from '@svc/egress';
 import { errorDetailJson } from '../deliveries/attempt-error-detail.js';
 import { settledFactsSql } from '../analytics/analytics-facts.js';
@@ -172,10 +172,16 @@ SELECT endpoint_id, 'health', version FROM health_inserted`,
 export class SettlementService {
   constructor(private readonly deps: SettlementDeps) {}
 
+  /**
+   * `run`: who executes the one statement of a batch with no events or disables (default: the hot pool). A stream
+   * connection passes one that sends it in the same transaction and round trip as its next claim
+   * (streams/stream-claim.ts); batches with events always take the transaction below.
+   */
   async settle(
     workerId: string,
     outcomes: readonly AttemptOutcome[],
     healthOf: (endpointId: string) => EndpointHealthState,
+    run: SettleRunner = (statement, params) => this.deps.hot.query<SettledRow>(statement, params),
   ): Promise<SettlementResult> {
     if (outcomes.length === 0) return { outcomes: [], health: new Map(), stale: [], disabled: [] };
     const now = this.deps.clock.now();
@@ -206,7 +212,7 @@ export class SettlementService {
     const params = settleParams(workerId, outcomes, decisions, changed, expected, lastErrors, now);
     const disabled: string[] = [];
     const { applied, written } = simple
-      ? await retryOnConflict(async () => settled(await this.deps.hot.query<SettledRow>(SETTLE_SQL, params)))
+      ? await retryOnConflict(async () => settled(await run(SETTLE_SQL, params)))
       : await retryOnConflict(() =>
           this.deps.db.transaction(async (tx) => {
             // With the events and disables in one transaction (rare): TypeORM's connection, the same statement.
@@ -447,8 +453,11 @@ function settleParams(
   ];
 }
 
+/** Executes the settlement statement with its parameters and answers its rows. */
+export type SettleRunner = (statement: HotStatement, params: unknown[]) => Promise<SettledRow[]>;
+
 /** A settled delivery (its status), or a circuit written (status 'health', with the row's new version). */
-interface SettledRow {
+export interface SettledRow {
   id: string;
   status: string;
   health_version: string | null;

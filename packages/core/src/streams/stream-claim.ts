@@ -1,16 +1,13 @@
+import type { HotStatement } from '@svc/db';
 import type { DataSource } from 'typeorm';
 import type { Clock } from '../common/clock.js';
-import { SealedWithAnotherKey } from '../common/sealing.js';
+import { sortClaimedRows } from '../deliveries/claimed-rows.js';
 import type { AttemptTrigger } from '../deliveries/delivery-policy.js';
-import {
-  finishDeliveries,
-  dropStaleRows,
-  type EngineEventSink,
-  type FinishedDelivery,
-} from '../deliveries/delivery-records.js';
+import { finishDeliveries, dropStaleRows, type EngineEventSink } from '../deliveries/delivery-records.js';
 import type { EndpointCredentialsService } from '../endpoints/endpoint-credentials.service.js';
 import type { ClaimedAttempt } from '../engine/dispatch.service.js';
 import { streamAttempt } from './stream-attempt.js';
+import { rememberLease } from './stream-leases.js';
 
 /**
  * A stream connection's claim of its endpoint's due rows (docs/streams.md), the push claim's rules for one endpoint
@@ -24,6 +21,7 @@ const STREAM_CLAIM_SQL = `
 WITH lane AS (
   SELECT e.id AS endpoint_id, e.team_id, e.status, e.deleted_at IS NOT NULL AS deleted, e.max_concurrency,
          e.ordering = 'ordered' AS ordered, e.timeout_seconds, e.url_revision, e.retry_delays_seconds, e.headers_sealed,
+         e.version AS endpoint_version,
          h.circuit, h.next_probe_at,
          (SELECT count(*) FROM delivery_queue f
            WHERE f.endpoint_id = e.id AND f.lease_owner IS NOT NULL AND f.due_at > $4)::int AS in_flight
@@ -69,6 +67,7 @@ WITH lane AS (
   RETURNING h.endpoint_id
 )
 SELECT quota.endpoint_id, quota.team_id, quota.status, quota.deleted, quota.timeout_seconds, quota.url_revision,
+       quota.endpoint_version,
        quota.retry_delays_seconds, quota.headers_sealed, quota.probing,
        -- When to look again without a wake-up: the first free row not taken now, and the first lease that ends
        -- (its timeout is settled then).
@@ -103,6 +102,7 @@ interface StreamClaimRow {
   deleted: boolean;
   timeout_seconds: number;
   url_revision: string;
+  endpoint_version: string;
   retry_delays_seconds: number[];
   headers_sealed: Buffer | null;
   probing: boolean;
@@ -142,6 +142,34 @@ export interface StreamClaim {
 }
 
 /**
+ * The wake-up a settlement sends the endpoint's streams in other processes, from its claim's transaction: only when
+ * the endpoint has a connection that is not one of `local` (this process's, which it pumps itself). A connection
+ * opened meanwhile needs none: its first claim comes after it is registered and waits for this transaction's lock.
+ */
+export interface StreamWakeAlong {
+  channel: string;
+  payload: string;
+  local: readonly string[];
+}
+
+function wakeStatement(wake: StreamWakeAlong, endpointId: string, literal: (value: unknown) => string): string {
+  return `SELECT pg_notify(${literal(wake.channel)}, ${literal(wake.payload)})
+   WHERE EXISTS (SELECT 1 FROM stream_connections c
+                  WHERE c.endpoint_id = ${literal(endpointId)} AND c.id <> ALL (${literal(wake.local)}::text[]))`;
+}
+
+/** A settlement statement sent in the claim's transaction, before the claim (acknowledgements, stream-settle.ts). */
+export interface SettleAlong {
+  statement: HotStatement;
+  params: unknown[];
+  /**
+   * A statement run first, under the lock, that fails the whole transaction when what the settlement was decided on
+   * no longer holds (stream-settle.ts: acknowledgements of leases this process knows).
+   */
+  check?: (literal: (value: unknown) => string) => string;
+}
+
+/**
  * Claims up to `want` deliveries of `endpointId` for stream connection `connectionId`. Claims of one endpoint take
  * turns (an advisory lock for the claim's transaction), so the in-flight count each reads includes the leases of
  * every other connection's claim before it: max_concurrency holds across connections and processes.
@@ -153,43 +181,48 @@ export async function claimForStream(
   want: number,
 ): Promise<StreamClaim> {
   const now = deps.clock.now();
-  const rows = await claimInOneRoundTrip(deps.db, endpointId, Math.max(0, Math.floor(want)), connectionId, now);
+  const { claimRows } = await claimInOneRoundTrip(deps.db, { endpointId, want, connectionId, now });
+  return finishClaim(deps, connectionId, claimRows, now);
+}
+
+/**
+ * Settles acknowledgements and claims for `connectionId` in one transaction and one round trip (the endpoint's claim
+ * lock, the settlement statement, the claim, the wake-up of the endpoint's streams in other processes): the claim's
+ * count of leases in flight sees the settlement, so the room it freed is taken at once, and max_concurrency holds as
+ * for any claim. Answers the settlement's rows and the claim; nothing is written when it throws.
+ */
+export async function settleAndClaimForStream(
+  deps: { db: DataSource; clock: Clock; credentials: EndpointCredentialsService; events: EngineEventSink },
+  claim: { connectionId: string; endpointId: string; want: number },
+  settle: SettleAlong,
+  notify: StreamWakeAlong,
+): Promise<{ settleRows: unknown[]; claim: () => Promise<StreamClaim> }> {
+  const now = deps.clock.now();
+  const { settleRows, claimRows } = await claimInOneRoundTrip(deps.db, { ...claim, now }, settle, notify);
+  // The claim's own follow-ups (finished or unopened rows, rare) run once the settlement's caller has its answer.
+  return { settleRows, claim: () => finishClaim(deps, claim.connectionId, claimRows, now) };
+}
+
+async function finishClaim(
+  deps: { db: DataSource; clock: Clock; credentials: EndpointCredentialsService; events: EngineEventSink },
+  connectionId: string,
+  rows: readonly StreamClaimRow[],
+  now: Date,
+): Promise<StreamClaim> {
   const first = rows[0];
   if (!first) return { attempts: [], open: false, recheckAt: null, leaseEndsAt: null };
-  const attempts: ClaimedAttempt[] = [];
-  const finished: FinishedDelivery[] = [];
-  const stale: { id: string; fence: number }[] = [];
-  const unopened: { id: string; fence: number }[] = [];
-  for (const row of rows) {
-    if (row.leased_id !== null && row.id === null) stale.push({ id: row.leased_id, fence: row.leased_attempt! });
-    if (row.id === null) continue;
-    let reason = finishReason(row, now);
-    if (!reason) {
-      try {
-        attempts.push(toAttempt(deps, row, now));
-        continue;
-      } catch (error) {
-        // Another key's seal is this process's fault, not the delivery's: the lease goes back at once.
-        if (error instanceof SealedWithAnotherKey) {
-          unopened.push({ id: row.id, fence: row.leased_attempt! });
-          continue;
-        }
-        reason = { status: 'failed', reason: 'credentials_unreadable' };
-      }
-    }
-    finished.push({
-      id: row.id,
-      teamId: row.team_id,
-      tenantId: row.tenant_id,
-      messageId: row.message_id,
-      endpointId: row.endpoint_id,
-      status: reason.status,
-      attempts: row.leased_attempt! - 1,
-      lastStatusCode: row.last_status_code,
-      reason: reason.reason,
-      fence: row.leased_attempt!,
-    });
-  }
+  // Shared with the push claim (deliveries/claimed-rows.ts): attempted, finished instead, stale or given back.
+  const { attempts, finished, stale, sealedElsewhere } = sortClaimedRows(
+    rows,
+    now,
+    (row) => row.leased_attempt!,
+    (row) => {
+      const attempt = toAttempt(deps, row, now);
+      rememberLease(connectionId, row, row.leased_attempt!, row.lease_until!);
+      return attempt;
+    },
+  );
+  const unopened = sealedElsewhere.map(({ row }) => ({ id: row.id!, fence: row.leased_attempt! }));
   if (finished.length > 0) await finishDeliveries(deps.db, connectionId, finished, now, deps.events);
   if (stale.length > 0) await dropStaleRows(deps.db, connectionId, stale);
   if (unopened.length > 0) await releaseUnsent(deps.db, connectionId, unopened, now);
@@ -209,39 +242,98 @@ interface RawClient {
   release(destroy?: boolean | Error): void;
 }
 
+/** The claim, prepared once per connection (PREPARE in SQL: the claim's transaction is one simple-protocol message). */
+const CLAIM_PREPARED = 'svc_stream_claim_v2';
+/** Statements of each pooled connection prepared by this module (a connection that fails is destroyed). */
+const preparedOn = new WeakMap<RawClient, Set<string>>();
+
 /**
- * The claim's transaction (the endpoint's advisory lock, then the claim statement, which takes its snapshot after
- * the lock so it counts every lease committed before it) sent as one simple-protocol message: one round trip
- * instead of four (BEGIN, lock, claim, COMMIT), which is most of what a stream's delivery cycle waits for. The
- * values are literals escaped by the driver: IDs of known shape, an integer and a timestamp.
+ * The hot pool's planner settings (packages/db hot-sql.ts), for this transaction only: the prepared statements are
+ * planned once, generically, as the hot pool plans the engine's.
+ */
+const HOT_PLANNING =
+  'SET LOCAL plan_cache_mode = force_generic_plan; SET LOCAL enable_seqscan = off; SET LOCAL enable_bitmapscan = off';
+
+/**
+ * The claim's transaction (the endpoint's advisory lock, then, with an acknowledgement, the settlement, then the
+ * claim statement, which takes its snapshot after both so it counts every lease committed before it and frees what
+ * the settlement settled) sent as one simple-protocol message: one round trip instead of four or more (BEGIN, lock,
+ * settle, claim, COMMIT), which is most of what a stream's delivery cycle waits for. Both statements are prepared
+ * once per connection (planning the claim took longer than running it); the values are literals escaped by the
+ * driver.
  */
 async function claimInOneRoundTrip(
   db: DataSource,
-  endpointId: string,
-  want: number,
-  connectionId: string,
-  now: Date,
-): Promise<StreamClaimRow[]> {
+  claim: { endpointId: string; want: number; connectionId: string; now: Date },
+  settle?: SettleAlong,
+  notify?: StreamWakeAlong,
+): Promise<{ settleRows: unknown[]; claimRows: StreamClaimRow[] }> {
   const pool = (db.driver as unknown as { master: { connect(): Promise<RawClient> } }).master;
   const client = await pool.connect();
   try {
-    const literals: Record<string, string> = {
-      $1: `${client.escapeLiteral(endpointId)}::text`,
-      $2: `${want}::int`,
-      $3: `${client.escapeLiteral(connectionId)}::text`,
-      $4: `${client.escapeLiteral(now.toISOString())}::timestamptz`,
-    };
-    const claim = STREAM_CLAIM_SQL.replace(/\$[1-4](?![0-9])/g, (name) => literals[name]!);
-    const results = await client.query(
-      `BEGIN; SELECT pg_advisory_xact_lock(hashtextextended('stream-claim:' || ${literals['$1']}, 0)); ${claim}; COMMIT`,
-    );
+    let prepared = preparedOn.get(client);
+    if (!prepared) preparedOn.set(client, (prepared = new Set()));
+    const toPrepare: string[] = [];
+    if (!prepared.has(CLAIM_PREPARED))
+      toPrepare.push(`PREPARE ${CLAIM_PREPARED} (text, int, text, timestamptz) AS ${STREAM_CLAIM_SQL}`);
+    const settleName = settle && `svc_stream_${settle.statement.name}`;
+    if (settle && !prepared.has(settleName!)) toPrepare.push(`PREPARE ${settleName} AS ${settle.statement.text}`);
+    // Once per connection, outside the transaction: a PREPARE stays whatever the transaction does.
+    for (const text of toPrepare) await client.query(text);
+    prepared.add(CLAIM_PREPARED);
+    if (settleName) prepared.add(settleName);
+    const literal = (value: unknown) => sqlLiteral(client, value);
+    const lock = `SELECT pg_advisory_xact_lock(hashtextextended('stream-claim:' || ${literal(claim.endpointId)}, 0))`;
+    const statements = [
+      'BEGIN',
+      HOT_PLANNING,
+      lock,
+      ...(settle?.check ? [settle.check(literal)] : []),
+      ...(settle ? [`EXECUTE ${settleName}(${settle.params.map(literal).join(', ')})`] : []),
+      `EXECUTE ${CLAIM_PREPARED}(${[claim.endpointId, claim.want, claim.connectionId, claim.now].map(literal).join(', ')})`,
+      ...(notify ? [wakeStatement(notify, claim.endpointId, literal)] : []),
+      'COMMIT',
+    ];
+    const results = await client.query(statements.join('; '));
     client.release();
-    return (Array.isArray(results) ? results[2]!.rows : []) as StreamClaimRow[];
+    const rows = (Array.isArray(results) ? results : [results]).map((r) => r.rows);
+    // BEGIN, the three SETs, the lock, [the check], [the settlement], the claim.
+    const at = 5 + (settle?.check ? 1 : 0);
+    return {
+      settleRows: settle ? rows[at]! : [],
+      claimRows: rows[settle ? at + 1 : at]! as StreamClaimRow[],
+    };
   } catch (error) {
     // The transaction may be left aborted on this connection: it is closed rather than returned to the pool.
     client.release(true);
     throw error;
   }
+}
+
+/**
+ * A value as an SQL literal for EXECUTE (whose parameters have the prepared statement's types): text escaped by the
+ * driver, arrays as array literals, bytes as hex, times as ISO 8601.
+ */
+function sqlLiteral(client: RawClient, value: unknown): string {
+  if (value === null || value === undefined) return 'NULL';
+  if (typeof value === 'number' || typeof value === 'bigint') {
+    if (!Number.isFinite(Number(value))) throw new Error(`not a finite number: ${String(value)}`);
+    return String(value);
+  }
+  if (typeof value === 'boolean') return value ? 'true' : 'false';
+  return client.escapeLiteral(textOf(value, false));
+}
+
+/** The text form of a value; inside an array literal, elements are quoted and NULL is bare. */
+function textOf(value: unknown, element: boolean): string {
+  if (value === null || value === undefined) return 'NULL';
+  if (Array.isArray(value)) return `{${value.map((v) => textOf(v, true)).join(',')}}`;
+  let text: string;
+  if (value instanceof Date) text = value.toISOString();
+  else if (Buffer.isBuffer(value)) text = `\\x${value.toString('hex')}`;
+  else if (typeof value === 'object') text = JSON.stringify(value);
+  else text = String(value as string | number | boolean | bigint);
+  return element ? `"${text.replace(/[\\"]/g, (c) => `\\${c}`)}"` : text;
 }
 
 /** How long a delivery whose secrets this process cannot open waits before any connection is offered it again. */
@@ -260,14 +352,6 @@ async function releaseUnsent(
       WHERE q.delivery_id = x.id AND q.lease_owner = $3 AND q.attempt = x.fence`,
     [rows.map((r) => r.id), rows.map((r) => r.fence), connectionId, new Date(now.getTime() + UNSENT_RETRY_MS)],
   );
-}
-
-function finishReason(row: StreamClaimRow, now: Date): { status: FinishedDelivery['status']; reason: string } | null {
-  if (row.cancel_retries) return { status: 'canceled', reason: 'message_canceled' };
-  if (now >= row.expires_at) return { status: 'expired', reason: 'window_over' };
-  if (row.deleted) return { status: 'canceled', reason: 'endpoint_deleted' };
-  if (row.body === null) return { status: 'canceled', reason: 'content_erased' };
-  return null;
 }
 
 function toAttempt(

@@ -7,7 +7,13 @@ import type { DispatchOwnershipService } from '../engine/dispatch-ownership.serv
 import type { SettlementService } from '../engine/settlement.service.js';
 import { claimForStream, type StreamClaim } from './stream-claim.js';
 import type { StreamConnectionService } from './stream-connections.service.js';
-import { acknowledge, settleTimedOut, type StreamAck, type StreamAckResult } from './stream-settle.js';
+import {
+  acknowledge,
+  settleTimedOut,
+  type Acknowledged,
+  type AcknowledgeOptions,
+  type StreamAck,
+} from './stream-settle.js';
 import { notifyStreamWake, STREAM_WAKE_SENDER } from './stream-signals.js';
 
 export interface StreamDeliveryDeps {
@@ -44,14 +50,21 @@ export class StreamDeliveryService {
   }
 
   /**
-   * Settles the acknowledgements; every stream of the endpoint is told, since room (or the next head) is free. The
-   * notification is not waited for, and its sender ignores it: the caller wakes its own process's streams itself.
+   * Settles the acknowledgements, if `options.token` is a valid stream token of the endpoint (else null: 401);
+   * every stream of the endpoint is told, since room (or the next head) is free. With `options.claimFor` the
+   * settlement, a claim for that stream of this process and that wake-up go in one transaction (the claim is in the
+   * answer); else the wake-up is not waited for, and its sender ignores it: the caller wakes its own process's
+   * streams itself.
    */
-  async acknowledge(endpointId: string, acks: readonly StreamAck[]): Promise<StreamAckResult[]> {
-    const results = await acknowledge(this.deps, endpointId, acks);
-    if (results.includes('settled'))
+  async acknowledge(
+    endpointId: string,
+    acks: readonly StreamAck[],
+    options: AcknowledgeOptions,
+  ): Promise<Acknowledged | null> {
+    const answer = await acknowledge(this.deps, endpointId, acks, options);
+    if (answer && answer.claim === null && answer.results.includes('settled'))
       void notifyStreamWake(this.deps.db, [endpointId], STREAM_WAKE_SENDER).catch(() => undefined);
-    return results;
+    return answer;
   }
 
   /** Tells every stream of these endpoints, in every server process, to look for deliveries now. */

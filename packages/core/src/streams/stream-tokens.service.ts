@@ -11,6 +11,7 @@ import type { EndpointEntity } from '../endpoints/endpoint.entity.js';
 import type { EndpointService } from '../endpoints/endpoint.service.js';
 import type { CreateStreamTokenInput } from './stream.inputs.js';
 import { notifyStreamsEnded } from './stream-signals.js';
+import { streamTokenLookup, streamTokenTouch } from './stream-token-sql.js';
 
 /** A stream token as reads show it: never the token itself, which only create shows, once. */
 export interface StreamTokenView {
@@ -31,26 +32,24 @@ export interface StreamCaller {
 /** Tokens an endpoint may hold at once (revoked ones do not count). */
 export const MAX_STREAM_TOKENS_PER_ENDPOINT = 50;
 /** last_used_at is written at most this often per token, so a busy receiver's acks do not rewrite the row each time. */
-const LAST_USED_RESOLUTION_MS = 60_000;
+export const LAST_USED_RESOLUTION_MS = 60_000;
 const TOKEN_PREFIX = 'whst_';
 /** whst_ and 43 base64url characters: 32 random bytes. */
 const TOKEN_SHAPE = /^whst_[A-Za-z0-9_-]{43}$/;
 
-/** The token's caller, for its own endpoint only (plan-cached: every acknowledgement runs it). */
+/** Whether `token` has a stream token's shape (anything else is refused without a lookup). */
+export const isStreamTokenShaped = (token: string): boolean => TOKEN_SHAPE.test(token);
+
+/** The token's caller, for its own endpoint only (plan-cached: every stream's opening runs it). */
 const AUTHENTICATE_SQL = hotStatement(
-  'stream_authenticate_v1',
-  `WITH hit AS (
-     SELECT t.id, t.team_id, t.endpoint_id, t.last_used_at FROM stream_tokens t JOIN endpoints e ON e.id = t.endpoint_id
-      WHERE t.token_sha256 = $1 AND t.endpoint_id = $2 AND t.revoked_at IS NULL
-        AND e.deleted_at IS NULL AND e.delivery_mode = 'stream'),
-   used AS (
-     UPDATE stream_tokens t SET last_used_at = $3 FROM hit
-      WHERE t.id = hit.id
-        AND (hit.last_used_at IS NULL OR hit.last_used_at < $3::timestamptz - make_interval(secs => $4::float8)))
-   SELECT id, team_id, endpoint_id FROM hit`,
+  'stream_authenticate_v2',
+  `WITH caller AS (${streamTokenLookup({ tokenSha256: '$1', endpointId: '$2' })}),
+   used AS (${streamTokenTouch({ now: '$3', resolutionSeconds: '$4' })})
+   SELECT id, team_id, endpoint_id FROM caller`,
 );
 
-const sha256 = (text: string): Buffer => createHash('sha256').update(text, 'utf8').digest();
+/** What a stream token is stored as. */
+export const sha256 = (text: string): Buffer => createHash('sha256').update(text, 'utf8').digest();
 
 interface TokenRow {
   id: string;
