@@ -118,9 +118,11 @@ describe('hostile stream clients', () => {
   });
 
   it('stops offering to a reader that never reads, closes it after the stall timeout, and push is unaffected', async () => {
-    // Leases of 1 s retried after 1 s: every round offers the stalled reader about 2.7 MB again, until its socket
-    // buffers are full; from then on it is offered nothing and the stall timeout (3 s) closes it.
-    const stream = await streamEndpoint(stack, { timeout_seconds: 1, retry_delays_seconds: [1, 1, 1, 1, 1, 1, 1, 1] });
+    // Leases of 1 s retried after 1 s at first: every round offers the stalled reader about 2.7 MB again, until its
+    // socket buffers are full; from then on it is offered nothing and the stall timeout (3 s) closes it. The later
+    // delays grow so that on a loaded machine the deliveries still have attempts left for the reader that reads
+    // (with eight delays of 1 s, one run used them all before the close and the reader got nothing).
+    const stream = await streamEndpoint(stack, { timeout_seconds: 1, retry_delays_seconds: [1, 1, 1, 2, 2, 3, 5, 5] });
     const deliveries: string[] = [];
     for (let i = 0; i < 3; i += 1) {
       const message = await stack.publish(stream.tenantId, { i, pad: 'x'.repeat(900_000) });
