@@ -154,6 +154,7 @@ export class StreamSession {
         // A claim's events go out in one write (one chunk, one segment where they fit): a reader that batches its
         // acknowledgements gets them together and answers them in one request, and the socket one syscall.
         const { response } = this.init;
+        let refused = false;
         response.cork();
         try {
           for (const attempt of claim.attempts) {
@@ -161,11 +162,15 @@ export class StreamSession {
             const written = this.write(
               `id: ${attempt.deliveryId}.${attempt.attemptNumber}\nevent: delivery\ndata: ${JSON.stringify(data)}\n\n`,
             );
-            if (!written) this.startDraining();
+            if (!written) refused = true;
           }
         } finally {
           response.uncork();
         }
+        // While corked, write() answers false for what the response buffers itself (Node 22 buffers a corked response
+        // in the response); uncorked, it went to the socket. Only a socket that could not take it all is behind, and
+        // only then comes the 'drain' that ends the wait: waiting without one would close a reader that reads.
+        if (refused && (response.socket?.writableNeedDrain ?? true)) this.startDraining();
         this.scheduleRecheck(claim.recheckAt);
         // A full batch may have left more due: claim again unless the reader is behind.
         if (claim.attempts.length < CLAIM_BATCH || this.draining) return;
