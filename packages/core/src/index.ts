@@ -216,6 +216,7 @@ export { PortalService, portalScope, type PortalSigningSecret } from './portal/p
 export * from './streams/stream.inputs.js';
 export {
   isStreamTokenShaped,
+  streamTokenDigest,
   StreamTokenService,
   type StreamTokenView,
   type StreamCaller,

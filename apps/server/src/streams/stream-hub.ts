@@ -1,4 +1,3 @@
-import { createHash } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import {
   DELIVERY_WAKE_CHANNEL,
@@ -14,6 +13,7 @@ import {
   type StreamAck,
   type StreamAckResult,
   type StreamCaller,
+  streamTokenDigest,
 } from '@svc/core';
 import type { FastifyBaseLogger } from 'fastify';
 import type { StreamSettings } from '../config.js';
@@ -156,7 +156,7 @@ export class StreamHub {
    * route (unknown IDs, full batches, bodies that are not valid) costs a bounded number of statements a second.
    */
   spendAcks(token: string, count: number): void {
-    this.ackBudget.take(createHash('sha256').update(token).digest('hex'), Math.max(1, count));
+    this.ackBudget.take(streamTokenDigest(token).toString('hex'), Math.max(1, count));
   }
 
   /** Wakes this process's streams of the endpoint (others hear the channel). */

@@ -14,7 +14,7 @@ import { settleAndClaimForStream, type StreamClaim, type StreamWakeAlong } from 
 import { forgetLease, knownLease, type KnownLease } from './stream-leases.js';
 import { STREAM_WAKE_CHANNEL, STREAM_WAKE_SENDER } from './stream-signals.js';
 import { streamTokenLookup, streamTokenTouch } from './stream-token-sql.js';
-import { LAST_USED_RESOLUTION_MS, sha256 } from './stream-tokens.service.js';
+import { LAST_USED_RESOLUTION_MS, streamTokenDigest } from './stream-tokens.service.js';
 
 /** What a receiver answered for one attempt: an HTTP status, or `error` when its handler failed without one. */
 export interface StreamAck {
@@ -149,7 +149,7 @@ export async function acknowledge(
     acks.map((a) => a.deliveryId),
     acks.map((a) => a.attempt),
     endpointId,
-    sha256(options.token),
+    streamTokenDigest(options.token),
     now,
     LAST_USED_RESOLUTION_MS / 1000,
   ])) as LeaseRow[];
@@ -220,7 +220,7 @@ async function acknowledgeKnown(
         outcomeOf(deps.clock, knownRow(lease, owner, health), resultOf(acks[i]!.status), now),
       );
       const check = (literal: (value: unknown) => string) => `
-        WITH caller AS (${streamTokenLookup({ tokenSha256: literal(sha256(token)), endpointId: literal(endpointId) })}),
+        WITH caller AS (${streamTokenLookup({ tokenSha256: literal(streamTokenDigest(token)), endpointId: literal(endpointId) })}),
         used AS (${streamTokenTouch({ now: literal(now), resolutionSeconds: literal(LAST_USED_RESOLUTION_MS / 1000) })})
         SELECT 1 / (CASE WHEN EXISTS (SELECT 1 FROM caller)
           AND (SELECT h.version FROM endpoint_health h WHERE h.endpoint_id = ${literal(endpointId)})

@@ -48,8 +48,8 @@ const AUTHENTICATE_SQL = hotStatement(
    SELECT id, team_id, endpoint_id FROM caller`,
 );
 
-/** What a stream token is stored as. */
-export const sha256 = (text: string): Buffer => createHash('sha256').update(text, 'utf8').digest();
+/** What a stream token is stored as (its SHA-256), and what a process keys its per-token state by. */
+export const streamTokenDigest = (token: string): Buffer => createHash('sha256').update(token, 'utf8').digest();
 
 interface TokenRow {
   id: string;
@@ -98,7 +98,14 @@ export class StreamTokenService {
       const [row] = (await tx.query(
         `INSERT INTO stream_tokens (id, team_id, endpoint_id, name, token_sha256, created_at)
          VALUES ($1, $2, $3, $4, $5, $6) RETURNING id, endpoint_id, name, created_at, last_used_at`,
-        [newId('streamToken', this.deps.clock), ctx.actor.teamId, endpoint.id, input.name, sha256(secret), now],
+        [
+          newId('streamToken', this.deps.clock),
+          ctx.actor.teamId,
+          endpoint.id,
+          input.name,
+          streamTokenDigest(secret),
+          now,
+        ],
       )) as [TokenRow];
       return { token: toView(row), secret };
     });
@@ -144,7 +151,7 @@ export class StreamTokenService {
     if (!TOKEN_SHAPE.test(token) || !isWellFormedId(endpointId, 'endpoint')) return null;
     const now = this.deps.clock.now();
     const rows = await this.deps.hot.query<{ id: string; team_id: string; endpoint_id: string }>(AUTHENTICATE_SQL, [
-      sha256(token),
+      streamTokenDigest(token),
       endpointId,
       now,
       LAST_USED_RESOLUTION_MS / 1000,
