@@ -90,8 +90,10 @@ async function main(): Promise<number> {
     stoppedByUser = true;
     stop.abort();
   };
-  // `on`, not `once`: a terminal's Ctrl-C reaches the whole process group, and tsx passes its copy on too, so a second
-  // SIGINT comes a moment later and must not kill the process while it acknowledges.
+  // `on`, not `once`: a terminal's Ctrl-C reaches the whole process group, and a second SIGINT (a second Ctrl-C) must
+  // not kill the process while it acknowledges. `npm run listen` runs this file in one Node process (tsx as a loader,
+  // not the tsx CLI): the CLI relays a signal to its child and, when the child does not say in time that it handles
+  // it, exits 130 itself, which a loaded machine made happen (the e2e test saw 130 for a Ctrl-C).
   process.on('SIGINT', onSignal);
   process.on('SIGTERM', onSignal);
 
