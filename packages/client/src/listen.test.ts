@@ -115,7 +115,11 @@ describe('listen() against the running server and worker', () => {
     const payloads = Array.from({ length: 20 }, (_, i) => ({ order: i, note: `café ☕ №${i}`, z: 1, a: 2 }));
     const published = [];
     for (const payload of payloads) published.push(await stack.publish(tenantId, payload));
-    await stack.until('20 deliveries at the local receiver', () => (receiver.arrivals.length >= 20 ? true : undefined));
+    // The receiver notes an arrival before it answers, and listen() reports the outcome once the answer is back: wait
+    // for both.
+    await stack.until('20 deliveries at the local receiver, and their outcomes', () =>
+      receiver.arrivals.length >= 20 && outcomes.length >= 20 ? true : undefined,
+    );
 
     const webhook = new Webhook(secret);
     for (const arrival of receiver.arrivals) {

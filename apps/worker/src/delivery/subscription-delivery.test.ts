@@ -111,10 +111,27 @@ const until = <T>(what: string, probe: () => Promise<T | undefined>) => stack.un
  * retry that is not queued yet.
  */
 async function settled(subscriptionId: string, eventId: string, attempts: number) {
-  return until(`attempt ${attempts} of ${eventId} to settle`, async () => {
-    const d = await deliveryOf(subscriptionId, eventId);
-    return d && d.attempts.length >= attempts && (d.status !== 'pending' || d.nextAttemptAt !== null) ? d : undefined;
-  });
+  try {
+    return await until(`attempt ${attempts} of ${eventId} to settle`, async () => {
+      const d = await deliveryOf(subscriptionId, eventId);
+      return d && d.attempts.length >= attempts && (d.status !== 'pending' || d.nextAttemptAt !== null) ? d : undefined;
+    });
+  } catch (error) {
+    // What stood still: the delivery's row and its jobs, beside the timeout.
+    const state = await stack.h.services.db.query(
+      `SELECT d.status, d.attempt_count, d.next_attempt_at, d.lease_until, d.ordered,
+              (SELECT count(*) FROM subscription_attempts a WHERE a.delivery_id = d.id) AS attempts,
+              (SELECT json_agg(json_build_object('state', j.state, 'start_after', j.start_after,
+                      'retry_count', j.retry_count, 'output', j.output))
+                 FROM pgboss.job j WHERE j.data->>'delivery_id' = d.id) AS jobs, now() AS db_now
+         FROM subscription_deliveries d JOIN platform_events e ON e.id = d.event_id
+        WHERE d.subscription_id = $1 AND d.event_id = $2`,
+      [subscriptionId, eventId],
+    );
+    throw new Error(
+      `${(error as Error).message}; clock ${stack.h.clock.now().toISOString()}: ${JSON.stringify(state)}`,
+    );
+  }
 }
 
 const quiet = () => new Promise((resolve) => setTimeout(resolve, 400));
