@@ -31,6 +31,7 @@ import {
   type Harness,
 } from './bench-delivery-harness.js';
 import type { PublishResult } from './bench-delivery-load.js';
+import { execFile, spawn } from 'node:child_process';
 
 const SECONDS = Number(process.env['BENCH_FAIRNESS_SECONDS'] ?? 20);
 /** The cases to run (comma-separated: two_slow, six_slow, two_workers, hot_team); all by default. */
@@ -68,6 +69,12 @@ export interface FairnessFigures {
     /** Team X's requests refused a second (its 429s: it retries them after 50 ms). */
     hot_refused_per_s: number;
     replayed: number;
+    /**
+     * The machine's own floor in each window: a bare HTTP round trip between two processes of their own (no service
+     * code) at Y's pace. On an idle VM it is far slower than back to back, and it is part of Y's every request alone.
+     */
+    bare_round_trip_alone: { p50_ms: number; p99_ms: number };
+    bare_round_trip_beside: { p50_ms: number; p99_ms: number };
   };
 }
 
@@ -201,6 +208,48 @@ function publishP99(h: Harness, team: BenchTeam, seconds = SECONDS): Promise<Pub
   });
 }
 
+const ECHO_SERVER = `const s = require('node:http').createServer((q, r) => r.end('ok'));
+s.listen(0, '127.0.0.1', () => console.log(s.address().port));`;
+const PINGER = `const [port, rate, seconds] = process.argv.slice(1).map(Number);
+const agent = new (require('node:http').Agent)({ keepAlive: true });
+const get = () => new Promise((resolve, reject) => require('node:http')
+  .get({ host: '127.0.0.1', port, path: '/', agent }, (r) => r.resume().on('end', resolve)).on('error', reject));
+(async () => {
+  const times = [];
+  const end = Date.now() + seconds * 1000;
+  while (Date.now() < end) {
+    const t0 = performance.now();
+    await get();
+    times.push(performance.now() - t0);
+    await new Promise((resolve) => setTimeout(resolve, 1000 / rate));
+  }
+  times.sort((a, b) => a - b);
+  const at = (q) => Math.round(times[Math.min(times.length - 1, Math.floor(times.length * q))] * 10) / 10;
+  console.log(JSON.stringify({ p50_ms: at(0.5), p99_ms: at(0.99) }));
+  agent.destroy();
+})();`;
+
+/**
+ * A bare HTTP round trip between two processes of their own at `rate` a second for `seconds`: what the machine
+ * itself costs a request at that pace, beside whatever else runs (no service code, no database).
+ */
+async function bareRoundTrips(rate: number, seconds: number): Promise<{ p50_ms: number; p99_ms: number }> {
+  const server = spawn(process.execPath, ['-e', ECHO_SERVER], { stdio: ['ignore', 'pipe', 'inherit'] });
+  try {
+    const port = await new Promise<number>((resolve, reject) => {
+      server.stdout!.once('data', (chunk: Buffer) => resolve(Number(chunk.toString().trim())));
+      server.once('error', reject);
+    });
+    return await new Promise((resolve, reject) =>
+      execFile(process.execPath, ['-e', PINGER, String(port), String(rate), String(seconds)], (error, stdout) =>
+        error ? reject(error) : resolve(JSON.parse(stdout) as { p50_ms: number; p99_ms: number }),
+      ),
+    );
+  } finally {
+    server.kill('SIGKILL');
+  }
+}
+
 async function hotTeam(h: Harness) {
   const [[hot], [quiet]] = await Promise.all([
     createTeams(h.core, h.origin, h.receivers, 'fair-hot', 1, 1),
@@ -208,7 +257,7 @@ async function hotTeam(h: Harness) {
   ]);
   if (!hot || !quiet) throw new Error('no teams');
   await publishP99(h, quiet, 5); // warm
-  const alone = await publishP99(h, quiet);
+  const [alone, bareAlone] = await Promise.all([publishP99(h, quiet), bareRoundTrips(PROBE_RATE, SECONDS)]);
   // Dead letters for the hot team's bulk replay: an endpoint (of a second tenant) answering 400 fails each delivery
   // at once; once they are there it points at a fast receiver and the replay sends them again.
   const deadTenant = await addTenant(h, hot, 'fair-hot-dead');
@@ -234,7 +283,7 @@ async function hotTeam(h: Harness) {
     body: JSON.stringify({ endpoint_id: rejecting.id }),
   });
   const statementsBefore = await probeStats(h.server);
-  const [beside, hotLoad] = await Promise.all([
+  const [beside, hotLoad, , bareBeside] = await Promise.all([
     publishP99(h, quiet),
     runLoad<PublishResult>({
       kind: 'publish',
@@ -247,6 +296,7 @@ async function hotTeam(h: Harness) {
     replay.then(async (r) => {
       if (r.status !== 202) throw new Error(`replay: ${r.status} ${await r.text()}`);
     }),
+    bareRoundTrips(PROBE_RATE, SECONDS),
   ]);
   const refused = Object.values(hotLoad.rejected).reduce((sum, n) => sum + n, 0);
   // The server's statements in the window, per request of team X (admitted or refused): where its share goes.
@@ -269,6 +319,8 @@ async function hotTeam(h: Harness) {
     hot_admitted_per_s: Math.round(hotLoad.admitted / (hotLoad.elapsed_ms / 1000)),
     hot_refused_per_s: Math.round(refused / (hotLoad.elapsed_ms / 1000)),
     replayed: h.receivers.counts.get('fair-hot-replayed') ?? 0,
+    bare_round_trip_alone: bareAlone,
+    bare_round_trip_beside: bareBeside,
   };
 }
 

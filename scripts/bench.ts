@@ -457,7 +457,9 @@ function printFairness(f: FairnessFigures): void {
       `  hot_team     publish p50 / p99 ${h.beside_publish_p50_ms} / ${h.beside_publish_p99_ms} ms beside team X ` +
         `(${h.hot_admitted_per_s}/s admitted, ${h.hot_refused_per_s}/s refused, a replay of ${h.replayed}) over ` +
         `${h.alone_publish_p50_ms} / ${h.alone_publish_p99_ms} ms alone: ratio ${h.publish_p99_ratio.toFixed(2)} ` +
-        '(target <= 1.5)',
+        `(target <= 1.5); the machine's bare round trip at that pace, p50 / p99: ${h.bare_round_trip_alone.p50_ms} / ` +
+        `${h.bare_round_trip_alone.p99_ms} ms alone, ${h.bare_round_trip_beside.p50_ms} / ` +
+        `${h.bare_round_trip_beside.p99_ms} ms beside`,
     );
 }
 
