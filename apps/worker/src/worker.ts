@@ -45,6 +45,11 @@ export interface WorkerOptions {
   deliveries?: boolean;
   /** Tests: the egress client's extra certificate authority and name table (DeliveryEngineOptions.egress). */
   egress?: DeliveryEngineOptions['egress'];
+  /**
+   * Schedule the periodic jobs (default true). Tests that run the maintenance themselves, on a clock they move,
+   * turn it off: a scheduled run between their steps would do their step first.
+   */
+  schedules?: boolean;
 }
 
 export interface RunningWorker {
@@ -165,7 +170,8 @@ export async function startWorker(options: WorkerOptions): Promise<RunningWorker
   for (const handler of handlers) {
     const { contract } = handler;
     await ensureQueue(boss, contract);
-    if (contract.cron) await boss.schedule(contract.queue, contract.cron, { v: contract.version }, { tz: 'UTC' });
+    if (contract.cron && options.schedules !== false)
+      await boss.schedule(contract.queue, contract.cron, { v: contract.version }, { tz: 'UTC' });
   }
 
   const pool = new JobPool(options.concurrency ?? 600);

@@ -53,9 +53,13 @@ export interface DeliveryStack {
 
 export async function startDeliveryStack(
   limits: Partial<Record<LimitName, number>> = {},
-  options: Pick<HarnessOptions, 'consoleUrl' | 'realClock' | 'serverEnv'> = {},
+  options: Pick<HarnessOptions, 'consoleUrl' | 'realClock' | 'serverEnv'> & {
+    /** The worker schedules the periodic jobs (default true; see WorkerOptions.schedules). */
+    schedules?: boolean;
+  } = {},
 ): Promise<DeliveryStack> {
-  const h = await startHarness({ limits, ...options });
+  const { schedules, ...harness } = options;
+  const h = await startHarness({ limits, ...harness });
   await h.services.teams.setPaymentCard(h.team.teamId, true);
   const received: Received[] = [];
   const script = new Map<string, number[]>();
@@ -89,6 +93,7 @@ export async function startDeliveryStack(
       services: h.services,
       logger: pino({ level: process.env['TEST_LOG_LEVEL'] ?? 'silent' }),
       maxIdleMs: 100,
+      ...(schedules === undefined ? {} : { schedules }),
     });
   let worker: RunningWorker | null = await launch();
   await post(h, '/event_types', { name: 'order.created' });

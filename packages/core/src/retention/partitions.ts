@@ -15,6 +15,8 @@ export interface PartitionReport {
   dropped: string[];
   /** Later deliveries (replays, a message accepted just before midnight) deleted with a dropped messages partition. */
   strayDeliveriesDeleted: number;
+  /** Partitioned parents analysed (once a day each: autovacuum never analyses a partitioned parent). */
+  analyzed: string[];
 }
 
 interface PartitionedTable {
@@ -29,6 +31,9 @@ interface Partition {
   name: string;
   upper: string | null;
 }
+
+/** How often a partitioned parent's statistics are gathered again. */
+export const ANALYZE_PARENTS_EVERY_MS = DAY;
 
 const PENDING = `status IN ('queued', 'in_flight', 'retry_wait')`;
 
@@ -57,9 +62,34 @@ export class PartitionMaintenance {
   ) {}
 
   async run(): Promise<PartitionReport> {
-    const report: PartitionReport = { created: [], movedFromDefault: 0, dropped: [], strayDeliveriesDeleted: 0 };
+    const report = emptyReport();
     await this.makeAhead(report);
     await this.dropExpired(report);
+    await this.analyzeParents(report);
+    return report;
+  }
+
+  /**
+   * Gathers the statistics of each partitioned parent not analysed in the last day (docs/retention.md,
+   * "Statistics"). Autovacuum analyses the partitions as they change, never their parent, so the planner had no
+   * estimate for a table as a whole. ANALYZE of a parent samples rows across its partitions (and analyses each of
+   * them too); it takes SHARE UPDATE EXCLUSIVE, which reads and writes never wait for, and runs after this run's
+   * drops, outside any transaction of ours.
+   */
+  async analyzeParents(report: PartitionReport = emptyReport()): Promise<PartitionReport> {
+    const due: { table_name: string }[] = await this.db.query(
+      `SELECT table_name FROM time_partitioned_tables
+        WHERE swapped AND (analyzed_at IS NULL OR analyzed_at <= $1) ORDER BY table_name`,
+      [new Date(this.clock.now().getTime() - ANALYZE_PARENTS_EVERY_MS)],
+    );
+    for (const { table_name: table } of due) {
+      await this.db.query(`ANALYZE ${quote(table)}`);
+      await this.db.query(`UPDATE time_partitioned_tables SET analyzed_at = $2 WHERE table_name = $1`, [
+        table,
+        this.clock.now(),
+      ]);
+      report.analyzed.push(table);
+    }
     return report;
   }
 
@@ -239,7 +269,7 @@ export class PartitionMaintenance {
 /**
  * Runs one maintenance transaction, again after a pause when it timed out waiting for a lock (lock_timeout: a busy
  * table), up to LOCK_TRIES times; then it is left to the next run, which tries again, and the rest of this run goes
- * on (null).
+ * on (null). Null too when another run made or dropped the same partition first.
  */
 async function withBoundedLockWait<T>(run: () => Promise<T>): Promise<T | null> {
   for (let attempt = 1; ; attempt += 1) {
@@ -249,6 +279,9 @@ async function withBoundedLockWait<T>(run: () => Promise<T>): Promise<T | null> 
       const code =
         (error as { code?: string; driverError?: { code?: string } }).driverError?.code ??
         (error as { code?: string }).code;
+      // Another maintenance run got there first (runs of two workers, or a worker's start beside a scheduled run):
+      // the partition it made exists (duplicate_table), the one it dropped is gone (undefined_table).
+      if (code === '42P07' || code === '42P01') return null;
       if (code !== '55P03') throw error;
       if (attempt >= LOCK_TRIES) return null;
       await new Promise((resolve) => setTimeout(resolve, LOCK_PAUSE_MS * (0.5 + Math.random())));
@@ -257,7 +290,7 @@ async function withBoundedLockWait<T>(run: () => Promise<T>): Promise<T | null> 
 }
 
 function emptyReport(): PartitionReport {
-  return { created: [], movedFromDefault: 0, dropped: [], strayDeliveriesDeleted: 0 };
+  return { created: [], movedFromDefault: 0, dropped: [], strayDeliveriesDeleted: 0, analyzed: [] };
 }
 
 async function exists(tx: EntityManager, sql: string, params: unknown[] = []): Promise<boolean> {
