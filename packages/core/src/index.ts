@@ -236,6 +236,7 @@ export {
   STREAM_END_CHANNEL,
   STREAM_WAKE_CHANNEL,
   STREAM_WAKE_SENDER,
+  notifyStreamsEnded,
   parseStreamEndSignal,
   parseStreamWake,
   type StreamEndSignal,

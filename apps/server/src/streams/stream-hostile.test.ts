@@ -117,6 +117,25 @@ describe('hostile stream clients', () => {
     next.close();
   });
 
+  it("ends a deleted tenant's streams at once, as a deleted endpoint's (endpoint_gone)", async () => {
+    const stream = await streamEndpoint(stack);
+    const client = await openStream(stack, stream);
+    await stack.publish(stream.tenantId, { before: true });
+    await client.waitForDeliveries(1);
+    const tenant = await stack.h.request('GET', `/tenants/${stream.tenantId}`);
+    const deletedAt = Date.now();
+    const deleted = await stack.h.request('DELETE', `/tenants/${stream.tenantId}`, {
+      ifMatch: tenant.headers.get('etag')!,
+    });
+    expect(deleted.status, deleted.text).toBe(204);
+    await client.waitFor('the stream to end', () => (client.ended ? true : undefined), 5000);
+    // Ended by the deletion's own signal: the connections' beat (every second) would end it too, as stream_closed.
+    const error = client.events.find((e) => e.event === 'error');
+    expect(JSON.parse(error!.data)).toMatchObject({ code: 'endpoint_gone' });
+    expect(Date.now() - deletedAt).toBeLessThan(1000);
+    expect((await openStream(stack, stream)).status).toBe(401);
+  });
+
   it('stops offering to a reader that never reads, closes it after the stall timeout, and push is unaffected', async () => {
     // Leases of 1 s retried after 1 s at first: every round offers the stalled reader about 2.7 MB again, until its
     // socket buffers are full; from then on it is offered nothing and the stall timeout (3 s) closes it. The later

@@ -13,8 +13,21 @@ export interface StreamEndSignal {
   endpointIds?: string[];
 }
 
+/** IDs per notification: a NOTIFY payload is at most 8,000 bytes, and an ID about 30 characters of JSON. */
+const IDS_PER_SIGNAL = 200;
+
+/** Ends the streams of these tokens and endpoints, in notifications of at most IDS_PER_SIGNAL IDs each. */
 export async function notifyStreamsEnded(tx: EntityManager, signal: StreamEndSignal): Promise<void> {
-  await tx.query('SELECT pg_notify($1, $2)', [STREAM_END_CHANNEL, JSON.stringify(signal)]);
+  const payloads: StreamEndSignal[] = [];
+  for (const kind of ['tokenIds', 'endpointIds'] as const) {
+    const ids = signal[kind] ?? [];
+    for (let i = 0; i < ids.length; i += IDS_PER_SIGNAL) payloads.push({ [kind]: ids.slice(i, i + IDS_PER_SIGNAL) });
+  }
+  if (payloads.length === 0) return;
+  await tx.query('SELECT pg_notify($1, payload) FROM unnest($2::text[]) AS payload', [
+    STREAM_END_CHANNEL,
+    payloads.map((payload) => JSON.stringify(payload)),
+  ]);
 }
 
 /** A notification's payload, or null when it is not one of ours. */
