@@ -119,8 +119,8 @@ test.describe('npm start after a crash', () => {
 
   const TARGETS: Array<{ name: string; is: (info: ProcessInfo, npmPid: number) => boolean }> = [
     { name: 'npm', is: (info, npmPid) => info.pid === npmPid },
-    { name: 'the tsx launcher', is: (info) => /\.bin\/tsx scripts\/start\.ts$/.test(info.command) },
-    { name: 'the server and worker', is: (info) => /tsx\/dist\/loader\.mjs scripts\/start\.ts$/.test(info.command) },
+    // `npm start` runs `node --import tsx scripts/start.ts`: one process, no tsx launcher in between.
+    { name: 'the server and worker', is: (info) => /--import tsx scripts\/start\.ts$/.test(info.command) },
     { name: 'Postgres', is: (info) => /\/bin\/postgres -D /.test(info.command) },
     { name: 'the console (Next.js)', is: (info) => info.command.startsWith('next-server') },
   ];

@@ -21,11 +21,14 @@ async function roundTrips(send: () => Promise<{ status: number }>, status: numbe
 }
 
 /**
- * The least of three measures: a request that renews the 1 s API-key cache or takes a new chunk of rate tokens
- * (docs/admission.md) costs one more, and on a busy machine either can fall on any request.
+ * The least of five measures: a request that renews the 1 s API-key cache or takes a new chunk of rate tokens
+ * (docs/admission.md) costs one more, and on a busy machine either can fall on any request (three were not enough
+ * once in a CI run: one capture measured 7 three times in a row).
  */
 async function least(measure: () => Promise<number>): Promise<number> {
-  return Math.min(await measure(), await measure(), await measure());
+  let fewest = Infinity;
+  for (let i = 0; i < 5; i += 1) fewest = Math.min(fewest, await measure());
+  return fewest;
 }
 
 /** A tenant of a team with a payment card, and an event type in the catalog: what admissions need. */
@@ -132,8 +135,8 @@ describe('round trips per request on the hot configuration paths', () => {
       `SELECT count(*) AS n FROM subscription_deliveries WHERE team_id = $1`,
       [h.team.teamId],
     );
-    // Three changes with one subscription, three with ten.
-    expect(Number(deliveries[0]!.n)).toBe(3 * 1 + 3 * 10);
+    // Five changes with one subscription, five with ten.
+    expect(Number(deliveries[0]!.n)).toBe(5 * 1 + 5 * 10);
     // Without subscriptions the deliveries and their jobs are skipped; with any number they are one statement each.
     expect(one).toBe(ten);
     expect(none).toBeLessThan(one);
@@ -176,8 +179,8 @@ describe('round trips per request on the hot configuration paths', () => {
       `SELECT count(*) AS n FROM deliveries d JOIN messages m ON m.id = d.message_id WHERE m.source_id = $1`,
       [source.json.id],
     );
-    // The warm-up, three captures to one endpoint and three to ten.
-    expect(Number(deliveries[0]!.n)).toBe(1 + 3 * 1 + 3 * 10);
+    // The warm-up, five captures to one endpoint and five to ten.
+    expect(Number(deliveries[0]!.n)).toBe(1 + 5 * 1 + 5 * 10);
     expect(one).toBe(ten);
     // Was 10 before the event-key claim named the message's ID at once, 9 before admission took 4 round trips.
     expect(Math.max(one, ten)).toBeLessThanOrEqual(7);
