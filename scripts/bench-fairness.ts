@@ -11,6 +11,7 @@
  *
  * Each figure is a ratio against `alone`, measured in the same run on the same processes.
  */
+import { execFile, spawn } from 'node:child_process';
 import {
   addEndpoint,
   createTeams,
@@ -31,7 +32,6 @@ import {
   type Harness,
 } from './bench-delivery-harness.js';
 import type { PublishResult } from './bench-delivery-load.js';
-import { execFile, spawn } from 'node:child_process';
 
 const SECONDS = Number(process.env['BENCH_FAIRNESS_SECONDS'] ?? 20);
 /** The cases to run (comma-separated: two_slow, six_slow, two_workers, hot_team); all by default. */

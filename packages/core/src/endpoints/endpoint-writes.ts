@@ -3,6 +3,8 @@ import type { UrlPolicy } from '@svc/egress';
 import type { Clock } from '../common/clock.js';
 import { ServiceError, notFound } from '../common/errors.js';
 import { wakeEndpoints } from '../engine/wake-endpoints.js';
+import { queryRows } from '../common/transaction.js';
+import { notifyStreamsEnded } from '../streams/stream-signals.js';
 import { checkOrderedConcurrency, urlChange } from './endpoint-checks.js';
 import type { EndpointCredentialsService } from './endpoint-credentials.service.js';
 import { EndpointEntity } from './endpoint.entity.js';
@@ -115,4 +117,19 @@ export async function applyEndpointChange(
   // The endpoint's owner reads its configuration again at once (enable, resume: waiting deliveries go now).
   wakeEndpoints(tx, [endpoint.id], { reread: true });
   return Object.assign(endpoint, update);
+}
+
+/**
+ * Deletes every endpoint of a tenant not deleted yet (the tenant goes with them), in one UPDATE. Their open streams
+ * end at once, in whichever server process holds them, as a deleted endpoint's do (EndpointService.deleteEndpoint).
+ */
+export async function deleteTenantEndpoints(tx: EntityManager, tenantId: string, now: Date): Promise<void> {
+  const deleted = await queryRows<{ id: string; delivery_mode: string }>(
+    tx,
+    `UPDATE endpoints SET deleted_at = $2, updated_at = $2, version = version + 1
+      WHERE tenant_id = $1 AND deleted_at IS NULL RETURNING id, delivery_mode`,
+    [tenantId, now],
+  );
+  const streams = deleted.filter((row) => row.delivery_mode === 'stream').map((row) => row.id);
+  if (streams.length > 0) await notifyStreamsEnded(tx, { endpointIds: streams });
 }

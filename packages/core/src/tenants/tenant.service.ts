@@ -5,10 +5,10 @@ import { assertCurrent, etagFor } from '../common/etag.js';
 import { ServiceError, notFound } from '../common/errors.js';
 import { newId } from '../common/ids.js';
 import { decodeCursor, parseLimit, toPage, type ListScope, type Page } from '../common/paging.js';
-import { inTransaction, lockOwned, lockTeam, queryRows, reader } from '../common/transaction.js';
+import { inTransaction, lockOwned, lockTeam, reader } from '../common/transaction.js';
 import type { Limits } from '../catalog/limits.js';
 import { deleteSources } from '../sources/source-writes.js';
-import { notifyStreamsEnded } from '../streams/stream-signals.js';
+import { deleteTenantEndpoints } from '../endpoints/endpoint-writes.js';
 import { cancelWaitingDeliveries } from '../deliveries/delivery-records.js';
 import { TenantEntity, TenantExternalIdClaimEntity } from './tenant.entity.js';
 import type { CreateTenantInput, ListTenantsQuery, UpdateTenantInput } from './tenant.inputs.js';
@@ -143,15 +143,7 @@ export class TenantService {
           { status: 'deleted', deletedAt: now, updatedAt: now, version: nextVersion(tenant.version) },
         );
       // Endpoints and sources go with their tenant at once (a source's receive URL stops answering).
-      const deleted = await queryRows<{ id: string; delivery_mode: string }>(
-        tx,
-        `UPDATE endpoints SET deleted_at = $2, updated_at = $2, version = version + 1
-          WHERE tenant_id = $1 AND deleted_at IS NULL RETURNING id, delivery_mode`,
-        [tenant.id, now],
-      );
-      // Their open streams end at once, in whichever server process holds them (as when one endpoint is deleted).
-      const streams = deleted.filter((row) => row.delivery_mode === 'stream').map((row) => row.id);
-      if (streams.length > 0) await notifyStreamsEnded(tx, { endpointIds: streams });
+      await deleteTenantEndpoints(tx, tenant.id, now);
       await deleteSources(tx, { tenantId: tenant.id }, now);
       await cancelWaitingDeliveries(tx, { tenantId: tenant.id }, 'tenant_deleted', now);
       await tx
