@@ -51,7 +51,8 @@ const nextDay = new Date(day.getTime() + DAY);
 describe('partition bounds on the real clock', () => {
   let real: DeliveryStack;
   beforeAll(async () => {
-    real = await startDeliveryStack({ service_concurrency: 20 }, { realClock: true });
+    // No scheduled maintenance: the statistics test below runs it itself.
+    real = await startDeliveryStack({ service_concurrency: 20 }, { realClock: true, schedules: false });
   });
   afterAll(async () => {
     await real.close();
@@ -93,6 +94,21 @@ describe('partition bounds on the real clock', () => {
       const rows: { b: string }[] = await real.h.services.db.query(`SELECT id_time_bound('wdm_', $1) AS b`, [at]);
       expect(rows[0]!.b).toBe(idTimeBound('wdm_', at));
     }
+  });
+
+  it('analyses the parents once a day on the real clock: a run within the day leaves them, one after it analyses', async () => {
+    const partitions = real.h.services.partitions;
+    const analyzedAt = (hoursAgo: number) =>
+      real.h.services.db.query(`UPDATE time_partitioned_tables SET analyzed_at = now() - make_interval(hours => $1)`, [
+        hoursAgo,
+      ]);
+    await real.h.services.db.query(`UPDATE time_partitioned_tables SET analyzed_at = NULL`);
+    expect((await partitions.analyzeParents()).analyzed).toHaveLength(4);
+    expect((await partitions.analyzeParents()).analyzed).toEqual([]);
+    await analyzedAt(23);
+    expect((await partitions.analyzeParents()).analyzed).toEqual([]);
+    await analyzedAt(25);
+    expect((await partitions.analyzeParents()).analyzed).toHaveLength(4);
   });
 });
 
