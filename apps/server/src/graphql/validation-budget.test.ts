@@ -95,8 +95,16 @@ describe('a document past the budget, over HTTP', () => {
       },
     ]);
     expect(h.logs.join('\n')).not.toMatch(/Unexpected error processing request|graphql error/);
-    const small = await gql('{ __typename }', {}, { key: null });
-    expect(small.status).toBe(200);
-    expect(small.body).toEqual({ data: { __typename: 'Query' } });
+    // A small document passes the same budget. 2 ms of CPU is tight enough that a garbage collection on the thread
+    // can spend it (a loaded CI run saw one): of five tries, one passing says the budget is not what refuses it,
+    // and each refusal must be the budget's, never another error.
+    const tries: { status: number; body: unknown }[] = [];
+    for (let i = 0; i < 5 && !tries.some((t) => t.status === 200); i += 1) {
+      const small = await gql('{ __typename }', {}, { key: null });
+      tries.push({ status: small.status, body: small.body });
+    }
+    expect(tries.at(-1)).toEqual({ status: 200, body: { data: { __typename: 'Query' } } });
+    for (const refused of tries.slice(0, -1))
+      expect(refused).toMatchObject({ status: 400, body: { errors: [{ extensions: { code: 'invalid_field' } }] } });
   });
 });
