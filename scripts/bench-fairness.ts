@@ -40,21 +40,29 @@ const CASES = new Set(
 );
 const SLOW_QUEUED = 200;
 const PROBE_RATE = 5;
+/** Team Z's steady publishing, a second: about what team X gets admitted at its limit, and within Z's own. */
+const STEADY_RATE = 90;
 /** Dead letters of the hot team's endpoint, replayed in bulk while it publishes. */
 const DEAD_LETTERS = 1000;
 
-export interface FairnessCase {
+/** The probe's accept-to-receiver latencies, and where its tail fell in the window. */
+export interface ProbeFigures {
   p50_ms: number;
+  p90_ms: number;
   p99_ms: number;
-  p99_ratio: number;
   undelivered: number;
+  slowest: { ms: number; at_s: number }[];
+}
+
+export interface FairnessCase extends ProbeFigures {
+  p99_ratio: number;
   /** The most requests open at once at the receivers while the case ran. */
   peak_in_flight: number;
 }
 
 export interface FairnessFigures {
   limits: { service_concurrency: number; max_concurrency: number };
-  alone: { p50_ms: number; p99_ms: number; undelivered: number };
+  alone: ProbeFigures;
   /** Each case is there unless BENCH_FAIRNESS_CASES left it out. */
   two_slow?: FairnessCase;
   six_slow?: FairnessCase;
@@ -75,6 +83,18 @@ export interface FairnessFigures {
      */
     bare_round_trip_alone: { p50_ms: number; p99_ms: number };
     bare_round_trip_beside: { p50_ms: number; p99_ms: number };
+    /**
+     * Y beside team Z publishing steadily within its limits at about the rate X gets admitted (no refusals, no
+     * replay): the same machine kept as busy by well-behaved work. Y's p99 beside X over this says what X's being
+     * hot (its refused requests, its replay) costs Y beyond any load of that size; `publish_p99_ratio` stays the
+     * target's figure.
+     */
+    steady_publish_p50_ms: number;
+    steady_publish_p99_ms: number;
+    steady_admitted_per_s: number;
+    /** Z's requests refused (any status but 202): 0 when the window is what it says. */
+    steady_refused: number;
+    publish_p99_over_steady: number;
   };
 }
 
@@ -98,14 +118,23 @@ async function probe(h: Harness, fast: BenchTeam) {
   h.receivers.recording = false;
   const end = Date.now();
   let undelivered = 0;
-  const latencies = accepted
+  const started = Math.min(...accepted.map(([, createdAt]) => createdAt));
+  const timed = accepted
     .map(([id, createdAt]) => {
       const arrived = h.receivers.arrivals.get(id);
       if (arrived === undefined) undelivered += 1;
-      return (arrived ?? end) - createdAt;
+      return { ms: (arrived ?? end) - createdAt, at_s: Math.round((createdAt - started) / 100) / 10 };
     })
-    .sort((a, b) => a - b);
-  return { p50_ms: percentile(latencies, 0.5), p99_ms: percentile(latencies, 0.99), undelivered };
+    .sort((a, b) => a.ms - b.ms);
+  const latencies = timed.map((t) => t.ms);
+  return {
+    p50_ms: percentile(latencies, 0.5),
+    p90_ms: percentile(latencies, 0.9),
+    p99_ms: percentile(latencies, 0.99),
+    undelivered,
+    // Where the tail is: the five slowest, with when in the window they were accepted (seconds).
+    slowest: timed.slice(-5).reverse(),
+  };
 }
 
 /** `tenants` slow tenants (one endpoint each, answering in 9 s) spread over `teams` teams, 200 messages queued each. */
@@ -251,13 +280,27 @@ async function bareRoundTrips(rate: number, seconds: number): Promise<{ p50_ms: 
 }
 
 async function hotTeam(h: Harness) {
-  const [[hot], [quiet]] = await Promise.all([
+  const [[hot], [quiet], [steadyTeam]] = await Promise.all([
     createTeams(h.core, h.origin, h.receivers, 'fair-hot', 1, 1),
     createTeams(h.core, h.origin, h.receivers, 'fair-y', 1, 1),
+    createTeams(h.core, h.origin, h.receivers, 'fair-z', 1, 1),
   ]);
-  if (!hot || !quiet) throw new Error('no teams');
+  if (!hot || !quiet || !steadyTeam) throw new Error('no teams');
   await publishP99(h, quiet, 5); // warm
   const [alone, bareAlone] = await Promise.all([publishP99(h, quiet), bareRoundTrips(PROBE_RATE, SECONDS)]);
+  const [steady, steadyLoad] = await Promise.all([
+    publishP99(h, quiet),
+    runLoad<PublishResult>({
+      kind: 'publish',
+      origin: h.origin,
+      teams: publishTeams([steadyTeam]),
+      // Within a team's 4 admission slots (ADMISSION_SLOTS): a stall must not turn into 429s of its own.
+      perTeam: 4,
+      rate: STEADY_RATE,
+      startAt: Date.now() + 500,
+      durationMs: SECONDS * 1000,
+    }),
+  ]);
   // Dead letters for the hot team's bulk replay: an endpoint (of a second tenant) answering 400 fails each delivery
   // at once; once they are there it points at a fast receiver and the replay sends them again.
   const deadTenant = await addTenant(h, hot, 'fair-hot-dead');
@@ -321,6 +364,11 @@ async function hotTeam(h: Harness) {
     replayed: h.receivers.counts.get('fair-hot-replayed') ?? 0,
     bare_round_trip_alone: bareAlone,
     bare_round_trip_beside: bareBeside,
+    steady_publish_p50_ms: steady.request_p50_ms,
+    steady_publish_p99_ms: steady.request_p99_ms,
+    steady_admitted_per_s: Math.round(steadyLoad.admitted / (steadyLoad.elapsed_ms / 1000)),
+    steady_refused: Object.values(steadyLoad.rejected).reduce((sum, n) => sum + n, 0),
+    publish_p99_over_steady: Math.round((beside.request_p99_ms / Math.max(1, steady.request_p99_ms)) * 100) / 100,
   };
 }
 

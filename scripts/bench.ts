@@ -459,7 +459,9 @@ function printFairness(f: FairnessFigures): void {
         `${h.alone_publish_p50_ms} / ${h.alone_publish_p99_ms} ms alone: ratio ${h.publish_p99_ratio.toFixed(2)} ` +
         `(target <= 1.5); the machine's bare round trip at that pace, p50 / p99: ${h.bare_round_trip_alone.p50_ms} / ` +
         `${h.bare_round_trip_alone.p99_ms} ms alone, ${h.bare_round_trip_beside.p50_ms} / ` +
-        `${h.bare_round_trip_beside.p99_ms} ms beside`,
+        `${h.bare_round_trip_beside.p99_ms} ms beside; beside team Z publishing steadily within its limits ` +
+        `(${h.steady_admitted_per_s}/s admitted, ${h.steady_refused} refused) ${h.steady_publish_p50_ms} / ${h.steady_publish_p99_ms} ms: ` +
+        `beside X over beside Z ${h.publish_p99_over_steady.toFixed(2)}`,
     );
 }
 
