@@ -1,7 +1,7 @@
 /**
  * Admission alone (docs/admission.md): POST /v1/messages against the production server (the built JavaScript the
  * delivery benchmark runs), with no worker running, from the load process of the delivery benchmark. Run it with `npx tsx scripts/bench-admission.ts`
- * (BENCH_SECONDS per scenario, default 10). Two scenarios over fan-out-1 teams set up like the delivery benchmark's
+ * (BENCH_SECONDS per scenario, default 10; BENCH_PAYLOAD_BYTES per message body, default 256). Two scenarios over fan-out-1 teams set up like the delivery benchmark's
  * (a) (each team: one tenant, the event type, one endpoint; 100 messages/s and 4 stored at once):
  *
  *   sequential   1 team, 1 request in flight: every admission is a batch of its own
@@ -42,6 +42,8 @@ import { formatSummary, summariseProfile, type CpuProfile } from './bench-profil
 import { ROOT } from './local-runtime.js';
 
 const SECONDS = Number(process.env['BENCH_SECONDS'] ?? 10);
+/** BENCH_PAYLOAD_BYTES: each message's body size (256 by default; large bodies show what copying them costs). */
+const PAYLOAD_BYTES = Number(process.env['BENCH_PAYLOAD_BYTES'] ?? 256);
 /** BENCH_PROFILE=1: a CPU profile of the server during the concurrent scenario, summarised. */
 const PROFILE = process.env['BENCH_PROFILE'] === '1';
 
@@ -69,6 +71,7 @@ async function measure(
     origin,
     teams: teams.map((t) => ({ authorization: t.authorization, tenantId: t.tenantId, eventType: t.eventType })),
     perTeam,
+    payloadBytes: PAYLOAD_BYTES,
     startAt: Date.now() + 2000,
     durationMs: SECONDS * 1000,
   });

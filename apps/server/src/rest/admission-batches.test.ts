@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ADMISSION_SLOTS, CreateMessageInput, parseInput, RawJson, ServiceError } from '@svc/core';
+import { countRoundTrips } from '@svc/db';
 import { post, startHarness, uniqueKey, type ApiResponse, type Harness, type TestTeam } from '../testing/harness.js';
 
 // Concurrent admissions of this process share one transaction per batch (docs/admission.md). Small queue limits so
@@ -271,5 +272,68 @@ describe('admission batches', () => {
       expect(r.json.error.code).toBe('too_many_concurrent_requests');
       expect(r.headers.get('retry-after')).toBe('1');
     }
+  });
+
+  it('keeps every body of a batch byte for byte: bodies go as one binary parameter, each row takes its slice', async () => {
+    const p = await publisher('bytes');
+    const transforming = await post(
+      h,
+      '/tenants',
+      { external_id: 'bytes-transformed', name: 'Bytes transformed' },
+      { key: p.team.key },
+    );
+    for (const extra of [{}, { transform: { fields: [{ name: 'z', from: '/a' }] } }])
+      await post(
+        h,
+        '/endpoints',
+        { tenant_id: transforming.json.id, url: 'https://example.com/bytes', ...extra },
+        { key: p.team.key },
+      );
+    const everyByte = Buffer.from(Array.from({ length: 256 }, (_, i) => i));
+    // Without insignificant whitespace: a payload is stored as written otherwise (numbers keep their digits).
+    const utf8 = '{"a":"Zo\u00eb \u2713 \ud83d\ude00","n":[1.50,2e0]}';
+    const bodies = [
+      { tenant: p.tenantId, body: everyByte, binary: true },
+      { tenant: transforming.json.id as string, body: Buffer.from(utf8), binary: false },
+      { tenant: p.tenantId, body: Buffer.from([0]), binary: true },
+      { tenant: transforming.json.id as string, body: Buffer.from('{"a":"x"}'), binary: false },
+    ];
+    // One team's admissions of one moment make one batch: one admission statement for all four (checked below).
+    const writes = countRoundTrips({ ignoring: /^(?!\s*WITH message AS)/ });
+    const admitted = await Promise.all(
+      bodies.map(({ tenant, body, binary }) =>
+        h.services.admission.admit({
+          actor: p.team,
+          input: parseInput(CreateMessageInput, {
+            tenant_id: tenant,
+            event_type: 'batch.event',
+            ...(binary
+              ? { body_base64: body.toString('base64'), content_type: 'application/octet-stream' }
+              : { payload: new RawJson(body.toString('utf8')) }),
+          }),
+          options: { origin: 'api' },
+        }),
+      ),
+    );
+    expect(writes.count).toBe(1);
+    writes.close();
+    for (const [i, message] of admitted.entries()) {
+      const [stored] = await h.services.db.query('SELECT body FROM message_contents WHERE message_id = $1', [
+        message.id,
+      ]);
+      expect((stored.body as Buffer).toString('hex'), `body ${i}`).toBe(bodies[i]!.body.toString('hex'));
+    }
+    // The transforming endpoint's deliveries keep their own bytes; the other endpoint's keep none (the message's).
+    const deliveries = (await h.services.db.query(
+      `SELECT d.message_id, d.body, e.transform IS NOT NULL AS transformed
+         FROM deliveries d JOIN endpoints e ON e.id = d.endpoint_id WHERE d.message_id = ANY ($1)`,
+      [admitted.map((m) => m.id)],
+    )) as { message_id: string; body: Buffer | null; transformed: boolean }[];
+    const of = (i: number, transformed: boolean) =>
+      deliveries.find((d) => d.message_id === admitted[i]!.id && d.transformed === transformed)?.body;
+    expect(deliveries).toHaveLength(6);
+    expect(of(1, true)?.toString('utf8')).toBe('{"z":"Zo\u00eb \u2713 \ud83d\ude00"}');
+    expect(of(3, true)?.toString('utf8')).toBe('{"z":"x"}');
+    for (const i of [0, 1, 2, 3]) expect(of(i, false)).toBeNull();
   });
 });

@@ -127,6 +127,43 @@ export function statementParameters(): { bind: Bind; parameters: unknown[] } {
   };
 }
 
+/** Byte strings bound as one binary parameter, and where each one is in it (bindPackedBytes). */
+export interface PackedBytes {
+  /** An `int[]` expression to unnest beside the rows: each value's offset in the packed parameter (NULL: NULL). */
+  offsets: string;
+  /** An `int[]` expression to unnest beside the rows: each value's length (NULL: the value is NULL). */
+  lengths: string;
+  /** The `bytea` of one row, from its unnested offset and length columns. */
+  value(offset: string, length: string): string;
+}
+
+/**
+ * Binds byte strings (message bodies) as one `bytea` parameter, which node-postgres sends in binary, with their
+ * offsets and lengths. A `bytea[]` of Buffers is sent as the text of an array literal, each element hex: twice the
+ * bytes on the wire, hex-encoded in Node and decoded again by Postgres, for every body of every batch. Here the
+ * bodies are copied once, into the packed parameter, and each row takes its slice.
+ */
+export function bindPackedBytes(bind: Bind, values: readonly (Buffer | null)[]): PackedBytes {
+  const offsets: (number | null)[] = [];
+  const lengths: (number | null)[] = [];
+  const present: Buffer[] = [];
+  let at = 0;
+  for (const value of values) {
+    offsets.push(value === null ? null : at);
+    lengths.push(value === null ? null : value.length);
+    if (value === null) continue;
+    present.push(value);
+    at += value.length;
+  }
+  const packed = bind(Buffer.concat(present, at));
+  return {
+    offsets: `${bind(offsets)}::int[]`,
+    lengths: `${bind(lengths)}::int[]`,
+    value: (offset, length) =>
+      `CASE WHEN ${length} IS NULL THEN NULL ELSE substring(${packed}::bytea FROM ${offset} + 1 FOR ${length}) END`,
+  };
+}
+
 /** The node-postgres client under a TypeORM query runner, as far as prepared statements need it. */
 interface PreparingClient {
   query(config: { name: string; text: string; values: unknown[] }): Promise<{ rows: unknown[] }>;

@@ -2,7 +2,7 @@ import type { EntityManager } from 'typeorm';
 import { admissionFactsSql } from '../analytics/analytics-facts.js';
 import type { BillingService, ChargeItem } from '../billing/billing.service.js';
 import type { Actor } from '../common/context.js';
-import { queryPrepared, statementParameters } from '../common/transaction.js';
+import { bindPackedBytes, queryPrepared, statementParameters } from '../common/transaction.js';
 import { wakeEndpoints } from '../engine/wake-endpoints.js';
 import { orderedNumbering, sequenceCtes } from '../deliveries/ordering.js';
 import { idempotencyRecordsSql, type IdempotencyRecord } from '../idempotency/idempotency.service.js';
@@ -61,6 +61,15 @@ export async function writeAdmissions(
     deliveries.map((d) => d.plan.record.deliverAt > now),
   );
   const ranks = bind(order.ranks);
+  // The bodies, and the transformed bodies of the deliveries that have one, in binary (bindPackedBytes).
+  const bodies = bindPackedBytes(
+    bind,
+    plans.map((p) => p.body.bytes),
+  );
+  const transformed = bindPackedBytes(
+    bind,
+    deliveries.map((d) => d.delivery.body),
+  );
 
   const ctes = [
     `message AS (
@@ -93,7 +102,9 @@ export async function writeAdmissions(
                    delivery_units, price_micros, rate_version, traceparent))`,
     `content AS (
        INSERT INTO message_contents (message_id, team_id, body)
-       SELECT * FROM unnest(${messageIds}::text[], ${teamIds}::text[], ${bind(plans.map((p) => p.body.bytes))}::bytea[]))`,
+       SELECT x.message_id, x.team_id, ${bodies.value('x.body_at', 'x.body_length')}
+         FROM unnest(${messageIds}::text[], ${teamIds}::text[], ${bodies.offsets}, ${bodies.lengths})
+              AS x(message_id, team_id, body_at, body_length))`,
     // Ordered endpoints number their deliveries here, in commit order (deliveries/ordering.ts).
     ...sequenceCtes(`${bind(order.endpoints)}::text[]`, `${bind(order.counts)}::int[]`),
     `delivery AS (
@@ -101,18 +112,19 @@ export async function writeAdmissions(
                                expires_at, body, body_bytes, content_type, delivery_units, sequence, created_at,
                                updated_at)
        SELECT x.id, x.team_id, x.tenant_id, x.message_id, x.endpoint_id, x.event_type, 'queued', x.due, x.expires_at,
-              x.body, x.body_bytes, x.content_type, x.units, seq.first + x.rank - 1, ${at}, ${at}
+              ${transformed.value('x.body_at', 'x.body_length')}, x.body_bytes, x.content_type, x.units,
+              seq.first + x.rank - 1, ${at}, ${at}
          FROM unnest(${deliveryIds}::text[], ${bind(deliveries.map((d) => d.plan.teamId))}::text[],
                      ${bind(deliveries.map((d) => d.plan.record.tenantId))}::text[],
                      ${bind(deliveries.map((d) => d.plan.record.id))}::text[], ${deliveryEndpoints}::text[],
                      ${bind(deliveries.map((d) => d.plan.record.eventType))}::text[],
                      ${deliveryDue}::timestamptz[], ${deliveryExpiry}::timestamptz[],
-                     ${bind(deliveries.map((d) => d.delivery.body))}::bytea[],
+                     ${transformed.offsets}, ${transformed.lengths},
                      ${bind(deliveries.map((d) => d.delivery.bodyBytes))}::int[],
                      ${bind(deliveries.map((d) => d.plan.record.contentType))}::text[],
                      ${bind(deliveries.map((d) => d.delivery.units))}::int[], ${ranks}::int[])
-              AS x(id, team_id, tenant_id, message_id, endpoint_id, event_type, due, expires_at, body, body_bytes,
-                   content_type, units, rank)
+              AS x(id, team_id, tenant_id, message_id, endpoint_id, event_type, due, expires_at, body_at, body_length,
+                   body_bytes, content_type, units, rank)
          LEFT JOIN seq ON seq.endpoint_id = x.endpoint_id)`,
     // Every pending delivery has its queue row from the transaction that admits it (the engine claims from here).
     `queue AS (
