@@ -40,6 +40,11 @@ const CASES = new Set(
 );
 const SLOW_QUEUED = 200;
 const PROBE_RATE = 5;
+/**
+ * BENCH_FAIRNESS_LEAD_MS (0 by default, the target's figure): in hot_team, team X's and team Z's load starts this
+ * long before Y's probe window and runs through it, so Y meets their steady state rather than their first seconds.
+ */
+const LEAD_MS = Number(process.env['BENCH_FAIRNESS_LEAD_MS'] ?? 0);
 /** Team Z's steady publishing, a second: about what team X gets admitted at its limit, and within Z's own. */
 const STEADY_RATE = 90;
 /** Dead letters of the hot team's endpoint, replayed in bulk while it publishes. */
@@ -225,14 +230,14 @@ async function besideSlow(
 }
 
 /** Team Y's publish requests at 5/s: their p99 (the load process measures each request). */
-function publishP99(h: Harness, team: BenchTeam, seconds = SECONDS): Promise<PublishResult> {
+function publishP99(h: Harness, team: BenchTeam, seconds = SECONDS, laterMs = 0): Promise<PublishResult> {
   return runLoad<PublishResult>({
     kind: 'publish',
     origin: h.origin,
     teams: publishTeams([team]),
     perTeam: 2,
     rate: PROBE_RATE,
-    startAt: Date.now() + 500,
+    startAt: Date.now() + 500 + laterMs,
     durationMs: seconds * 1000,
   });
 }
@@ -289,7 +294,7 @@ async function hotTeam(h: Harness) {
   await publishP99(h, quiet, 5); // warm
   const [alone, bareAlone] = await Promise.all([publishP99(h, quiet), bareRoundTrips(PROBE_RATE, SECONDS)]);
   const [steady, steadyLoad] = await Promise.all([
-    publishP99(h, quiet),
+    publishP99(h, quiet, SECONDS, LEAD_MS),
     runLoad<PublishResult>({
       kind: 'publish',
       origin: h.origin,
@@ -298,7 +303,7 @@ async function hotTeam(h: Harness) {
       perTeam: 4,
       rate: STEADY_RATE,
       startAt: Date.now() + 500,
-      durationMs: SECONDS * 1000,
+      durationMs: SECONDS * 1000 + LEAD_MS,
     }),
   ]);
   // Dead letters for the hot team's bulk replay: an endpoint (of a second tenant) answering 400 fails each delivery
@@ -327,14 +332,14 @@ async function hotTeam(h: Harness) {
   });
   const statementsBefore = await probeStats(h.server);
   const [beside, hotLoad, , bareBeside] = await Promise.all([
-    publishP99(h, quiet),
+    publishP99(h, quiet, SECONDS, LEAD_MS),
     runLoad<PublishResult>({
       kind: 'publish',
       origin: h.origin,
       teams: publishTeams([hot]),
       perTeam: 16,
       startAt: Date.now() + 500,
-      durationMs: SECONDS * 1000,
+      durationMs: SECONDS * 1000 + LEAD_MS,
     }),
     replay.then(async (r) => {
       if (r.status !== 202) throw new Error(`replay: ${r.status} ${await r.text()}`);
