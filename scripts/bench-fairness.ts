@@ -229,17 +229,26 @@ async function besideSlow(
   };
 }
 
-/** Team Y's publish requests at 5/s: their p99 (the load process measures each request). */
-function publishP99(h: Harness, team: BenchTeam, seconds = SECONDS, laterMs = 0): Promise<PublishResult> {
+/** One team publishing from a load process of its own: open loop at `rate` a second, or as fast as answers come. */
+function teamLoad(
+  h: Harness,
+  team: BenchTeam,
+  load: { perTeam: number; rate?: number; laterMs?: number; durationMs: number },
+): Promise<PublishResult> {
   return runLoad<PublishResult>({
     kind: 'publish',
     origin: h.origin,
     teams: publishTeams([team]),
-    perTeam: 2,
-    rate: PROBE_RATE,
-    startAt: Date.now() + 500 + laterMs,
-    durationMs: seconds * 1000,
+    perTeam: load.perTeam,
+    ...(load.rate === undefined ? {} : { rate: load.rate }),
+    startAt: Date.now() + 500 + (load.laterMs ?? 0),
+    durationMs: load.durationMs,
   });
+}
+
+/** Team Y's publish requests at 5/s: their p99 (the load process measures each request). */
+function publishP99(h: Harness, team: BenchTeam, seconds = SECONDS, laterMs = 0): Promise<PublishResult> {
+  return teamLoad(h, team, { perTeam: 2, rate: PROBE_RATE, laterMs, durationMs: seconds * 1000 });
 }
 
 const ECHO_SERVER = `const s = require('node:http').createServer((q, r) => r.end('ok'));
@@ -295,16 +304,8 @@ async function hotTeam(h: Harness) {
   const [alone, bareAlone] = await Promise.all([publishP99(h, quiet), bareRoundTrips(PROBE_RATE, SECONDS)]);
   const [steady, steadyLoad] = await Promise.all([
     publishP99(h, quiet, SECONDS, LEAD_MS),
-    runLoad<PublishResult>({
-      kind: 'publish',
-      origin: h.origin,
-      teams: publishTeams([steadyTeam]),
-      // Within a team's 4 admission slots (ADMISSION_SLOTS): a stall must not turn into 429s of its own.
-      perTeam: 4,
-      rate: STEADY_RATE,
-      startAt: Date.now() + 500,
-      durationMs: SECONDS * 1000 + LEAD_MS,
-    }),
+    // Within a team's 4 admission slots (ADMISSION_SLOTS): a stall must not turn into 429s of its own.
+    teamLoad(h, steadyTeam, { perTeam: 4, rate: STEADY_RATE, durationMs: SECONDS * 1000 + LEAD_MS }),
   ]);
   // Dead letters for the hot team's bulk replay: an endpoint (of a second tenant) answering 400 fails each delivery
   // at once; once they are there it points at a fast receiver and the replay sends them again.
@@ -333,14 +334,7 @@ async function hotTeam(h: Harness) {
   const statementsBefore = await probeStats(h.server);
   const [beside, hotLoad, , bareBeside] = await Promise.all([
     publishP99(h, quiet, SECONDS, LEAD_MS),
-    runLoad<PublishResult>({
-      kind: 'publish',
-      origin: h.origin,
-      teams: publishTeams([hot]),
-      perTeam: 16,
-      startAt: Date.now() + 500,
-      durationMs: SECONDS * 1000 + LEAD_MS,
-    }),
+    teamLoad(h, hot, { perTeam: 16, durationMs: SECONDS * 1000 + LEAD_MS }),
     replay.then(async (r) => {
       if (r.status !== 202) throw new Error(`replay: ${r.status} ${await r.text()}`);
     }),

@@ -5,7 +5,7 @@ import { addMs, DAY, type Clock } from '../common/clock.js';
 import type { Actor } from '../common/context.js';
 import { ServiceError } from '../common/errors.js';
 import { comparableValue } from '../common/raw-json.js';
-import { retryOnConflict, statementParameters, type Bind } from '../common/transaction.js';
+import { bindPackedBytes, retryOnConflict, statementParameters, type Bind } from '../common/transaction.js';
 
 export const IDEMPOTENCY_RETENTION_MS = 35 * DAY;
 /** An Idempotency-Key: 1 to 128 printable ASCII characters. */
@@ -69,10 +69,15 @@ export interface IdempotencyRecord {
  * transaction, makes it the only writer.
  */
 export function idempotencyRecordsSql(records: readonly IdempotencyRecord[], now: Date, bind: Bind): string {
+  const bodies = bindPackedBytes(
+    bind,
+    records.map((r) => r.response.body),
+  );
   return `INSERT INTO idempotency_records
             (team_id, idempotency_key, key_id, fingerprint, response_status, response_headers, response_body,
              created_at, expires_at)
-          SELECT x.team_id, x.idempotency_key, x.key_id, x.fingerprint, x.status, x.headers::jsonb, x.body,
+          SELECT x.team_id, x.idempotency_key, x.key_id, x.fingerprint, x.status, x.headers::jsonb,
+                 ${bodies.value('x.body_at', 'x.body_length')},
                  ${bind(now)}::timestamptz, ${bind(addMs(now, IDEMPOTENCY_RETENTION_MS))}::timestamptz
             FROM unnest(${bind(records.map((r) => r.actor.teamId))}::text[],
                         ${bind(records.map((r) => r.key))}::text[],
@@ -80,8 +85,8 @@ export function idempotencyRecordsSql(records: readonly IdempotencyRecord[], now
                         ${bind(records.map((r) => r.fingerprint))}::text[],
                         ${bind(records.map((r) => r.response.status))}::int[],
                         ${bind(records.map((r) => JSON.stringify(r.response.headers)))}::text[],
-                        ${bind(records.map((r) => r.response.body))}::bytea[])
-                 AS x(team_id, idempotency_key, key_id, fingerprint, status, headers, body)
+                        ${bodies.offsets}, ${bodies.lengths})
+                 AS x(team_id, idempotency_key, key_id, fingerprint, status, headers, body_at, body_length)
           ON CONFLICT (team_id, idempotency_key) DO UPDATE
             SET key_id = EXCLUDED.key_id, fingerprint = EXCLUDED.fingerprint,
                 response_status = EXCLUDED.response_status, response_headers = EXCLUDED.response_headers,
