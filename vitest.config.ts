@@ -21,9 +21,9 @@ export default defineConfig({
     // Files share their fork's modules: importing the server's graph (type-graphql, TypeORM, Fastify) once per fork
     // instead of once per file took the run from about 395 s to 250 s on 2 cores. Tests keep no module state of
     // their own: each file starts its own harness, database and clock.
-    // Three forks on 2 cores: with two, the machine sat idle a third of the run (vmstat: 35% idle), since many files
-    // wait on processes they start, receivers and real timers. Measured on this machine: 349 s with two forks, 260 s
-    // with three (all 2,051 tests passed in both).
-    poolOptions: { forks: { maxForks: 3, minForks: 1, isolate: false } },
+    // Two forks on 2 cores, although the machine sits about a third idle with two: with three, vitest's pool ended
+    // the run early twice ("Terminating worker thread": tinypool terminated a fork that still had a task open, and the
+    // report was never written), once in a fresh clone's whole run.
+    poolOptions: { forks: { maxForks: 2, minForks: 1, isolate: false } },
   },
 });
