@@ -374,20 +374,30 @@ async function liveQueue(): Promise<LiveQueue> {
   return pending!.rows;
 }
 
+/**
+ * Runs the rollup until neither the raw rows nor the queue moved across it, and returns what they were. Idle leaves
+ * no leased row and no due job, but the engine may still be about to claim a due row, and its expiry sweep may end
+ * deliveries whose window the clock passed at any moment, even between the rollup and the recount.
+ */
+async function rollUpWhileStill(): Promise<{ queue: LiveQueue; counts: Map<string, Counts> }> {
+  const snapshot = async () => {
+    const queue = await liveQueue();
+    const counts = await recount();
+    return { queue, counts, text: JSON.stringify([queue, [...counts].sort()]) };
+  };
+  for (let attempt = 1; ; attempt += 1) {
+    await untilIdle();
+    const before = await snapshot();
+    await stack.h.services.analytics.rollUp();
+    const after = await snapshot();
+    if (before.text === after.text) return after;
+    if (attempt === 5) throw new Error('the raw rows moved across five rollups in a row');
+  }
+}
+
 /** Every counter of every scope and hour (the table and GET /analytics), the day buckets and the gauges. */
 async function compareWithRecount(): Promise<void> {
-  // The gauges are sampled by the rollup: compare them with the queue only when it did not move across the
-  // sample (idle leaves no leased row and no due job, but the engine may still be about to claim a due row).
-  let pending: LiveQueue | undefined;
-  for (let attempt = 1; pending === undefined; attempt += 1) {
-    await untilIdle();
-    const before = await liveQueue();
-    await stack.h.services.analytics.rollUp();
-    const after = await liveQueue();
-    if (JSON.stringify(before) === JSON.stringify(after)) pending = after;
-    else if (attempt === 5) throw new Error('the queue moved across five rollups in a row');
-  }
-  const expected = await recount();
+  const { queue: pending, counts: expected } = await rollUpWhileStill();
   const zero = Object.fromEntries(ANALYTICS_COUNTERS.map((c) => [c, 0])) as Counts;
 
   const stored: (Counts & { scope: string; scope_id: string; hour: Date })[] = await stack.h.services.db.query(
