@@ -13,7 +13,6 @@ import {
   type Services,
   type SettledOutcome,
   type SettlementResult,
-  type SlotCapacity,
   type WakeTarget,
 } from '@svc/core';
 import FlatQueue from 'flatqueue';
@@ -29,8 +28,10 @@ import {
   type PendingSettle,
 } from './delivery-tracing.js';
 import { planSlots, type SlotCandidate } from './fair-share.js';
-import { EndpointSpeeds, Lane, SLOW_ATTEMPT_MS, UNKNOWN_CONCURRENCY } from './lane.js';
+import { SharedSpeeds } from './endpoint-speeds.js';
+import { Lane, UNKNOWN_CONCURRENCY } from './lane.js';
 import { Membership } from './membership.js';
+import { SlotAccount, type SlotReport } from './slot-account.js';
 
 export interface DispatcherOptions {
   services: Services;
@@ -55,25 +56,12 @@ const MAX_CLAIM_ENDPOINTS = 500;
 const SHORT_CLAIM_RECHECK_MS = 250;
 /** Claims (and settlement batches) start at most this often: under load, batches grow instead of their number. */
 const MIN_BATCH_GAP_MS = 2;
-/**
- * Work waiting for slots other workers hold: the slot counts are read again this often (their settles wake no one
- * here); sooner while a lane known fast waits, which a slot freed anywhere may serve at once.
- */
-const STARVED_RECHECK_MS = 25;
-const FAST_STARVED_RECHECK_MS = 5;
-/** A worker's slot count drifting down (attempts settling, nothing to claim) is written at most this often. */
-const REPORT_GAP_MS = 50;
 /** After a connection error, claims wait this long (the lanes keep their state). */
 const UNAVAILABLE_RECHECK_MS = 1000;
 /** The longest a lane whose claims keep failing on its own waits before it is tried again. */
 const MAX_LANE_BACKOFF_MS = 30_000;
 /** The longest a timer waits: the service clock may move (tests), so due times are compared at least this often. */
 const MAX_SLEEP_MS = 1000;
-/** Endpoints' speeds kept in memory, and the most read back when partitions are gained. */
-const SPEEDS_KEPT = 10_000;
-const SPEEDS_LEARNT_AT_MOST = SPEEDS_KEPT / 2;
-/** How often endpoints whose speed class changed are saved (one statement, only when some did). */
-const SPEEDS_SAVE_MS = 1000;
 
 /**
  * The slots of service_concurrency that slow lanes may never take (docs/delivery.md, "Fairness"): a third, at least
@@ -104,20 +92,13 @@ export class Dispatcher {
   private readonly teamRunning = new Map<string, number>();
   /** The last look at every lane (the service clock may move without a timer: tests). */
   private lastSweepAt = 0;
-  private readonly speeds = new EndpointSpeeds(SPEEDS_KEPT);
-  private speedsTimer: NodeJS.Timeout | null = null;
+  private readonly speeds: SharedSpeeds;
   private readonly membership: Membership;
   private partitions: ReadonlySet<number> = new Set();
   private liveWorkers = 1;
   private running = 0;
-  private globalTokens = 0;
-  private globalRefilledAt = 0;
-  /** Other workers' slots as the last claim read them. */
-  private capacity: SlotCapacity = { othersInUse: 0, othersStarvedTeams: 0 };
-  /** What this worker's slot row says since its last claim: its count, teams and whether it waited for slots. */
-  private reported = { inUse: 0, teams: 0, starved: false };
-  /** Not before this real time: the next read of the slot counts while work waits for other workers' slots. */
-  private starvedRecheckAt = 0;
+  /** The deployment's slots as this worker knows them, and its share of dispatch_rate. */
+  private readonly slots: SlotAccount;
   private stopping = false;
   private claimRunning = false;
   /** After a connection error: no claim before this real time. */
@@ -127,11 +108,12 @@ export class Dispatcher {
   private gapTimer: NodeJS.Timeout | null = null;
   private timer: NodeJS.Timeout | null = null;
   private lastClaimAt = 0;
-  private lastReportAt = 0;
   private idleWaiters: (() => void)[] = [];
   private readonly settles: KeyedBatcher<PendingSettle, SettledOutcome>;
 
   constructor(private readonly options: DispatcherOptions) {
+    this.slots = new SlotAccount(options.limits);
+    this.speeds = new SharedSpeeds(options);
     this.settles = new KeyedBatcher((pending) => this.settleBatch(pending), {
       maxConcurrent: 2,
       maxBatch: 500,
@@ -157,7 +139,7 @@ export class Dispatcher {
         this.lastSweepAt = 0;
         this.schedule();
       },
-      onGained: (partitions) => void this.learnSpeeds(partitions),
+      onGained: (partitions) => void this.speeds.learn(partitions),
       onDiscovered: (found) => {
         for (const { endpointId, nextDueAt } of found)
           if (this.partitions.has(partitionOf(endpointId))) this.lower(this.lane(endpointId), nextDueAt.getTime());
@@ -168,8 +150,7 @@ export class Dispatcher {
 
   async start(): Promise<void> {
     await this.membership.start();
-    this.speedsTimer = setInterval(() => void this.saveSpeeds(), SPEEDS_SAVE_MS);
-    this.speedsTimer.unref();
+    this.speeds.start();
   }
 
   /**
@@ -208,33 +189,8 @@ export class Dispatcher {
     if (this.timer) clearTimeout(this.timer);
     if (this.gapTimer) clearTimeout(this.gapTimer);
     while (this.claimRunning || this.running > 0) await new Promise<void>((resolve) => this.idleWaiters.push(resolve));
-    if (this.speedsTimer) clearInterval(this.speedsTimer);
-    await this.saveSpeeds();
+    await this.speeds.stop();
     await this.membership.stop();
-  }
-
-  /**
-   * Endpoints whose speed class is new or changed, saved for whoever owns their partition next (migration 0042): after
-   * a partition moves, its endpoints' lanes are not of unknown speed (docs/delivery.md, "Fairness").
-   */
-  private async saveSpeeds(): Promise<void> {
-    const changed = this.speeds.takeChanged();
-    if (changed.length === 0) return;
-    try {
-      await this.options.services.ownership.saveSpeeds(changed);
-    } catch (error) {
-      // Only a later owner's first attempts pay for it: they learn the speeds again.
-      this.options.logger.warn({ err: error }, 'saving endpoint speeds failed');
-    }
-  }
-
-  private async learnSpeeds(partitions: readonly number[]): Promise<void> {
-    try {
-      const known = await this.options.services.ownership.knownSpeeds(partitions, SPEEDS_LEARNT_AT_MOST);
-      for (const { endpointId, meanMs } of known) this.speeds.learn(endpointId, meanMs);
-    } catch (error) {
-      this.options.logger.warn({ err: error }, 'reading endpoint speeds failed');
-    }
   }
 
   private now(): number {
@@ -282,17 +238,6 @@ export class Dispatcher {
     };
     if (wait > 0) this.gapTimer = setTimeout(run, wait);
     else setImmediate(run);
-  }
-
-  /** This worker's share of dispatch_rate: a token bucket in real time. */
-  private rateTokens(realNow: number): number {
-    const rateShare = Math.max(1, this.options.limits.dispatchRate / this.liveWorkers);
-    this.globalTokens = Math.min(
-      rateShare,
-      this.globalTokens + (Math.max(0, realNow - this.globalRefilledAt) / 1000) * rateShare,
-    );
-    this.globalRefilledAt = realNow;
-    return Math.floor(this.globalTokens);
   }
 
   private async tick(): Promise<void> {
@@ -364,7 +309,7 @@ export class Dispatcher {
         notNow(lane, lane.tokenWaitMs());
         continue;
       }
-      const speed = this.speedOf(lane, realNow);
+      const speed = this.speeds.classOf(lane, realNow);
       candidates.push({
         endpointId: lane.id,
         teamKey: lane.teamKey,
@@ -377,34 +322,32 @@ export class Dispatcher {
       });
     }
     const teams = new Set([...teamRunning.keys(), ...candidates.map((c) => c.teamKey)]).size;
-    const { free, slowCap, sharedOut } = this.slotBudget(teams, this.rateTokens(realNow));
+    const { free, slowCap, sharedOut } = this.slots.budget(teams, this.running, this.liveWorkers, realNow);
     const plan = planSlots({ candidates, teamRunning, free, slowCap, maxLanes: MAX_CLAIM_ENDPOINTS });
     const requests: LaneRequest[] = plan.requests.map((r) => ({ ...r, mine: this.lanes.get(r.endpointId)!.inFlight }));
-    if (plan.starved) {
-      // Slots held here free themselves with a settle (which ticks again); slots other workers hold do not.
-      if (sharedOut) sleepMs = Math.min(sleepMs, Math.max(0, this.starvedRecheckAt - realNow));
-      if (this.globalTokens < 1) sleepMs = Math.min(sleepMs, 1000 / Math.max(1, this.options.limits.dispatchRate));
-    }
+    // Slots held here free themselves with a settle (which ticks again); slots other workers hold do not.
+    if (plan.starved) sleepMs = Math.min(sleepMs, this.slots.starvedSleepMs(sharedOut, realNow));
     // Tell the other workers (through this worker's slot row) when its count, its teams or its waiting changed and
     // nothing is claimed now that would say so: a worker going idle gives its slots back at once.
-    const recheck = plan.starved && sharedOut && realNow >= this.starvedRecheckAt;
-    if (requests.length === 0 && (recheck || this.reportDue(plan.starved, teams, realNow))) {
+    const report = { teams, starved: plan.starved };
+    const recheck = this.slots.recheckDue(plan.starved, sharedOut, realNow);
+    if (requests.length === 0 && (recheck || this.slots.reportDue(report, this.running, this.liveWorkers, realNow))) {
       // Tell and ask without the claim's locks (other workers' claims never wait for it); the next tick plans with
       // what is free by then, sooner while a lane known fast waits.
-      this.lastReportAt = realNow;
-      if (recheck) {
-        const fastWaiting = candidates.some((c) => c.headroom === 0);
-        this.starvedRecheckAt = realNow + (fastWaiting ? FAST_STARVED_RECHECK_MS : STARVED_RECHECK_MS);
-      }
+      this.slots.reporting(
+        realNow,
+        recheck,
+        candidates.some((c) => c.headroom === 0),
+      );
       this.claimRunning = true;
-      await this.report({ teams, starved: plan.starved });
+      await this.report(report);
       this.claimRunning = false;
       this.notifyIdle();
       this.schedule();
       return;
     }
     if (requests.length > 0) {
-      this.lastReportAt = realNow;
+      this.slots.claiming(realNow);
       for (const request of requests) {
         const lane = this.lanes.get(request.endpointId)!;
         lane.claiming = true;
@@ -412,7 +355,7 @@ export class Dispatcher {
       }
       this.claimRunning = true;
       this.lastClaimAt = Date.now();
-      await this.claim(requests, { teams, starved: plan.starved });
+      await this.claim(requests, report);
       this.claimRunning = false;
       this.notifyIdle();
       this.schedule();
@@ -421,64 +364,20 @@ export class Dispatcher {
     if (!this.stopping) this.timer = setTimeout(() => void this.tick(), Math.min(MAX_SLEEP_MS, Math.max(1, sleepMs)));
   }
 
-  /**
-   * The slots this worker may plan with: service_concurrency less what other workers hold (as the last claim read
-   * it) and what runs here. Slow lanes get less: never the reserve (their headroom), and while other workers' teams
-   * wait for slots, no more than this worker's share by teams (`slowCap`; slow attempts hold slots for seconds, fast
-   * ones give them back at once, so capping those would only leave slots idle). `sharedOut`: other workers hold or
-   * wait for slots, so their settles (which do not wake this worker) matter.
-   */
-  private slotBudget(teams: number, rateTokens: number): { free: number; slowCap: number; sharedOut: boolean } {
-    const limit = this.options.limits.serviceConcurrency;
-    const { othersInUse, othersStarvedTeams } = this.capacity;
-    const free = limit - othersInUse - this.running;
-    let slowCap = Infinity;
-    if (othersStarvedTeams > 0 && teams > 0)
-      slowCap = Math.max(1, Math.floor((limit * teams) / (teams + othersStarvedTeams))) - this.running;
-    return {
-      free: Math.max(0, Math.min(free, rateTokens)),
-      slowCap,
-      sharedOut: othersInUse > 0 || othersStarvedTeams > 0,
-    };
-  }
-
-  /**
-   * Whether this worker's slot row should be written although nothing is claimed: only other workers read it, so
-   * with one live worker never; else when its waiting changed, at once when it went idle, and at most every
-   * REPORT_GAP_MS while its count drifts (its claims write it anyway whenever it claims).
-   */
-  private reportDue(starved: boolean, teams: number, realNow: number): boolean {
-    if (this.liveWorkers <= 1) return false;
-    if (this.reported.starved !== starved || (starved && this.reported.teams !== teams)) return true;
-    if (this.reported.inUse === this.running) return false;
-    return this.running === 0 || realNow - this.lastReportAt >= REPORT_GAP_MS;
-  }
-
-  /**
-   * How a lane's attempts hold slots: slow (an attempt running over a second, or answers slower than that lately),
-   * fast, or unknown (it has not answered here yet).
-   */
-  private speedOf(lane: Lane, realNow: number): 'slow' | 'fast' | 'unknown' {
-    if (lane.holdsSlowAttempt(realNow)) return 'slow';
-    const mean = this.speeds.meanMs(lane.id);
-    if (mean === undefined) return lane.inFlight > 0 ? 'slow' : 'unknown';
-    return mean > SLOW_ATTEMPT_MS ? 'slow' : 'fast';
-  }
-
   /** This worker's slot row written and the other workers' counts read (DispatchService.reportSlots). */
-  private async report(report: { teams: number; starved: boolean }): Promise<void> {
+  private async report(report: SlotReport): Promise<void> {
     const running = this.running;
     try {
-      this.capacity = await this.options.services.dispatch.reportSlots(this.options.workerId, { running, ...report });
-      this.reported = { inUse: running, ...report };
+      const capacity = await this.options.services.dispatch.reportSlots(this.options.workerId, { running, ...report });
+      this.slots.wrote(capacity, running, report);
     } catch (error) {
-      this.reported = { inUse: -1, teams: -1, starved: !report.starved };
+      this.slots.forget(report);
       if (isConnectionError(error)) this.unavailableUntil = Date.now() + UNAVAILABLE_RECHECK_MS;
       if (!this.stopping) this.options.logger.warn({ err: error }, 'reporting the delivery slots failed');
     }
   }
 
-  private async claim(requests: LaneRequest[], report: { teams: number; starved: boolean }): Promise<void> {
+  private async claim(requests: LaneRequest[], report: SlotReport): Promise<void> {
     const { services, workerId, logger } = this.options;
     const epochs = new Map(requests.map((r) => [r.endpointId, this.lanes.get(r.endpointId)?.healthEpoch ?? 0]));
     const span = startClaimSpan(workerId, requests.length);
@@ -500,7 +399,7 @@ export class Dispatcher {
         this.ready.add(lane);
       }
       // What the slot row says is unknown now: the next tick writes it again.
-      this.reported = { inUse: -1, teams: -1, starved: !report.starved };
+      this.slots.forget(report);
       if (isConnectionError(error)) {
         // Postgres is away (a restart, a network cut): nothing is any lane's fault. Every lane looks again in a
         // second, and none is held back once the database is there again.
@@ -530,15 +429,10 @@ export class Dispatcher {
       return;
     }
     endClaimSpan(span, result);
-    this.capacity = result.capacity;
-    this.reported = {
-      inUse: slots.running + result.attempts.length + result.finished.length,
-      teams: report.teams,
-      starved: report.starved,
-    };
+    this.slots.wrote(result.capacity, slots.running + result.attempts.length + result.finished.length, report);
     const now = this.now();
     const realNow = Date.now();
-    this.globalTokens -= result.attempts.length;
+    this.slots.spend(result.attempts.length);
     const claimedPer = new Map<string, number>();
     for (const attempt of result.attempts)
       claimedPer.set(attempt.endpointId, (claimedPer.get(attempt.endpointId) ?? 0) + 1);
@@ -577,7 +471,7 @@ export class Dispatcher {
         (lane.free() > 0 || progressed === 0)
       )
         lane.notBefore = Date.now() + SHORT_CLAIM_RECHECK_MS;
-      if (slotShort && !(this.starvedRecheckAt > realNow)) this.starvedRecheckAt = realNow + STARVED_RECHECK_MS;
+      if (slotShort) this.slots.shortOfSlots(realNow);
       if (lane.nextDueAt === Infinity && lane.inFlight === 0) this.lanes.delete(lane.id);
     }
     for (const attempt of result.attempts) void this.run(attempt, realNow, span.spanContext());
