@@ -48,6 +48,8 @@ export interface PublishResult {
   late: number;
   request_p50_ms: number;
   request_p99_ms: number;
+  /** This load process's own CPU (user + system) per second of its window: the client's share of the machine. */
+  cpu_ms_per_s: number;
   accepted?: [string, number][];
 }
 
@@ -96,6 +98,7 @@ async function publish(job: PublishJob): Promise<PublishResult> {
   );
   await sleep(job.startAt - Date.now());
   const started = Date.now();
+  const cpuAtStart = process.cpuUsage();
   const deadline = started + job.durationMs;
   const perTeamInterval = job.rate ? (1000 * job.teams.length) / job.rate : 0;
 
@@ -159,6 +162,7 @@ async function publish(job: PublishJob): Promise<PublishResult> {
   };
   await Promise.all(job.teams.map(teamLoop));
   const elapsed = Date.now() - started;
+  const cpu = process.cpuUsage(cpuAtStart);
   await agent.close();
   latencies.sort((a, b) => a - b);
   return {
@@ -169,6 +173,7 @@ async function publish(job: PublishJob): Promise<PublishResult> {
     late,
     request_p50_ms: Math.round(percentile(latencies, 0.5) * 10) / 10,
     request_p99_ms: Math.round(percentile(latencies, 0.99) * 10) / 10,
+    cpu_ms_per_s: Math.round((cpu.user + cpu.system) / elapsed),
     ...(job.recordAccepted ? { accepted } : {}),
   };
 }

@@ -97,6 +97,13 @@ export interface FairnessFigures {
     steady_publish_p50_ms: number;
     steady_publish_p99_ms: number;
     steady_admitted_per_s: number;
+    /**
+     * The CPU of the load processes themselves (ms a second of their window): team X's client (16 connections
+     * retrying its 429s) and team Z's. On these two cores they compete with the service for the CPU, as a customer's
+     * client on a machine of its own would not.
+     */
+    hot_client_cpu_ms_per_s: number;
+    steady_client_cpu_ms_per_s: number;
     /** Z's requests refused (any status but 202): 0 when the window is what it says. */
     steady_refused: number;
     publish_p99_over_steady: number;
@@ -375,6 +382,8 @@ async function hotTeam(h: Harness) {
     steady_admitted_per_s: Math.round(steadyLoad.admitted / (steadyLoad.elapsed_ms / 1000)),
     steady_refused: Object.values(steadyLoad.rejected).reduce((sum, n) => sum + n, 0),
     publish_p99_over_steady: Math.round((beside.request_p99_ms / Math.max(1, steady.request_p99_ms)) * 100) / 100,
+    hot_client_cpu_ms_per_s: hotLoad.cpu_ms_per_s,
+    steady_client_cpu_ms_per_s: steadyLoad.cpu_ms_per_s,
   };
 }
 

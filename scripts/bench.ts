@@ -461,7 +461,8 @@ function printFairness(f: FairnessFigures): void {
         `${h.bare_round_trip_alone.p99_ms} ms alone, ${h.bare_round_trip_beside.p50_ms} / ` +
         `${h.bare_round_trip_beside.p99_ms} ms beside; beside team Z publishing steadily within its limits ` +
         `(${h.steady_admitted_per_s}/s admitted, ${h.steady_refused} refused) ${h.steady_publish_p50_ms} / ${h.steady_publish_p99_ms} ms: ` +
-        `beside X over beside Z ${h.publish_p99_over_steady.toFixed(2)}`,
+        `beside X over beside Z ${h.publish_p99_over_steady.toFixed(2)}; the load processes' own CPU, ms a second: ` +
+        `X's ${h.hot_client_cpu_ms_per_s}, Z's ${h.steady_client_cpu_ms_per_s}`,
     );
 }
 
