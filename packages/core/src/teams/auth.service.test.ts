@@ -51,4 +51,43 @@ describe('authentication cache', () => {
     await sleep(AUTH_CACHE_MS + 50);
     await expect(second.services.auth.authenticate(header)).resolves.toMatchObject({ teamId: team.id });
   });
+
+  it('a key in steady use never waits for a lookup after its first, and a revocation still reaches it within a second', async () => {
+    const team = await first.services.teams.createTeam('steady');
+    const key = await first.services.teams.createKey(team.id);
+    const header = `Bearer ${key.secret}`;
+    await second.services.auth.authenticate(header);
+    // Whether the call was answered before any I/O could complete: from the cache, not after a round trip.
+    const fromCache = async () =>
+      Promise.race([
+        second.services.auth.authenticate(header).then(
+          () => 'cache',
+          (error: { code?: string }) => `refused ${error.code}`,
+        ),
+        new Promise<string>((resolve) => setImmediate(() => resolve('waited'))),
+      ]);
+    const answers: string[] = [];
+    for (const until = performance.now() + 2.5 * AUTH_CACHE_MS; performance.now() < until;) {
+      answers.push(await fromCache());
+      await sleep(50);
+    }
+    expect(answers.length).toBeGreaterThan(20);
+    expect(answers.filter((a) => a !== 'cache')).toEqual([]);
+
+    // Revoked in the other process while this one keeps using it: refused within AUTH_CACHE_MS of the revocation.
+    await first.services.teams.revokeKey(key.keyId);
+    const revokedAt = performance.now();
+    let refusedAt: number | null = null;
+    while (refusedAt === null && performance.now() - revokedAt < 3 * AUTH_CACHE_MS) {
+      try {
+        await second.services.auth.authenticate(header);
+      } catch (error) {
+        expect(error).toMatchObject({ code: 'unauthorized' });
+        refusedAt = performance.now();
+      }
+      await sleep(20);
+    }
+    expect(refusedAt).not.toBeNull();
+    expect(refusedAt! - revokedAt).toBeLessThanOrEqual(AUTH_CACHE_MS + 100);
+  });
 });

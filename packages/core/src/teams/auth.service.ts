@@ -17,14 +17,19 @@ interface KeyRow {
 
 /** How long a process trusts a key lookup: a revoked key or suspended team is refused within this in every process. */
 export const AUTH_CACHE_MS = 1000;
+/**
+ * A request that finds a lookup this old (and still trusted) is answered from it and starts the next lookup beside
+ * it: a key in steady use never waits for one (it cost one request a second per key and process a round trip).
+ */
+const AUTH_REFRESH_AFTER_MS = 700;
 const AUTH_CACHE_ENTRIES = 10_000;
 
 type CachedOutcome = { actor: Actor } | { error: ServiceError };
 
 /**
  * Turns an Authorization header into an Actor, or the documented 401 / 403. Lookups are cached for at most one
- * second per process (a GET then costs no round trip for its key); changes made through this process's
- * TeamService clear the cache at once.
+ * second per process from the moment they were made (a GET then costs no round trip for its key), and refreshed
+ * ahead of that while the key is in use; changes made through this process's TeamService clear the cache at once.
  */
 export class AuthService {
   private readonly cache = new Map<string, { outcome: CachedOutcome; until: number }>();
@@ -52,21 +57,41 @@ export class AuthService {
     const cacheKey = hash.toString('hex');
     const cached = this.cache.get(cacheKey);
     if (cached && cached.until > now) {
+      if (cached.until - now < AUTH_CACHE_MS - AUTH_REFRESH_AFTER_MS && !this.lookups.has(cacheKey))
+        // Ahead of time: a failed refresh leaves the entry to expire, and the request after that looks up itself.
+        this.lookUpAndCache(cacheKey, hash).catch(() => undefined);
       if ('error' in cached.outcome) throw cached.outcome.error;
       return cached.outcome.actor;
     }
-    let lookup = this.lookups.get(cacheKey);
-    if (!lookup) {
-      lookup = this.lookUp(hash).finally(() => this.lookups.delete(cacheKey));
-      this.lookups.set(cacheKey, lookup);
-    }
-    const outcome = await lookup;
+    const outcome = await (this.lookups.get(cacheKey) ?? this.lookUpAndCache(cacheKey, hash));
     // Unknown secrets are not cached: a flood of random keys must not evict the real ones.
     if (!outcome) throw unauthorized();
-    if (this.cache.size >= AUTH_CACHE_ENTRIES) this.cache.clear();
-    this.cache.set(cacheKey, { outcome, until: now + AUTH_CACHE_MS });
     if ('error' in outcome) throw outcome.error;
     return outcome.actor;
+  }
+
+  /**
+   * One lookup of a key at a time (concurrent requests with one key share its round trip); its outcome is trusted
+   * for AUTH_CACHE_MS from the moment it started, so a change committed after it is seen within that in any case.
+   */
+  private lookUpAndCache(cacheKey: string, hash: Buffer): Promise<CachedOutcome | null> {
+    const startedAt = performance.now();
+    const lookup = this.lookUp(hash)
+      .then((outcome) => {
+        // Not after forget(): a lookup that started before a change this process made must not bring it back.
+        if (this.lookups.get(cacheKey) !== lookup) return outcome;
+        if (!outcome) this.cache.delete(cacheKey);
+        else {
+          if (this.cache.size >= AUTH_CACHE_ENTRIES && !this.cache.has(cacheKey)) this.cache.clear();
+          this.cache.set(cacheKey, { outcome, until: startedAt + AUTH_CACHE_MS });
+        }
+        return outcome;
+      })
+      .finally(() => {
+        if (this.lookups.get(cacheKey) === lookup) this.lookups.delete(cacheKey);
+      });
+    this.lookups.set(cacheKey, lookup);
+    return lookup;
   }
 
   /** The key's outcome, or null for an unknown secret. */
