@@ -15,7 +15,17 @@ export interface DeliveryFigures {
     cpu_ms_per_message: CpuBreakdown;
   };
   fanout10: { admitted_per_s: number; deliveries_per_s: number };
-  latency_at_500: { p50_ms: number; p99_ms: number; admitted_per_s: number; undelivered: number };
+  latency_at_500: {
+    p50_ms: number;
+    p90_ms?: number;
+    p99_ms: number;
+    /** Each second of the window's p99: a stall shows as one or two seconds far above the rest. */
+    p99_by_second_ms?: number[];
+    /** The five slowest deliveries, with the second of the window they were accepted in. */
+    slowest?: { ms: number; at_s: number; claimed_after_ms?: number; post_ms?: number }[];
+    admitted_per_s: number;
+    undelivered: number;
+  };
   slow_endpoint: { fast_pace_ratio: number; fast_deliveries_per_s: number; slow_deliveries: number };
   dead_endpoint: {
     fast_pace_ratio: number;
@@ -165,7 +175,21 @@ export function formatDeliveryReport(f: Partial<DeliveryFigures>, d: RunDetails)
       'accept-to-receiver p99 at 500/s offered',
       `${l.p99_ms} ms`,
       '<= 100 ms',
-      l.undelivered ? `${l.undelivered} undelivered after 60 s` : '',
+      [
+        l.undelivered ? `${l.undelivered} undelivered after 60 s` : '',
+        l.p90_ms === undefined ? '' : `p90 ${l.p90_ms} ms`,
+        l.p99_by_second_ms ? `p99 by second ${l.p99_by_second_ms.join(' ')}` : '',
+        l.slowest
+          ? `slowest ${l.slowest
+              .map(
+                (t) =>
+                  `${t.ms} ms at ${t.at_s} s (attempt started after ${t.claimed_after_ms} ms, POST ${t.post_ms} ms)`,
+              )
+              .join(', ')}`
+          : '',
+      ]
+        .filter((part) => part !== '')
+        .join('; '),
     );
   }
   if (f.slow_endpoint)

@@ -194,15 +194,43 @@ async function latencyAt500(h: Harness, teams: BenchTeam[]) {
   h.receivers.recording = false;
   const waitedUntil = Date.now();
   let undelivered = 0;
-  const latencies = (window.load.accepted ?? []).map(([id, createdAt]) => {
-    const arrived = h.receivers.arrivals.get(id);
-    if (arrived === undefined) undelivered += 1;
-    return (arrived ?? waitedUntil) - createdAt;
-  });
-  latencies.sort((a, b) => a - b);
+  const accepted = window.load.accepted ?? [];
+  const started = Math.min(...accepted.map(([, createdAt]) => createdAt));
+  const timed = accepted
+    .map(([id, createdAt]) => {
+      const arrived = h.receivers.arrivals.get(id);
+      if (arrived === undefined) undelivered += 1;
+      return { id, ms: (arrived ?? waitedUntil) - createdAt, at_s: (createdAt - started) / 1000 };
+    })
+    .sort((a, b) => a.ms - b.ms);
+  // The slowest's stages: from acceptance to the worker's attempt starting (wake-up and claim), then the POST.
+  const slowest = timed.slice(-5).reverse();
+  const attempts: { message_id: string; started_at: Date; created_at: Date; duration_ms: number }[] =
+    await h.core.services.db.query(
+      `SELECT d.message_id, a.started_at, m.created_at, a.duration_ms
+         FROM deliveries d JOIN attempts a ON a.delivery_id = d.id JOIN messages m ON m.id = d.message_id
+        WHERE d.message_id = ANY ($1) AND a.number = 1`,
+      [slowest.map((t) => t.id)],
+    );
+  const stages = new Map(
+    attempts.map((a) => [
+      a.message_id,
+      { claimed_after_ms: a.started_at.getTime() - a.created_at.getTime(), post_ms: a.duration_ms },
+    ]),
+  );
+  const latencies = timed.map((t) => t.ms);
+  // Where the tail is: each second's p99 (a stall shows as one or two seconds far above the rest) and the five
+  // slowest with when in the window they were accepted.
+  const seconds = Math.ceil(SECONDS);
+  const bySecond = Array.from({ length: seconds }, (_, i) =>
+    timed.filter((t) => t.at_s >= i && t.at_s < i + 1).map((t) => t.ms),
+  );
   return {
     p50: percentile(latencies, 0.5),
+    p90: percentile(latencies, 0.9),
     p99: percentile(latencies, 0.99),
+    p99BySecond: bySecond.map((ms) => percentile(ms, 0.99)),
+    slowest: slowest.map((t) => ({ ms: t.ms, at_s: Math.round(t.at_s * 10) / 10, ...stages.get(t.id) })),
     admittedPerS: window.load.admitted / (window.load.elapsed_ms / 1000),
     undelivered,
   };
@@ -433,7 +461,10 @@ export async function runDeliveryBench(
         const latency = await latencyAt500(h, groupA);
         f.latency_at_500 = {
           p50_ms: latency.p50,
+          p90_ms: latency.p90,
           p99_ms: latency.p99,
+          p99_by_second_ms: latency.p99BySecond,
+          slowest: latency.slowest,
           admitted_per_s: round(latency.admittedPerS),
           undelivered: latency.undelivered,
         };

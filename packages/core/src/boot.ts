@@ -1,4 +1,5 @@
-import { HotSql, openDataSource, runMigrations } from '@svc/db';
+import { DEFAULT_SESSION_TIMEOUTS, HotSql, openDataSource, runMigrations, warmPool } from '@svc/db';
+import type { DataSource } from 'typeorm';
 import type { Clock } from './common/clock.js';
 import { Sealer } from './common/sealing.js';
 import { checkSealingKey } from './common/sealing-key-check.js';
@@ -19,12 +20,19 @@ export interface OpenCoreOptions extends Omit<CoreOptions, 'db' | 'hot' | 'jobs'
    * process that never seals or opens a secret (the admin CLI) skips it, and then records no check value either.
    */
   checkSealingKey?: boolean;
+  /**
+   * Keep the pools' connections once made and, in the background, open them all and plan the hot statements on each
+   * (`warmPool`): the production processes, so a burst after a quiet spell meets warm backends. Tests leave it off.
+   */
+  warmPools?: boolean;
 }
 
 export interface OpenedCore {
   services: Services;
   /** The job queue (the worker fetches and completes through its pg-boss). */
   jobQueue: PgBossJobQueue;
+  /** With warmPools: the statements planned once every connection is open and warm (0 when it failed or is off). */
+  warmed: Promise<number>;
   close(): Promise<void>;
 }
 
@@ -34,7 +42,9 @@ export interface OpenedCore {
  */
 export async function openCore(options: OpenCoreOptions): Promise<OpenedCore> {
   if (options.migrate !== false) await runMigrations(options.databaseUrl);
-  const db = await openDataSource(options.databaseUrl, ENTITIES, options.poolSize);
+  const poolSize = options.poolSize ?? 10;
+  const warm = options.warmPools ?? false;
+  const db = await openDataSource(options.databaseUrl, ENTITIES, poolSize, DEFAULT_SESSION_TIMEOUTS, warm);
   if (options.checkSealingKey !== false) {
     try {
       await checkSealingKey(db, new Sealer(options.sealingKey));
@@ -44,12 +54,21 @@ export async function openCore(options: OpenCoreOptions): Promise<OpenedCore> {
     }
   }
   const jobQueue = await PgBossJobQueue.open(options.databaseUrl, options.clock, JOB_CONTRACTS);
-  const hot = HotSql.open(options.databaseUrl, options.hotPoolSize ?? 4);
+  const hot = HotSql.open(options.databaseUrl, options.hotPoolSize ?? 4, { keepConnections: warm });
   const services = createServices({ ...options, db, hot, jobs: jobQueue });
+  // Not awaited: the process serves meanwhile; close() waits for it so no connection is opened after the pools end.
+  const warmed = warm
+    ? Promise.all([hot.warm(), warmPool(typeormPool(db), poolSize)]).then(
+        ([a, b]) => a + b,
+        () => 0,
+      )
+    : Promise.resolve(0);
   return {
     services,
     jobQueue,
+    warmed,
     async close() {
+      await warmed;
       await jobQueue.stop();
       await hot.close();
       await db.destroy();
@@ -62,5 +81,16 @@ export function openProductionCore(config: CoreConfig, clock: Clock): Promise<Op
   if (!config.databaseUrl) throw new Error('DATABASE_URL is required in production mode (npm start runs local mode)');
   if (!config.sealingKey)
     throw new Error('SVC_ENCRYPTION_KEY (base64 of 32 random bytes) is required in production mode');
-  return openCore({ ...config, databaseUrl: config.databaseUrl, sealingKey: config.sealingKey, clock });
+  return openCore({
+    ...config,
+    databaseUrl: config.databaseUrl,
+    sealingKey: config.sealingKey,
+    clock,
+    warmPools: true,
+  });
+}
+
+/** The node-postgres pool under TypeORM's data source. */
+function typeormPool(db: DataSource): Parameters<typeof warmPool>[0] {
+  return (db.driver as unknown as { master: Parameters<typeof warmPool>[0] }).master;
 }

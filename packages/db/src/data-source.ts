@@ -20,6 +20,14 @@ export const DEFAULT_SESSION_TIMEOUTS: SessionTimeouts = {
   idle_in_transaction_session_timeout: 60_000,
 };
 
+/**
+ * The service's own pools keep their connections once made (node-postgres closes one idle for 10 s by default): a
+ * burst after a quiet spell otherwise opened new backends, whose first statements are several times slower (their
+ * catalog caches are empty), and the first 200 ms of the burst waited on them. A pool holds at most its `max`
+ * (docs/scaling.md, "Settings that matter").
+ */
+export const KEEP_CONNECTIONS = { idleTimeoutMillis: 0 } as const;
+
 /** node-postgres connection settings (for pg.Pool, pg-boss) with the session timeouts applied. */
 export function poolConfig(
   databaseUrl: string,
@@ -34,6 +42,7 @@ export async function openDataSource(
   entities: EntityList,
   poolSize = 10,
   timeouts: SessionTimeouts = DEFAULT_SESSION_TIMEOUTS,
+  keepConnections = false,
 ): Promise<DataSource> {
   const dataSource = new DataSource({
     type: 'postgres',
@@ -42,7 +51,7 @@ export async function openDataSource(
     synchronize: false,
     migrationsRun: false,
     logging: false,
-    extra: { max: poolSize, ...timeouts },
+    extra: { max: poolSize, ...timeouts, ...(keepConnections ? KEEP_CONNECTIONS : {}) },
   });
   await dataSource.initialize();
   return dataSource;

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import pg from 'pg';
-import { poolConfig, DEFAULT_SESSION_TIMEOUTS } from './data-source.js';
+import { poolConfig, DEFAULT_SESSION_TIMEOUTS, KEEP_CONNECTIONS } from './data-source.js';
 
 /** A statement of a hot path: its text and the name it is prepared under on each connection. */
 export interface HotStatement {
@@ -16,7 +16,51 @@ export interface HotStatement {
  * from its text (`preparedStatement`).
  */
 export function hotStatement(name: string, text: string): HotStatement {
-  return { name, text };
+  const statement = { name, text };
+  fixedStatements.push(statement);
+  return statement;
+}
+
+/** Every fixed hot statement of the process (they are made when their modules load): what `warmPool` plans. */
+const fixedStatements: HotStatement[] = [];
+
+/** The fixed hot statements made so far (tests). */
+export function fixedHotStatements(): readonly HotStatement[] {
+  return fixedStatements;
+}
+
+/**
+ * Opens every connection a pool may use and plans each fixed hot statement on it once (`EXPLAIN (GENERIC_PLAN)`, which
+ * needs no parameter values), so that the backends exist and their catalog caches hold the tables, indexes and
+ * functions those statements read. A new backend's first claim took 12 to 22 ms instead of 2 to 4 (its caches are
+ * empty, and the connection is made first): after a quiet spell the pools had closed their connections, and the first
+ * 200 ms of a burst queued behind such claims and admissions (docs/benchmarks.md). With the pools keeping their
+ * connections (KEEP_CONNECTIONS), this runs once per process. Best effort: a statement that cannot be explained (an
+ * older schema during an upgrade) is skipped.
+ */
+export async function warmPool(
+  pool: { connect(): Promise<{ query(text: string): Promise<unknown>; release(): void }> },
+  connections: number,
+): Promise<number> {
+  const clients = await Promise.all(Array.from({ length: connections }, () => pool.connect()));
+  let planned = 0;
+  try {
+    await Promise.all(
+      clients.map(async (client) => {
+        for (const statement of fixedStatements) {
+          try {
+            await client.query(`EXPLAIN (GENERIC_PLAN) ${statement.text}`);
+            planned += 1;
+          } catch {
+            // Skipped: warming is an optimisation, never a reason to fail.
+          }
+        }
+      }),
+    );
+  } finally {
+    for (const client of clients) client.release();
+  }
+  return planned;
 }
 
 const composedNames = new Map<string, HotStatement>();
@@ -37,6 +81,8 @@ export function preparedStatement(text: string): HotStatement {
 export interface HotSqlDiagnostics {
   sessionOptions?: string;
   onNotice?: (message: string) => void;
+  /** Keep connections once made (KEEP_CONNECTIONS): the production processes, which also warm the pool. */
+  keepConnections?: boolean;
 }
 
 const HOT_SESSION_OPTIONS = '-c plan_cache_mode=force_generic_plan -c enable_seqscan=off -c enable_bitmapscan=off';
@@ -59,7 +105,10 @@ const HOT_SESSION_OPTIONS = '-c plan_cache_mode=force_generic_plan -c enable_seq
  * scan in (endpoint_id, due_at) order stops after n rows (0.23 ms for the whole claim).
  */
 export class HotSql {
-  private constructor(private readonly pool: pg.Pool) {}
+  private constructor(
+    private readonly pool: pg.Pool,
+    private readonly max: number,
+  ) {}
 
   /**
    * `diagnostics` is for tests that look at the plans: more session settings (for example auto_explain's) and a
@@ -68,13 +117,24 @@ export class HotSql {
   static open(databaseUrl: string, max: number, diagnostics: HotSqlDiagnostics = {}): HotSql {
     const pool = new pg.Pool({
       ...poolConfig(databaseUrl, max, DEFAULT_SESSION_TIMEOUTS),
+      ...(diagnostics.keepConnections ? KEEP_CONNECTIONS : {}),
       options: [HOT_SESSION_OPTIONS, diagnostics.sessionOptions].filter(Boolean).join(' '),
     });
     // A connection that breaks is dropped from the pool; the query that used it fails on its own.
     pool.on('error', () => undefined);
     const onNotice = diagnostics.onNotice;
     if (onNotice) pool.on('connect', (client) => client.on('notice', (notice) => onNotice(notice.message ?? '')));
-    return new HotSql(pool);
+    return new HotSql(pool, max);
+  }
+
+  /** Connections open now. */
+  get connections(): number {
+    return this.pool.totalCount;
+  }
+
+  /** Opens all the pool's connections and plans the hot statements on each (`warmPool`). */
+  warm(): Promise<number> {
+    return warmPool(this.pool, this.max);
   }
 
   async query<R>(statement: HotStatement, values: readonly unknown[]): Promise<R[]> {

@@ -11,4 +11,12 @@ export {
 } from './data-source.js';
 export { createTestDatabase } from './test-database.js';
 export { countRoundTrips, type RoundTripCounter, type RoundTripOptions } from './round-trips.js';
-export { HotSql, hotStatement, preparedStatement, type HotSqlDiagnostics, type HotStatement } from './hot-sql.js';
+export {
+  HotSql,
+  hotStatement,
+  preparedStatement,
+  warmPool,
+  fixedHotStatements,
+  type HotSqlDiagnostics,
+  type HotStatement,
+} from './hot-sql.js';
