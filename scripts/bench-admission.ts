@@ -29,6 +29,7 @@ import {
   probeProfile,
   probeStats,
   Receivers,
+  loadStartAt,
   runLoad,
   startService,
   statementDelta,
@@ -72,7 +73,7 @@ async function measure(
     teams: teams.map((t) => ({ authorization: t.authorization, tenantId: t.tenantId, eventType: t.eventType })),
     perTeam,
     payloadBytes: PAYLOAD_BYTES,
-    startAt: Date.now() + 2000,
+    startAt: loadStartAt(),
     durationMs: SECONDS * 1000,
   });
   const stats1 = await probeStats(server);

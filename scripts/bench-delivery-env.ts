@@ -291,6 +291,18 @@ export function cpuDelta(before: Map<number, number>, after: Map<number, number>
 }
 
 /** Runs scripts/bench-delivery-load.ts in its own process and returns what it printed. */
+/**
+ * How long after its launch a load process starts sending. Launching one (Node, tsx, undici) takes about 0.45 s of
+ * CPU alone; fairness's hot_team launches three or four at once on 2 cores, and with 0.5 s of margin the other
+ * team's process was still booting while Y's first requests went out: its start-up was counted as the service's.
+ */
+const LOAD_START_MS = 2_000;
+
+/** The `startAt` of a load job launched now (and `laterMs` more). */
+export function loadStartAt(laterMs = 0): number {
+  return Date.now() + LOAD_START_MS + laterMs;
+}
+
 export function runLoad<R>(job: LoadJob): Promise<R> {
   return new Promise((resolve, reject) => {
     execFile(

@@ -17,6 +17,7 @@ import {
   postgresCpu,
   probeStats,
   Receivers,
+  loadStartAt,
   runLoad,
   sleep,
   startService,
@@ -231,7 +232,7 @@ export async function publishWindow(
   job: Omit<PublishJob, 'startAt' | 'kind' | 'origin'>,
   which: (name: string) => boolean,
 ): Promise<Window> {
-  const startAt = Date.now() + 3000;
+  const startAt = loadStartAt();
   const at: { before?: { arrivals: number; cpu: CpuReading }; after?: { arrivals: number; cpu: CpuReading } } = {};
   const read = () => ({ arrivals: h.receivers.total(which), cpu: readCpu(h) });
   const first = setTimeout(() => (at.before = read()), startAt - Date.now());

@@ -17,6 +17,7 @@ import {
   createTeams,
   deleteEndpoint,
   probeStats,
+  loadStartAt,
   runLoad,
   sleep,
   type BenchTeam,
@@ -236,13 +237,6 @@ async function besideSlow(
   };
 }
 
-/**
- * How long after its launch a load process starts sending. Launching one (Node, tsx, undici) takes about 0.45 s of
- * CPU alone; the hot_team windows launch three or four at once on 2 cores, and with 0.5 s of margin the other
- * team's process was still booting while Y's first requests went out: its start-up was counted as the service's.
- */
-const LOAD_START_MS = 2_000;
-
 /** One team publishing from a load process of its own: open loop at `rate` a second, or as fast as answers come. */
 function teamLoad(
   h: Harness,
@@ -255,7 +249,7 @@ function teamLoad(
     teams: publishTeams([team]),
     perTeam: load.perTeam,
     ...(load.rate === undefined ? {} : { rate: load.rate }),
-    startAt: Date.now() + LOAD_START_MS + (load.laterMs ?? 0),
+    startAt: loadStartAt(load.laterMs),
     durationMs: load.durationMs,
   });
 }
