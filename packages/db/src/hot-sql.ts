@@ -42,11 +42,14 @@ export async function warmPool(
   pool: { connect(): Promise<{ query(text: string): Promise<unknown>; release(): void }> },
   connections: number,
 ): Promise<number> {
-  const clients = await Promise.all(Array.from({ length: connections }, () => pool.connect()));
+  // All at once, so that each is a connection of its own; each goes back to the pool as soon as it is warm (requests
+  // that come meanwhile wait for the first one free).
+  const connecting = Array.from({ length: connections }, () => pool.connect());
   let planned = 0;
-  try {
-    await Promise.all(
-      clients.map(async (client) => {
+  const results = await Promise.allSettled(
+    connecting.map(async (connected) => {
+      const client = await connected;
+      try {
         for (const statement of fixedStatements) {
           try {
             await client.query(`EXPLAIN (GENERIC_PLAN) ${statement.text}`);
@@ -55,11 +58,13 @@ export async function warmPool(
             // Skipped: warming is an optimisation, never a reason to fail.
           }
         }
-      }),
-    );
-  } finally {
-    for (const client of clients) client.release();
-  }
+      } finally {
+        client.release();
+      }
+    }),
+  );
+  const failed = results.find((result) => result.status === 'rejected');
+  if (failed) throw failed.reason;
   return planned;
 }
 
