@@ -1,4 +1,5 @@
 import type { EntityManager } from 'typeorm';
+import { hotStatement } from '@svc/db';
 import { queryPrepared } from '../common/transaction.js';
 import type { CandidateEndpoint } from './matching.js';
 
@@ -110,6 +111,44 @@ const ENDPOINT_JSON = `json_build_object(
   'filter', e.filter, 'transform', e.transform, 'rules_version', e.version)`;
 
 /**
+ * The opening statement of an admission batch (docs/admission.md, "Batches"): the locks, the keys' records, the slots
+ * and counters (admission_begin_v2), and beside them the tenants, event types, retention settings, payers and the
+ * endpoints the batch needs. A fixed hot statement, so the production processes plan it on every connection at start
+ * (warmPool).
+ */
+const CONTEXT_SQL = hotStatement(
+  'admission_context_v1',
+  `SELECT b.requests, b.teams, b.payers, b.busy,
+              (SELECT coalesce(json_agg(json_build_object(
+                        'team_id', x.team_id, 'tenant_id', x.tenant_id, 'status', t.status,
+                        'version', coalesce(v.version, 0)::text,
+                        'endpoints', CASE WHEN t.id IS NULL OR coalesce(v.version, 0) = x.cached THEN NULL ELSE (
+                          SELECT coalesce(json_agg(${ENDPOINT_JSON} ORDER BY e.id), '[]'::json)
+                            FROM endpoints e
+                           WHERE e.tenant_id = x.tenant_id AND e.team_id = x.team_id AND e.deleted_at IS NULL) END)),
+                        '[]'::json)
+                 FROM unnest($7::text[], $8::text[], $9::bigint[]) AS x(team_id, tenant_id, cached)
+                 LEFT JOIN tenants t ON t.id = x.tenant_id AND t.team_id = x.team_id
+                 LEFT JOIN tenant_endpoint_versions v ON v.tenant_id = x.tenant_id) AS tenants,
+              (SELECT coalesce(json_agg(json_build_object('team_id', x.team_id, 'name', x.name, 'archived', et.archived)),
+                               '[]'::json)
+                 FROM unnest($10::text[], $11::text[]) AS x(team_id, name)
+                 LEFT JOIN event_types et ON et.team_id = x.team_id AND et.name = x.name) AS event_types,
+              (SELECT coalesce(json_agg(json_build_object('team_id', s.team_id,
+                                                          'retention_days', s.payload_retention_days)), '[]'::json)
+                 FROM team_settings s WHERE s.team_id = ANY($12::text[])) AS settings,
+              (SELECT coalesce(json_agg(json_build_object('key_id', k.id, 'limit', k.spending_limit_micros::text,
+                                                          'card', t.has_payment_card)), '[]'::json)
+                 FROM api_keys k JOIN teams t ON t.id = k.team_id WHERE k.id = ANY($5::text[])) AS payer_config,
+              (SELECT coalesce(json_agg(${ENDPOINT_JSON}), '[]'::json)
+                 FROM unnest($13::text[], $14::text[], $15::text[]) AS r(team_id, tenant_id, id)
+                 JOIN endpoints e ON e.id = r.id AND e.team_id = r.team_id
+                WHERE e.tenant_id <> r.tenant_id OR e.deleted_at IS NOT NULL) AS requested
+         FROM admission_begin_v2($1::text[], $2::text[], $3::timestamptz, $4::int, $5::text[], $6::date, $16::boolean)
+              AS b`,
+);
+
+/**
  * The opening statement of an admission batch, one round trip whatever the batch's size: `admission_begin_v2`
  * (prisma-free-schema/0016_admission_batches.sql, 0035_admission_busy_teams.sql) takes the requests' idempotency keys, the teams' queue locks and
  * the admission slots and reads the keys' records, queue counters and spend under them; beside it, the tenants,
@@ -143,55 +182,24 @@ export class AdmissionContextReader {
     const requested = requests.flatMap((r) =>
       (r.requestedEndpointIds ?? []).map((id) => ({ teamId: r.teamId, tenantId: r.tenantId, id })),
     );
-    const rows = await queryPrepared<ContextRow>(
-      tx,
-      `SELECT b.requests, b.teams, b.payers, b.busy,
-              (SELECT coalesce(json_agg(json_build_object(
-                        'team_id', x.team_id, 'tenant_id', x.tenant_id, 'status', t.status,
-                        'version', coalesce(v.version, 0)::text,
-                        'endpoints', CASE WHEN t.id IS NULL OR coalesce(v.version, 0) = x.cached THEN NULL ELSE (
-                          SELECT coalesce(json_agg(${ENDPOINT_JSON} ORDER BY e.id), '[]'::json)
-                            FROM endpoints e
-                           WHERE e.tenant_id = x.tenant_id AND e.team_id = x.team_id AND e.deleted_at IS NULL) END)),
-                        '[]'::json)
-                 FROM unnest($7::text[], $8::text[], $9::bigint[]) AS x(team_id, tenant_id, cached)
-                 LEFT JOIN tenants t ON t.id = x.tenant_id AND t.team_id = x.team_id
-                 LEFT JOIN tenant_endpoint_versions v ON v.tenant_id = x.tenant_id) AS tenants,
-              (SELECT coalesce(json_agg(json_build_object('team_id', x.team_id, 'name', x.name, 'archived', et.archived)),
-                               '[]'::json)
-                 FROM unnest($10::text[], $11::text[]) AS x(team_id, name)
-                 LEFT JOIN event_types et ON et.team_id = x.team_id AND et.name = x.name) AS event_types,
-              (SELECT coalesce(json_agg(json_build_object('team_id', s.team_id,
-                                                          'retention_days', s.payload_retention_days)), '[]'::json)
-                 FROM team_settings s WHERE s.team_id = ANY($12::text[])) AS settings,
-              (SELECT coalesce(json_agg(json_build_object('key_id', k.id, 'limit', k.spending_limit_micros::text,
-                                                          'card', t.has_payment_card)), '[]'::json)
-                 FROM api_keys k JOIN teams t ON t.id = k.team_id WHERE k.id = ANY($5::text[])) AS payer_config,
-              (SELECT coalesce(json_agg(${ENDPOINT_JSON}), '[]'::json)
-                 FROM unnest($13::text[], $14::text[], $15::text[]) AS r(team_id, tenant_id, id)
-                 JOIN endpoints e ON e.id = r.id AND e.team_id = r.team_id
-                WHERE e.tenant_id <> r.tenant_id OR e.deleted_at IS NOT NULL) AS requested
-         FROM admission_begin_v2($1::text[], $2::text[], $3::timestamptz, $4::int, $5::text[], $6::date, $16::boolean)
-              AS b`,
-      [
-        requests.map((r) => r.teamId),
-        requests.map((r) => r.idempotencyKey),
-        now,
-        ADMISSION_SLOTS,
-        payers,
-        month,
-        tenantPairs.map(([team]) => team),
-        tenantPairs.map(([, tenant]) => tenant),
-        tenantPairs.map(([team, tenant]) => known.get(tenantKey(team, tenant))?.version ?? '-1'),
-        eventTypePairs.map(([team]) => team),
-        eventTypePairs.map(([, name]) => name),
-        teams,
-        requested.map((r) => r.teamId),
-        requested.map((r) => r.tenantId),
-        requested.map((r) => r.id),
-        locks === 'wait',
-      ],
-    );
+    const rows = await queryPrepared<ContextRow>(tx, CONTEXT_SQL, [
+      requests.map((r) => r.teamId),
+      requests.map((r) => r.idempotencyKey),
+      now,
+      ADMISSION_SLOTS,
+      payers,
+      month,
+      tenantPairs.map(([team]) => team),
+      tenantPairs.map(([, tenant]) => tenant),
+      tenantPairs.map(([team, tenant]) => known.get(tenantKey(team, tenant))?.version ?? '-1'),
+      eventTypePairs.map(([team]) => team),
+      eventTypePairs.map(([, name]) => name),
+      teams,
+      requested.map((r) => r.teamId),
+      requested.map((r) => r.tenantId),
+      requested.map((r) => r.id),
+      locks === 'wait',
+    ]);
     return this.assemble(rows[0]!, known);
   }
 
