@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import pg from 'pg';
-import { createTestDatabase, fixedHotStatements } from '@svc/db';
+import { createTestDatabase, fixedHotStatements, pgPoolOf } from '@svc/db';
 import { systemClock } from './common/clock.js';
 import { openCore, type OpenedCore } from './boot.js';
 import { testCoreOptions } from './testing/core-options.js';
@@ -56,7 +56,10 @@ describe('warm pools', () => {
     await warm.warmed;
     // The plain core's pool opens connections as it is used: a few queries at once, then nothing.
     await Promise.all(Array.from({ length: 4 }, () => plain.services.db.query('SELECT pg_sleep(0.05)')));
-    const open = (core: OpenedCore) => ({ typeorm: poolOf(core).totalCount, hot: core.services.hot.connections });
+    const open = (core: OpenedCore) => ({
+      typeorm: pgPoolOf(core.services.db).totalCount,
+      hot: core.services.hot.connections,
+    });
     const before = { warm: open(warm), plain: open(plain) };
     expect(before.warm).toEqual({ typeorm: 6, hot: 4 });
     expect(before.plain.typeorm).toBeGreaterThanOrEqual(4);
@@ -66,8 +69,3 @@ describe('warm pools', () => {
     expect(await backends(databases[0]!.url)).toBeGreaterThanOrEqual(10);
   }, 30_000);
 });
-
-/** The node-postgres pool under a core's TypeORM data source. */
-function poolOf(core: OpenedCore): { totalCount: number } {
-  return (core.services.db.driver as unknown as { master: { totalCount: number } }).master;
-}

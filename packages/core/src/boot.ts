@@ -1,5 +1,4 @@
-import { DEFAULT_SESSION_TIMEOUTS, HotSql, openDataSource, runMigrations, warmPool } from '@svc/db';
-import type { DataSource } from 'typeorm';
+import { DEFAULT_SESSION_TIMEOUTS, HotSql, openDataSource, pgPoolOf, runMigrations, warmPool } from '@svc/db';
 import type { Clock } from './common/clock.js';
 import { Sealer } from './common/sealing.js';
 import { checkSealingKey } from './common/sealing-key-check.js';
@@ -58,7 +57,7 @@ export async function openCore(options: OpenCoreOptions): Promise<OpenedCore> {
   const services = createServices({ ...options, db, hot, jobs: jobQueue });
   // Not awaited: the process serves meanwhile; close() waits for it so no connection is opened after the pools end.
   const warmed = warm
-    ? Promise.all([hot.warm(), warmPool(typeormPool(db), poolSize)]).then(
+    ? Promise.all([hot.warm(), warmPool(pgPoolOf(db), poolSize)]).then(
         ([a, b]) => a + b,
         () => 0,
       )
@@ -88,9 +87,4 @@ export function openProductionCore(config: CoreConfig, clock: Clock): Promise<Op
     clock,
     warmPools: true,
   });
-}
-
-/** The node-postgres pool under TypeORM's data source. */
-function typeormPool(db: DataSource): Parameters<typeof warmPool>[0] {
-  return (db.driver as unknown as { master: Parameters<typeof warmPool>[0] }).master;
 }

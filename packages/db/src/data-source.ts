@@ -1,4 +1,5 @@
 import 'reflect-metadata';
+import type pg from 'pg';
 import { DataSource, type EntityManager, type MixedList, type EntitySchema } from 'typeorm';
 
 // eslint-disable-next-line @typescript-eslint/no-unsafe-function-type
@@ -55,6 +56,11 @@ export async function openDataSource(
   });
   await dataSource.initialize();
   return dataSource;
+}
+
+/** The node-postgres pool under a data source: for work TypeORM has no call for (LISTEN, a simple-protocol batch). */
+export function pgPoolOf(db: DataSource): pg.Pool {
+  return (db.driver as unknown as { master: pg.Pool }).master;
 }
 
 export type { DataSource, EntityManager };

@@ -86,6 +86,9 @@ export function preparedStatement(text: string): HotStatement {
 export interface HotSqlDiagnostics {
   sessionOptions?: string;
   onNotice?: (message: string) => void;
+}
+
+export interface HotSqlOptions extends HotSqlDiagnostics {
   /** Keep connections once made (KEEP_CONNECTIONS): the production processes, which also warm the pool. */
   keepConnections?: boolean;
 }
@@ -116,18 +119,19 @@ export class HotSql {
   ) {}
 
   /**
-   * `diagnostics` is for tests that look at the plans: more session settings (for example auto_explain's) and a
-   * listener for the server's notices on every connection.
+   * `options`: whether to keep connections once made (the production processes), and, for tests that look at the
+   * plans, more session settings (for example auto_explain's) and a listener for the server's notices on every
+   * connection.
    */
-  static open(databaseUrl: string, max: number, diagnostics: HotSqlDiagnostics = {}): HotSql {
+  static open(databaseUrl: string, max: number, options: HotSqlOptions = {}): HotSql {
     const pool = new pg.Pool({
       ...poolConfig(databaseUrl, max, DEFAULT_SESSION_TIMEOUTS),
-      ...(diagnostics.keepConnections ? KEEP_CONNECTIONS : {}),
-      options: [HOT_SESSION_OPTIONS, diagnostics.sessionOptions].filter(Boolean).join(' '),
+      ...(options.keepConnections ? KEEP_CONNECTIONS : {}),
+      options: [HOT_SESSION_OPTIONS, options.sessionOptions].filter(Boolean).join(' '),
     });
     // A connection that breaks is dropped from the pool; the query that used it fails on its own.
     pool.on('error', () => undefined);
-    const onNotice = diagnostics.onNotice;
+    const onNotice = options.onNotice;
     if (onNotice) pool.on('connect', (client) => client.on('notice', (notice) => onNotice(notice.message ?? '')));
     return new HotSql(pool, max);
   }

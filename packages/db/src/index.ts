@@ -2,6 +2,7 @@ export { startEmbeddedPostgres, findFreePort, type EmbeddedCluster, type Embedde
 export { runMigrations, loadMigrations, ensureDatabase, SCHEMA_DIR, type Migration } from './migrate.js';
 export {
   openDataSource,
+  pgPoolOf,
   poolConfig,
   DEFAULT_SESSION_TIMEOUTS,
   type SessionTimeouts,
@@ -18,5 +19,6 @@ export {
   warmPool,
   fixedHotStatements,
   type HotSqlDiagnostics,
+  type HotSqlOptions,
   type HotStatement,
 } from './hot-sql.js';

@@ -1,5 +1,6 @@
 import type { DataSource } from 'typeorm';
 import type { FastifyBaseLogger } from 'fastify';
+import { pgPoolOf } from '@svc/db';
 
 /** The part of a pooled pg client that LISTEN needs. */
 interface ListeningClient {
@@ -56,10 +57,9 @@ export class StreamListener {
   }
 
   private async connect(): Promise<void> {
-    const pool = (this.db.driver as unknown as { master: { connect(): Promise<ListeningClient> } }).master;
     let client: ListeningClient | null = null;
     try {
-      client = await pool.connect();
+      client = await pgPoolOf(this.db).connect();
       client.on('notification', (message) => this.onNotification(message.channel, message.payload ?? ''));
       client.on('error', () => this.lost(client!));
       for (const channel of this.channels) await client.query(`LISTEN "${channel}"`);

@@ -1,4 +1,4 @@
-import type { HotStatement } from '@svc/db';
+import { pgPoolOf, type HotStatement } from '@svc/db';
 import type { DataSource } from 'typeorm';
 import type { Clock } from '../common/clock.js';
 import { sortClaimedRows } from '../deliveries/claimed-rows.js';
@@ -268,8 +268,7 @@ async function claimInOneRoundTrip(
   settle?: SettleAlong,
   notify?: StreamWakeAlong,
 ): Promise<{ settleRows: unknown[]; claimRows: StreamClaimRow[] }> {
-  const pool = (db.driver as unknown as { master: { connect(): Promise<RawClient> } }).master;
-  const client = await pool.connect();
+  const client: RawClient = await pgPoolOf(db).connect();
   try {
     let prepared = preparedOn.get(client);
     if (!prepared) preparedOn.set(client, (prepared = new Set()));
