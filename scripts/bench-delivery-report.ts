@@ -110,6 +110,8 @@ export interface Fanout10Summary {
   postgresCpuMsPerS: number;
   /** Worker statements per fast delivery, by statement. */
   workerStatements: Map<string, number>;
+  /** Postgres execution ms and calls per fast delivery by statement (pg_stat_statements, when preloaded). */
+  postgresTime: [string, number, number][];
 }
 
 const round = (value: number, digits = 1) => Math.round(value * 10 ** digits) / 10 ** digits;
@@ -341,15 +343,16 @@ export function formatDeliveryReport(f: Partial<DeliveryFigures>, d: RunDetails)
     log('(a) worker round trips per delivery, by statement:');
     for (const [statement, n] of d.fanout1.workerStatements.slice(0, 14))
       log(`  ${n.toFixed(2).padStart(6)}  ${statement}`);
-    for (const [label, rows] of [
-      ['(a)', d.fanout1.postgresTime],
-      ['(d)', d.fanout1.withBacklog?.postgresTime ?? []],
-    ] as const) {
-      if (rows.length === 0) continue;
-      log(`${label} Postgres execution ms per admitted message by statement (pg_stat_statements; calls per message):`);
-      for (const [statement, ms, calls] of rows)
-        log(`  ${ms.toFixed(3).padStart(7)} ms ${calls.toFixed(2).padStart(6)}  ${statement}`);
-    }
+  }
+  for (const [label, rows, per] of [
+    ['(a)', d.fanout1?.postgresTime ?? [], 'admitted message'],
+    ['(d)', d.fanout1?.withBacklog?.postgresTime ?? [], 'admitted message'],
+    ['(b)', d.fanout10?.b.postgresTime ?? [], 'fast delivery'],
+  ] as const) {
+    if (rows.length === 0) continue;
+    log(`${label} Postgres execution ms per ${per} by statement (pg_stat_statements; calls per ${per}):`);
+    for (const [statement, ms, calls] of rows)
+      log(`  ${ms.toFixed(3).padStart(7)} ms ${calls.toFixed(2).padStart(6)}  ${statement}`);
   }
   for (const summary of d.profiles) log(`\n${summary}`);
   return lines;

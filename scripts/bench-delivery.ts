@@ -242,16 +242,19 @@ async function fanout10(h: Harness, teams: BenchTeam[], durationMs: number) {
   const fanout = teams.reduce((n, t) => n + t.endpoints.length, 0) / teams.length;
   const before = h.receivers.total(fast);
   const worker0 = await workerStats(h);
+  const statementsReset = await resetPgStatements(h);
   const window = await publishWindow(h, { teams: publishTeams(teams), perTeam: 2, durationMs }, fast);
   const drainS = await drain(h, fast, before + window.load.admitted * fanout, 90);
   const worker1 = await workerStats(h);
+  const fastDelivered = h.receivers.total(fast) - before;
   return {
+    postgresTime: statementsReset ? await readPgStatements(h, fastDelivered) : [],
     admittedPerS: window.load.admitted / (window.load.elapsed_ms / 1000),
     fastPerS: window.deliveredPerS,
     drainS,
     workerCpuMsPerS: window.cpuMsPerS.worker,
     postgresCpuMsPerS: window.cpuMsPerS.postgres,
-    fastDelivered: h.receivers.total(fast) - before,
+    fastDelivered,
     workerRoundTrips: worker1.round_trips - worker0.round_trips,
     workerStatements: statementDelta(worker0, worker1),
   };
@@ -269,7 +272,17 @@ function summarise(runs: Fanout10Run[]): Fanout10Summary {
   const statements = new Map<string, number>();
   for (const run of runs)
     for (const [key, n] of run.workerStatements) statements.set(key, (statements.get(key) ?? 0) + n / delivered);
+  // Postgres time per fast delivery by statement over all the runs (each run's figure weighted by its deliveries).
+  const postgres = new Map<string, [number, number]>();
+  for (const run of runs)
+    for (const [query, ms, calls] of run.postgresTime) {
+      const [m, c] = postgres.get(query) ?? [0, 0];
+      postgres.set(query, [m + (ms * run.fastDelivered) / delivered, c + (calls * run.fastDelivered) / delivered]);
+    }
   return {
+    postgresTime: [...postgres]
+      .map(([query, [ms, calls]]): [string, number, number] => [query, ms, calls])
+      .sort((x, y) => y[1] - x[1]),
     admittedPerS: mean((r) => r.admittedPerS),
     fastPerS: mean((r) => r.fastPerS),
     workerRoundTripsPerFastDelivery: runs.reduce((n, r) => n + r.workerRoundTrips, 0) / delivered,

@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
 import { afterEach, describe, expect, it } from 'vitest';
-import { findFreePort, startEmbeddedPostgres, type EmbeddedCluster } from '@svc/db';
+import { bestLocale, findFreePort, startEmbeddedPostgres, type EmbeddedCluster } from '@svc/db';
 import { ROOT } from './local-runtime.js';
 
 /**
@@ -45,6 +45,14 @@ describe('embedded Postgres', () => {
     const dataDir = path.join(privateDirectory(), 'pg');
     const cluster = await started({ dataDir, persistent: false });
     expect(await query(cluster.url, 'SELECT 1 + 1 AS two')).toEqual([{ two: 2 }]);
+    // Byte-order text comparison (docs/deploying.md, "Collation"), the best locale's character classes, in UTF-8.
+    expect(
+      await query(
+        cluster.url,
+        `SELECT datcollate, datctype, pg_encoding_to_char(encoding) AS encoding, 'B' < 'a' AS byte_order
+           FROM pg_database WHERE datname = current_database()`,
+      ),
+    ).toEqual([{ datcollate: 'C', datctype: bestLocale(), encoding: 'UTF8', byte_order: true }]);
     await cluster.stop();
     expect({ requested: existsSync(dataDir), actual: existsSync(cluster.dataDir) }).toEqual({
       requested: false,

@@ -64,6 +64,11 @@ export async function initialise(binaries: string, dir: string, runAs: RunAs | n
         `--username=${USER}`,
         `--pwfile=${passwordFile}`,
         `--lc-messages=${locale}`,
+        // Byte-order text comparison (see ensureDatabase); the character classes are the locale's, in UTF-8 whatever
+        // the environment says.
+        '--encoding=UTF8',
+        `--lc-ctype=${locale}`,
+        '--lc-collate=C',
       ],
       runAs,
       locale,

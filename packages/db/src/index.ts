@@ -1,4 +1,5 @@
 export { startEmbeddedPostgres, findFreePort, type EmbeddedCluster, type EmbeddedOptions } from './embedded.js';
+export { bestLocale } from './embedded-cluster.js';
 export { runMigrations, loadMigrations, ensureDatabase, SCHEMA_DIR, type Migration } from './migrate.js';
 export {
   openDataSource,

@@ -40,6 +40,18 @@ describe('migrations', () => {
     expect(await runMigrations(url)).toEqual([]);
   });
 
+  it("make a missing database with byte-order text comparison and the cluster's character classes", async () => {
+    const url = await emptyDatabase();
+    const client = new pg.Client({ connectionString: url });
+    await client.connect();
+    const { rows } = await client.query(
+      `SELECT d.datcollate, d.datctype = t.datctype AS same_ctype, 'B' < 'a' AS byte_order
+         FROM pg_database d, pg_database t WHERE d.datname = current_database() AND t.datname = 'template1'`,
+    );
+    await client.end();
+    expect(rows).toEqual([{ datcollate: 'C', same_ctype: true, byte_order: true }]);
+  });
+
   it('roll back a failing migration and leave it unrecorded', async () => {
     const url = await emptyDatabase();
     await expect(

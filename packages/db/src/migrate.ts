@@ -112,7 +112,12 @@ async function runStep(client: pg.Client, sql: string, stepped: boolean, recordA
   }
 }
 
-/** Creates the database named in the URL when it does not exist (connects to the maintenance database). */
+/**
+ * Creates the database named in the URL when it does not exist (connects to the maintenance database), with the C
+ * collation: every key is an ASCII ID, and byte order spares Postgres the locale's string comparison in every index
+ * lookup, sort and partition routing (12% of Postgres's CPU per fan-out delivery, docs/deploying.md, "Collation").
+ * The character classes (upper(), lower(), ILIKE) stay those of the cluster's default.
+ */
 export async function ensureDatabase(databaseUrl: string): Promise<void> {
   const url = new URL(databaseUrl);
   const name = decodeURIComponent(url.pathname.replace(/^\//, ''));
@@ -122,7 +127,16 @@ export async function ensureDatabase(databaseUrl: string): Promise<void> {
   await client.connect();
   try {
     const exists = await client.query('SELECT 1 FROM pg_database WHERE datname = $1', [name]);
-    if (exists.rowCount === 0) await client.query(`CREATE DATABASE "${name.replace(/"/g, '""')}"`);
+    if (exists.rowCount === 0) {
+      const ctype = await client.query<{ datctype: string }>(
+        `SELECT datctype FROM pg_database WHERE datname = 'template1'`,
+      );
+      const quoted = (text: string) => `'${text.replace(/'/g, "''")}'`;
+      await client.query(
+        `CREATE DATABASE "${name.replace(/"/g, '""')}" TEMPLATE template0 LOCALE_PROVIDER libc LC_COLLATE 'C' ` +
+          `LC_CTYPE ${quoted(ctype.rows[0]?.datctype ?? 'C')}`,
+      );
+    }
   } finally {
     await client.end();
   }
