@@ -121,6 +121,15 @@ describe('daily partitions', () => {
     const made = await stack.h.services.partitions.makeAhead();
     expect(made.created).toContain(partitionName('messages', day));
     expect(made.created).toContain(partitionName('messages', nextDay));
+    // The deliveries partitions leave room on each page for the settlement's in-place update (migration 0044).
+    const options: { relname: string; reloptions: string[] | null }[] = await db().query(
+      `SELECT relname, reloptions FROM pg_class WHERE relname = ANY ($1::text[]) ORDER BY relname`,
+      [[partitionName('deliveries', day), partitionName('messages', day)]],
+    );
+    expect(options).toEqual([
+      { relname: partitionName('deliveries', day), reloptions: ['fillfactor=80'] },
+      { relname: partitionName('messages', day), reloptions: null },
+    ]);
     const { tenantId } = await stack.setup('/midnight');
     before = await stack.publish(tenantId, { side: 'before' });
     await stack.advance(600);
@@ -190,6 +199,10 @@ describe('daily partitions', () => {
     expect(dayRows.messages).toBe(1);
     const totals = { messages: await count('messages'), deliveries: await count('deliveries') };
     const beforeDelivery = await deliveryOf(before);
+    // Both deliveries among the dead letters: the dropped day's entry goes with its partition, the next day's stays.
+    await db().query(`UPDATE deliveries SET status = 'failed' WHERE id = ANY ($1::text[])`, [
+      [beforeDelivery, await deliveryOf(after)],
+    ]);
 
     // Content first (the sweep erases it at retained_until); the messages partition waits for it.
     const early = await stack.h.services.partitions.dropExpired();
@@ -217,6 +230,7 @@ describe('daily partitions', () => {
     expect((await get(`/messages/${after}`)).status).toBe(200);
     expect(await count('messages')).toBe(totals.messages - dayRows.messages);
     expect(await count('deliveries')).toBe(totals.deliveries - dayRows.deliveries);
+    expect(await db().query('SELECT id FROM delivery_dead_letters')).toEqual([{ id: await deliveryOf(after) }]);
   });
 
   it("keeps a day while a delivery of its messages is pending, then takes its later days' deliveries with it", async () => {

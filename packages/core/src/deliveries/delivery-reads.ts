@@ -4,7 +4,7 @@ import { decodeCursor, orderSql, parseLimit, toPage, withOrder, type ListScope, 
 import { openWindowedPage, windowedCursor } from '../common/window.js';
 import { DELIVERY_COLUMNS } from './delivery-columns.js';
 import { checkDeliveryListPairings, latestGenerationSql } from './delivery-list-filters.js';
-import { DELIVERY_FROM, shownStatusSql } from './delivery-status.js';
+import { DELIVERY_FROM, LEASE_JOIN, shownStatusSql } from './delivery-status.js';
 import type { ListAttemptsQuery, ListDeliveriesQuery } from './delivery.inputs.js';
 import {
   toAttemptView,
@@ -71,7 +71,8 @@ export async function readDeliveryRecord(
 
 /**
  * GET /deliveries: oldest first within the window (newest first with `order`), paged by (created_at, id) either way
- * along the team's (created_at, id) indexes (deliveries_dead_letters_idx for dead letters).
+ * along the team's (created_at, id) index: deliveries_team_created_idx, or for dead letters (failed, expired) that of
+ * delivery_dead_letters, which its triggers keep (prisma-free-schema/0044_dead_letters.sql).
  */
 export async function readDeliveryPage(
   db: EntityManager,
@@ -85,21 +86,24 @@ export async function readDeliveryPage(
   const { window, position } = openWindowedPage(scope, query, now, 'wdd_');
   const deadLetters = query.status === 'failed' || query.status === 'expired';
   const order = orderSql(query.order);
+  // k: the table whose (team_id, created_at, id) index the page walks.
+  const [from, k] = deadLetters
+    ? [`delivery_dead_letters k JOIN deliveries d ON d.id = k.id ${LEASE_JOIN}`, 'k']
+    : [DELIVERY_FROM, 'd'];
   const rows: DeliveryRecordRow[] = await db.query(
-    `SELECT ${DELIVERY_COLUMNS} FROM ${DELIVERY_FROM}
-      WHERE d.team_id = $2 AND d.created_at >= $3 AND d.created_at < $4
-        ${deadLetters ? `AND d.status IN ('failed', 'expired')` : ''}
+    `SELECT ${DELIVERY_COLUMNS} FROM ${from}
+      WHERE ${k}.team_id = $2 AND ${k}.created_at >= $3 AND ${k}.created_at < $4
         AND ($5::text IS NULL OR ${shownStatusSql('$1')} = $5)
         AND ($6::text IS NULL OR d.message_id = $6)
         AND ($7::text IS NULL OR d.endpoint_id = $7)
         AND ($8::text IS NULL OR d.tenant_id = $8)
         AND ($9::text IS NULL OR d.event_type = $9)
         AND ($10::text IS NULL OR ($10 = 'original') = (d.generation = 0))
-        AND ($11::timestamptz IS NULL OR (d.created_at, d.id) ${order.after} ($11::timestamptz, $12::text))
+        AND ($11::timestamptz IS NULL OR (${k}.created_at, ${k}.id) ${order.after} ($11::timestamptz, $12::text))
         AND ($14::boolean IS NULL OR ((${repairedBySql('d')}) IS NOT NULL) = $14)
         AND ($15::bigint IS NULL OR d.sequence = $15)
         ${query.latest_generation ? `AND NOT EXISTS (${latestGenerationSql('d')})` : ''}
-      ORDER BY d.created_at ${order.direction}, d.id ${order.direction}
+      ORDER BY ${k}.created_at ${order.direction}, ${k}.id ${order.direction}
       LIMIT $13`,
     [
       now,

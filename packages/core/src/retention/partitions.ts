@@ -24,6 +24,8 @@ interface PartitionedTable {
   key_column: string;
   id_prefix: string;
   legacy_bound: string | null;
+  /** The storage fillfactor of its partitions (deliveries leave room for the settlement's HOT update); null: default. */
+  fillfactor: number | null;
 }
 
 /** One partition of a partitioned table: its name and the upper bound of its IDs (NULL for DEFAULT). */
@@ -95,7 +97,7 @@ export class PartitionMaintenance {
 
   private tables(): Promise<PartitionedTable[]> {
     return this.db.query(
-      `SELECT table_name, key_column, id_prefix, legacy_bound FROM time_partitioned_tables WHERE swapped
+      `SELECT table_name, key_column, id_prefix, legacy_bound, fillfactor FROM time_partitioned_tables WHERE swapped
         ORDER BY table_name`,
     );
   }
@@ -133,7 +135,10 @@ export class PartitionMaintenance {
         const parent = quote(table.table_name);
         const key = quote(table.key_column);
         const defaultPartition = quote(`${table.table_name}_default`);
-        await tx.query(`CREATE TABLE ${quote(name)} (LIKE ${parent} INCLUDING DEFAULTS INCLUDING CONSTRAINTS)`);
+        const storage = table.fillfactor === null ? '' : ` WITH (fillfactor = ${Number(table.fillfactor)})`;
+        await tx.query(
+          `CREATE TABLE ${quote(name)} (LIKE ${parent} INCLUDING DEFAULTS INCLUDING CONSTRAINTS)${storage}`,
+        );
         const moved: unknown[] = await tx.query(
           `WITH moved AS (DELETE FROM ${defaultPartition} WHERE ${key} >= $1 AND ${key} < $2 RETURNING *)
          INSERT INTO ${quote(name)} SELECT * FROM moved RETURNING 1`,
@@ -203,6 +208,11 @@ export class PartitionMaintenance {
         if (table.table_name === 'deliveries') {
           if (await exists(tx, `SELECT 1 FROM ${p} WHERE ${PENDING} LIMIT 1`)) return null;
           await lockParents('deliveries');
+          // Its dead letters' entries go with it (the triggers that keep them see no DROP).
+          await tx.query(`DELETE FROM delivery_dead_letters WHERE ($1::text IS NULL OR id >= $1) AND id < $2`, [
+            lower,
+            partition.upper,
+          ]);
           await tx.query(`DROP TABLE ${p}`);
           await this.forgetLegacy(tx, table, partition);
           return { names: [partition.name], strays: 0 };
