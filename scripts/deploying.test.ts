@@ -201,6 +201,7 @@ describe('docs/deploying.md, the environment variables', () => {
     );
     expect(production.limits.service_concurrency.value).toBe(6);
     expect(defaults.get('SVC_LIMIT_DISPATCH_RATE')).toBe(String(production.limits.dispatch_rate.value));
+    expect(defaults.get('SVC_DB_POOL_SIZE')).toBe(String(production.poolSize));
     expect(defaults.get('PORT')).toBe(String(production.port));
     expect(defaults.get('HOST')).toContain(`server: ${production.host}`);
     expect(defaults.get('HOST')).toContain(`\`npm start\`: ${readServerConfig({}, 'local').host}`);

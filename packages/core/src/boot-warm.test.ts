@@ -2,7 +2,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import pg from 'pg';
 import { createTestDatabase, fixedHotStatements, pgPoolOf } from '@svc/db';
 import { systemClock } from './common/clock.js';
-import { openCore, type OpenedCore } from './boot.js';
+import { openCore, openProductionCore, type OpenedCore } from './boot.js';
+import { readCoreConfig } from './config.js';
 import { testCoreOptions } from './testing/core-options.js';
 
 /**
@@ -68,4 +69,26 @@ describe('warm pools', () => {
     expect(open(plain).typeorm).toBe(0);
     expect(await backends(databases[0]!.url)).toBeGreaterThanOrEqual(10);
   }, 30_000);
+
+  it('a production process opens as many main connections as SVC_DB_POOL_SIZE says, and warms each', async () => {
+    const database = await createTestDatabase();
+    databases.push(database);
+    const config = readCoreConfig(
+      {
+        DATABASE_URL: database.url,
+        SVC_ENCRYPTION_KEY: Buffer.alloc(32, 7).toString('base64'),
+        SVC_PUBLIC_BASE_URL: 'https://hooks.example.com',
+        SVC_DB_POOL_SIZE: '3',
+      },
+      'production',
+    );
+    const core = await openProductionCore(config, systemClock);
+    try {
+      expect(await core.warmed).toBe((3 + 4) * fixedHotStatements().length);
+      const pool = pgPoolOf(core.services.db);
+      expect({ max: pool.options.max, open: pool.totalCount }).toEqual({ max: 3, open: 3 });
+    } finally {
+      await core.close();
+    }
+  });
 });

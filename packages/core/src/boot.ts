@@ -2,7 +2,7 @@ import { DEFAULT_SESSION_TIMEOUTS, HotSql, openDataSource, pgPoolOf, runMigratio
 import type { Clock } from './common/clock.js';
 import { Sealer } from './common/sealing.js';
 import { checkSealingKey } from './common/sealing-key-check.js';
-import type { CoreConfig } from './config.js';
+import { DEFAULT_POOL_SIZE, type CoreConfig } from './config.js';
 import { ENTITIES } from './entities.js';
 import { JOB_CONTRACTS } from './jobs/contracts.js';
 import { PgBossJobQueue } from './jobs/job-queue.js';
@@ -41,7 +41,7 @@ export interface OpenedCore {
  */
 export async function openCore(options: OpenCoreOptions): Promise<OpenedCore> {
   if (options.migrate !== false) await runMigrations(options.databaseUrl);
-  const poolSize = options.poolSize ?? 10;
+  const poolSize = options.poolSize ?? DEFAULT_POOL_SIZE;
   const warm = options.warmPools ?? false;
   const db = await openDataSource(options.databaseUrl, ENTITIES, poolSize, DEFAULT_SESSION_TIMEOUTS, warm);
   if (options.checkSealingKey !== false) {

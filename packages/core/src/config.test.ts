@@ -12,6 +12,18 @@ describe('readCoreConfig', () => {
     expect(readCoreConfig({}, 'local').publicBaseUrl).toBe('http://localhost:8080');
   });
 
+  it('sizes the main database pool from SVC_DB_POOL_SIZE, 2 to 500, default 10, refusing anything else in one line', () => {
+    const production = { SVC_PUBLIC_BASE_URL: 'https://hooks.example.com' };
+    expect(readCoreConfig(production, 'production').poolSize).toBe(10);
+    expect(readCoreConfig({ ...production, SVC_DB_POOL_SIZE: '' }, 'production').poolSize).toBe(10);
+    expect(readCoreConfig({ ...production, SVC_DB_POOL_SIZE: '2' }, 'production').poolSize).toBe(2);
+    expect(readCoreConfig({ ...production, SVC_DB_POOL_SIZE: '500' }, 'production').poolSize).toBe(500);
+    for (const value of ['0', '1', '501', '-4', '4.5', ' 8', 'ten', '1e2', '0x10'])
+      expect(() => readCoreConfig({ ...production, SVC_DB_POOL_SIZE: value }, 'production'), value).toThrow(
+        new RegExp(`^SVC_DB_POOL_SIZE must be an integer from 2 to 500, not "${value.replace(/[.+]/g, '\\$&')}"$`),
+      );
+  });
+
   it("never accepts the service's own public host as a receiver", () => {
     const config = readCoreConfig(
       { SVC_PUBLIC_BASE_URL: 'https://Hooks.Example.com/', SVC_SERVICE_HOSTS: 'api.example.com' },

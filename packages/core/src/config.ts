@@ -11,6 +11,12 @@ export interface CoreConfig {
   region: string;
   logLevel: string;
   limits: Limits;
+  /**
+   * Connections of the process's main database pool (SVC_DB_POOL_SIZE, default 10): TypeORM's, for the API, the
+   * settlements with events and the housekeeping. The hot statements' pool (4), pg-boss's and the listener come on
+   * top (docs/scaling.md, "Database connections").
+   */
+  poolSize: number;
   /** 32-byte key that seals secrets at rest (SVC_ENCRYPTION_KEY, base64); local mode keeps one in its data dir. */
   sealingKey: Buffer | null;
   urlPolicy: UrlPolicy;
@@ -101,6 +107,22 @@ function readLimits(env: NodeJS.ProcessEnv): Limits {
   return limitsWith(overrides);
 }
 
+/** The main pool's connections a process keeps open at most; production processes open them all at start. */
+export const DEFAULT_POOL_SIZE = 10;
+const POOL_SIZE_RANGE = { min: 2, max: 500 } as const;
+
+/** SVC_DB_POOL_SIZE: 2 to 500 (two, so that a transaction beside one other query never waits on itself). */
+function readPoolSize(env: NodeJS.ProcessEnv): number {
+  const value = env['SVC_DB_POOL_SIZE'];
+  if (value === undefined || value === '') return DEFAULT_POOL_SIZE;
+  const size = /^\d{1,4}$/.test(value) ? Number(value) : NaN;
+  if (!(size >= POOL_SIZE_RANGE.min && size <= POOL_SIZE_RANGE.max))
+    throw new ConfigError(
+      `SVC_DB_POOL_SIZE must be an integer from ${POOL_SIZE_RANGE.min} to ${POOL_SIZE_RANGE.max}, not "${value}"`,
+    );
+  return size;
+}
+
 /**
  * The standard OpenTelemetry variables that switch tracing on: an OTLP endpoint, unless OTEL_SDK_DISABLED=true or
  * OTEL_TRACES_EXPORTER=none. The exporter reads its other standard variables itself (OTEL_EXPORTER_OTLP_HEADERS,
@@ -130,6 +152,7 @@ export function readCoreConfig(env: NodeJS.ProcessEnv, mode: RunMode): CoreConfi
     region: env['SVC_REGION'] ?? 'local',
     logLevel: env['LOG_LEVEL'] ?? 'info',
     limits: readLimits(env),
+    poolSize: readPoolSize(env),
     sealingKey: parseSealingKey(env['SVC_ENCRYPTION_KEY']),
     urlPolicy: {
       allowLoopback,
