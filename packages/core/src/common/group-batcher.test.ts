@@ -150,4 +150,39 @@ describe('GroupBatcher', () => {
     expect(h.batches).toEqual([[1, 2], [3], [4]]);
     expect(h.peak).toBe(2);
   });
+
+  it('with startAloneAfterIdleMs, items after a quiet spell start at once together; one right after a batch waits its window', async () => {
+    const started: { n: number; waitedMs: number }[] = [];
+    const batches: number[][] = [];
+    const added = new Map<number, number>();
+    const batcher = new GroupBatcher<Item>({
+      windowMs: 150,
+      maxBatch: 100,
+      startAloneAfterIdleMs: 100,
+      exclusiveKey: () => null,
+      run: async (batch) => {
+        batches.push(batch.map((item) => item.n));
+        for (const item of batch) started.push({ n: item.n, waitedMs: performance.now() - added.get(item.n)! });
+      },
+    });
+    const add = (n: number) => {
+      added.set(n, performance.now());
+      batcher.add({ group: 'a', key: null, n });
+    };
+    add(1); // never busy yet: at once
+    await settle();
+    add(2); // 10 ms after a batch: the window
+    add(3); // joins it
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    add(4); // idle for about 150 ms: at once, with what arrives in the same turn of the event loop
+    add(5);
+    await settle();
+    expect(batches).toEqual([[1], [2, 3], [4, 5]]);
+    const waited = new Map(started.map((s) => [s.n, s.waitedMs]));
+    expect(waited.get(1)).toBeLessThan(5);
+    expect(waited.get(2)).toBeGreaterThanOrEqual(145);
+    expect(waited.get(3)).toBeGreaterThanOrEqual(140);
+    expect(waited.get(4)).toBeLessThan(5);
+    expect(waited.get(5)).toBeLessThan(5);
+  });
 });

@@ -21,6 +21,12 @@ export interface GroupBatcherOptions<T> {
    * group, the group's later items wait for the next batch after it. Batches of other groups run beside it.
    */
   groupOf?(item: T): string;
+  /**
+   * An item that finds the batcher idle for at least this long (no batch ran or waited) starts its batch at once
+   * (with the items added in the same turn of the event loop), without the window: at a pace that leaves such gaps, another item within the window is unlikely, and a batch of
+   * one costs little. Under load batches follow each other with no gap, so nothing changes there. Default: never.
+   */
+  startAloneAfterIdleMs?: number;
 }
 
 /**
@@ -38,6 +44,8 @@ export class GroupBatcher<T> {
   private readonly maxConcurrent: number;
   /** Each running batch: when (ms) it started and how many groups it holds; oldest first. */
   private readonly runningBatches: { startedAt: number; groups: number }[] = [];
+  /** When (ms) the batcher last became idle; never busy yet: long ago. */
+  private idleSince = Number.NEGATIVE_INFINITY;
 
   constructor(private readonly options: GroupBatcherOptions<T>) {
     this.maxConcurrent = options.maxConcurrent ?? 1;
@@ -50,6 +58,13 @@ export class GroupBatcher<T> {
 
   add(item: T): void {
     this.waiting.push(item);
+    const alone = this.options.startAloneAfterIdleMs;
+    const wasIdle = this.running === 0 && this.waiting.length === 1;
+    if (wasIdle && alone !== undefined && Date.now() - this.idleSince >= alone) {
+      // After the I/O callbacks of this turn of the event loop: requests that arrived together still share a batch.
+      setImmediate(() => this.start());
+      return;
+    }
     if (this.running >= this.maxConcurrent) return;
     // With one batch at a time, items that arrive while it runs go at its end (they have waited already).
     if (this.running > 0 && this.maxConcurrent === 1) return;
@@ -91,6 +106,7 @@ export class GroupBatcher<T> {
       this.runningBatches.splice(this.runningBatches.indexOf(running), 1);
       for (const group of groups) this.held.delete(group);
       if (this.waiting.length > 0) setImmediate(() => this.start());
+      else if (this.running === 0) this.idleSince = Date.now();
     });
     // Room for another batch beside this one: the items left (of groups this one holds not) start one in time.
     if (this.running < this.maxConcurrent && this.eligible() > 0)

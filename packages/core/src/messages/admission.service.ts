@@ -25,6 +25,13 @@ export type { AdmissionOptions, AdmissionRequest } from './admission-rules.js';
 
 /** How long the first admission of a batch waits for others when no batch runs. */
 export const ADMISSION_WINDOW_MS = 2;
+
+/**
+ * A request that finds admission idle this long starts its batch at once, without the window (GroupBatcher): a pace
+ * that leaves 20 ms gaps is under 50 requests a second, where a batch of one costs nothing that matters, and under
+ * load batches follow each other without a gap, so their size does not change.
+ */
+export const ADMISSION_ALONE_AFTER_IDLE_MS = 20;
 /** The most admissions one batch (one transaction) takes. */
 export const MAX_ADMISSION_BATCH = 100;
 /**
@@ -118,6 +125,7 @@ export class AdmissionService {
   private readonly rules: AdmissionRules;
   private readonly batches = new GroupBatcher<Pending>({
     windowMs: ADMISSION_WINDOW_MS,
+    startAloneAfterIdleMs: ADMISSION_ALONE_AFTER_IDLE_MS,
     maxBatch: MAX_ADMISSION_BATCH,
     maxConcurrent: MAX_CONCURRENT_BATCHES,
     besideAfterMs: BESIDE_AFTER_MS,
