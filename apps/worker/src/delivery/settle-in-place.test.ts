@@ -34,7 +34,7 @@ describe('settlement writes', () => {
   it('settle each delivery with a HOT update of its row', async () => {
     const { tenantId } = await stack.setup('/in-place');
     const before = await deliveryUpdates();
-    const count = 25;
+    const count = 12;
     for (let n = 1; n <= count; n += 1) {
       await stack.publish(tenantId, { n });
       await stack.until(`delivery ${n}`, () =>
