@@ -131,10 +131,9 @@ export async function ensureDatabase(databaseUrl: string): Promise<void> {
       const ctype = await client.query<{ datctype: string }>(
         `SELECT datctype FROM pg_database WHERE datname = 'template1'`,
       );
-      const quoted = (text: string) => `'${text.replace(/'/g, "''")}'`;
       await client.query(
-        `CREATE DATABASE "${name.replace(/"/g, '""')}" TEMPLATE template0 LOCALE_PROVIDER libc LC_COLLATE 'C' ` +
-          `LC_CTYPE ${quoted(ctype.rows[0]?.datctype ?? 'C')}`,
+        `CREATE DATABASE ${client.escapeIdentifier(name)} TEMPLATE template0 LOCALE_PROVIDER libc LC_COLLATE 'C' ` +
+          `LC_CTYPE ${client.escapeLiteral(ctype.rows[0]?.datctype ?? 'C')}`,
       );
     }
   } finally {

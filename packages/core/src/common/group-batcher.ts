@@ -23,8 +23,9 @@ export interface GroupBatcherOptions<T> {
   groupOf?(item: T): string;
   /**
    * An item that finds the batcher idle for at least this long (no batch ran or waited) starts its batch at once
-   * (with the items added in the same turn of the event loop), without the window: at a pace that leaves such gaps, another item within the window is unlikely, and a batch of
-   * one costs little. Under load batches follow each other with no gap, so nothing changes there. Default: never.
+   * (with the items added in the same turn of the event loop), without the window: at a pace that leaves such gaps,
+   * another item within the window is unlikely, and a batch of one costs little. Under load batches follow each other
+   * with no gap, so nothing changes there. Default: never.
    */
   startAloneAfterIdleMs?: number;
 }
