@@ -185,4 +185,47 @@ describe('GroupBatcher', () => {
     expect(waited.get(4)).toBeLessThan(5);
     expect(waited.get(5)).toBeLessThan(5);
   });
+
+  it("with startAloneAfterIdleMs and groups, a quiet group's item starts beside a busy group's batch at once; a busy group's waits its window", async () => {
+    const batches: number[][] = [];
+    const waited = new Map<number, number>();
+    const added = new Map<number, number>();
+    const finishers: (() => void)[] = [];
+    const batcher = new GroupBatcher<Item>({
+      windowMs: 150,
+      maxBatch: 100,
+      maxConcurrent: 2,
+      startAloneAfterIdleMs: 100,
+      exclusiveKey: () => null,
+      groupOf: (item) => item.group,
+      run: (batch) => {
+        batches.push(batch.map((item) => item.n));
+        for (const item of batch) waited.set(item.n, performance.now() - added.get(item.n)!);
+        return new Promise<void>((resolve) => finishers.push(resolve));
+      },
+    });
+    const add = (group: string, n: number) => {
+      added.set(n, performance.now());
+      batcher.add({ group, key: null, n });
+    };
+    add('hot', 1); // the batcher was never busy: at once; it runs until the test ends it
+    await settle();
+    add('hot', 2); // its group runs: waits for that batch
+    add('quiet', 3); // nothing of 'quiet' for long, a batch may start beside: at once
+    await settle();
+    expect(batches).toEqual([[1], [3]]);
+    expect(waited.get(3)).toBeLessThan(5);
+    finishers.shift()!(); // 'hot' ends: 2 goes next, with no window (it has waited already)
+    await settle();
+    expect(batches).toEqual([[1], [3], [2]]);
+    finishers.shift()!(); // 'quiet' ends; 'hot' still runs
+    await settle();
+    add('quiet', 4); // 'quiet' added something 20 ms ago: not quiet, it waits its window
+    await settle();
+    expect(batches).toEqual([[1], [3], [2]]);
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    expect(batches).toEqual([[1], [3], [2], [4]]);
+    expect(waited.get(4)).toBeGreaterThanOrEqual(145);
+    for (const finish of finishers.splice(0)) finish();
+  });
 });

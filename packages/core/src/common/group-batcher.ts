@@ -25,7 +25,10 @@ export interface GroupBatcherOptions<T> {
    * An item that finds the batcher idle for at least this long (no batch ran or waited) starts its batch at once
    * (with the items added in the same turn of the event loop), without the window: at a pace that leaves such gaps,
    * another item within the window is unlikely, and a batch of one costs little. Under load batches follow each other
-   * with no gap, so nothing changes there. Default: never.
+   * with no gap, so nothing changes there. With `groupOf`, the same holds per group while other groups' batches run:
+   * an item of a group that added nothing for this long, none of whose items waits or runs, starts a batch at once
+   * when one may start beside the running ones (a quiet team does not wait out the window behind a hot team's
+   * batches, whose items it could not join anyway). Default: never.
    */
   startAloneAfterIdleMs?: number;
 }
@@ -47,6 +50,8 @@ export class GroupBatcher<T> {
   private readonly runningBatches: { startedAt: number; groups: number }[] = [];
   /** When (ms) the batcher last became idle; never busy yet: long ago. */
   private idleSince = Number.NEGATIVE_INFINITY;
+  /** With groupOf and startAloneAfterIdleMs: when (ms) each group last added an item (recent ones only). */
+  private readonly lastAdded = new Map<string, number>();
 
   constructor(private readonly options: GroupBatcherOptions<T>) {
     this.maxConcurrent = options.maxConcurrent ?? 1;
@@ -61,7 +66,9 @@ export class GroupBatcher<T> {
     this.waiting.push(item);
     const alone = this.options.startAloneAfterIdleMs;
     const wasIdle = this.running === 0 && this.waiting.length === 1;
-    if (wasIdle && alone !== undefined && Date.now() - this.idleSince >= alone) {
+    const now = Date.now();
+    const quietGroup = alone !== undefined && this.quietGroup(item, alone, now);
+    if (alone !== undefined && ((wasIdle && now - this.idleSince >= alone) || quietGroup)) {
       // After the I/O callbacks of this turn of the event loop: requests that arrived together still share a batch.
       setImmediate(() => this.start());
       return;
@@ -71,6 +78,26 @@ export class GroupBatcher<T> {
     if (this.running > 0 && this.maxConcurrent === 1) return;
     if (this.running === 0 && this.eligible() >= this.options.maxBatch) this.start();
     else this.timer ??= setTimeout(() => this.start(), this.delay());
+  }
+
+  /**
+   * Whether the item's group is quiet (nothing of it added for `alone` ms, none of it waiting or running) and a batch
+   * may start beside the running ones now. Records the item's time for the next call.
+   */
+  private quietGroup(item: T, alone: number, now: number): boolean {
+    const { groupOf } = this.options;
+    if (!groupOf) return false;
+    const group = groupOf(item);
+    const last = this.lastAdded.get(group) ?? Number.NEGATIVE_INFINITY;
+    this.lastAdded.set(group, now);
+    // Only recent times matter: an older one says what no entry says.
+    if (this.lastAdded.size > 1000)
+      for (const [key, at] of this.lastAdded) if (now - at >= alone) this.lastAdded.delete(key);
+    if (this.running === 0 || this.running >= this.maxConcurrent || now - last < alone) return false;
+    if (this.held.has(group) || this.besideWait() > 0) return false;
+    let waitingOfGroup = 0;
+    for (const waiting of this.waiting) if (groupOf(waiting) === group) waitingOfGroup += 1;
+    return waitingOfGroup === 1;
   }
 
   /** How long a new batch waits: its window, and beside running batches until the oldest has run besideAfterMs. */
