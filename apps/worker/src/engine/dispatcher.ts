@@ -1,10 +1,7 @@
-import type { SpanContext } from '@opentelemetry/api';
 import type { Logger } from 'pino';
 import {
-  CLOSED_CIRCUIT,
   errorReason,
   markFailed,
-  LEASE_MARGIN_MS,
   partitionOf,
   type AttemptOutcome,
   type ClaimedAttempt,
@@ -12,21 +9,11 @@ import {
   type LaneRequest,
   type Services,
   type SettledOutcome,
-  type SettlementResult,
   type WakeTarget,
 } from '@svc/core';
 import FlatQueue from 'flatqueue';
-import { KeyedBatcher } from './keyed-batcher.js';
-import {
-  endClaimSpan,
-  endJobSpan,
-  sendTraced,
-  settleBatchTraced,
-  settleTraced,
-  startClaimSpan,
-  startJobSpan,
-  type PendingSettle,
-} from './delivery-tracing.js';
+import { AttemptRunner, type AttemptHost } from './attempt-runner.js';
+import { endClaimSpan, startClaimSpan } from './delivery-tracing.js';
 import { planSlots, type SlotCandidate } from './fair-share.js';
 import { SharedSpeeds } from './endpoint-speeds.js';
 import { Lane, UNKNOWN_CONCURRENCY } from './lane.js';
@@ -109,20 +96,16 @@ export class Dispatcher {
   private timer: NodeJS.Timeout | null = null;
   private lastClaimAt = 0;
   private idleWaiters: (() => void)[] = [];
-  private readonly settles: KeyedBatcher<PendingSettle, SettledOutcome>;
+  /** Sends and settles what the claims took (attempt-runner.ts). */
+  private readonly runner: AttemptRunner;
 
   constructor(private readonly options: DispatcherOptions) {
     this.slots = new SlotAccount(options.limits);
     this.speeds = new SharedSpeeds(options);
-    this.settles = new KeyedBatcher((pending) => this.settleBatch(pending), {
-      maxConcurrent: 2,
-      maxBatch: 500,
-      minGapMs: MIN_BATCH_GAP_MS,
-      // An endpoint's circuit counts consecutive failures from what the previous settlement decided: two batches
-      // of one endpoint at once would each start from the same count and one would lose the other's failures.
-      keyOf: (pending) => pending.outcome.attempt.endpointId,
-      // An ordered endpoint sends its next delivery only once its head has settled: nothing to gain by waiting.
-      urgent: (pending) => pending.outcome.attempt.sequence !== null,
+    this.runner = new AttemptRunner(this.attemptHost(), {
+      ...options,
+      speeds: this.speeds,
+      minBatchGapMs: MIN_BATCH_GAP_MS,
     });
     this.membership = new Membership({
       services: options.services,
@@ -474,97 +457,39 @@ export class Dispatcher {
       if (slotShort) this.slots.shortOfSlots(realNow);
       if (lane.nextDueAt === Infinity && lane.inFlight === 0) this.lanes.delete(lane.id);
     }
-    for (const attempt of result.attempts) void this.run(attempt, realNow, span.spanContext());
+    for (const attempt of result.attempts) void this.runner.run(attempt, realNow, span.spanContext());
   }
 
-  /** One claimed attempt: send, then settle; traced as a job of the message's trace (delivery-tracing.ts). */
-  private async run(attempt: ClaimedAttempt, startedAt: number, claim: SpanContext): Promise<void> {
-    this.running += 1;
-    const { services, logger } = this.options;
-    services.metrics.poolInUse.set(this.running);
-    const job = startJobSpan(attempt, claim, this.options.workerId);
-    let outcome: AttemptOutcome | null = null;
-    try {
-      outcome = await sendTraced(attempt, job.context, this.options.send);
-      this.speeds.record(attempt.endpointId, outcome.durationMs);
-      const settled = await settleTraced(outcome, job.context, (pending) => this.settles.submit(pending));
-      this.options.onSettled?.(outcome, settled);
-    } catch (error) {
-      markFailed(job.span, errorReason(error));
-      // Its row stays leased to this worker until the lease ends; then it is due again (same webhook-id).
-      logger.error({ err: error, delivery_id: attempt.deliveryId }, 'settling an attempt failed');
-      const lane = this.lanes.get(attempt.endpointId);
-      if (lane) this.lower(lane, attempt.startedAt.getTime() + attempt.timeoutMs + LEASE_MARGIN_MS);
-    } finally {
-      endJobSpan(job.span, outcome);
-      this.running -= 1;
-      services.metrics.poolInUse.set(this.running);
-      const lane = this.lanes.get(attempt.endpointId);
-      this.teamStarted(lane?.teamKey ?? attempt.teamId, -1);
-      if (lane) {
-        lane.ended(startedAt);
-        this.ready.add(lane);
-        const idle = lane.inFlight === 0 && !lane.claiming;
-        if (idle && (lane.nextDueAt === Infinity || !this.partitions.has(partitionOf(lane.id))))
-          this.lanes.delete(lane.id);
-      }
-      this.notifyIdle();
-      this.schedule(attempt.sequence !== null);
-    }
+  /** What the attempt runner sees of this dispatcher: the lanes, and the count of attempts running here. */
+  private attemptHost(): AttemptHost {
+    return {
+      laneOf: (id) => this.lanes.get(id),
+      lower: (lane, at) => this.lower(lane, at),
+      now: () => this.now(),
+      attemptStarted: () => {
+        this.running += 1;
+        this.options.services.metrics.poolInUse.set(this.running);
+      },
+      attemptEnded: (attempt, startedAt) => this.attemptEnded(attempt, startedAt),
+      isStopping: () => this.stopping,
+    };
   }
 
-  private settleBatch(pending: PendingSettle[]): Promise<SettledOutcome[]> {
-    return settleBatchTraced(pending, async (span) => {
-      const { services, workerId } = this.options;
-      const healthOf = (id: string) => this.lanes.get(id)?.health ?? CLOSED_CIRCUIT;
-      const outcomes = pending.map((p) => p.outcome);
-      let result;
-      try {
-        result = await services.settlement.settle(workerId, outcomes, healthOf);
-      } catch (error) {
-        markFailed(span, errorReason(error));
-        if (pending.length === 1) throw error;
-        // Each outcome is independent of its neighbours: settle them one by one, so one bad row costs one retry.
-        const settled: SettledOutcome[] = [];
-        for (const one of pending) settled.push(...(await this.settleBatch([one])));
-        return settled;
-      }
-      return this.applySettlement(outcomes, result);
-    });
-  }
-
-  /**
-   * What memory learns from a settled batch: the circuits as written, and the lanes' next due times. Endpoints the
-   * batch disabled get their backlogs canceled in bounded batches beside the engine, not in its settlement slots.
-   */
-  private applySettlement(outcomes: AttemptOutcome[], result: SettlementResult): SettledOutcome[] {
-    if (result.disabled.length > 0)
-      void this.options.services.ownership.cancelDisabledBacklogs(result.disabled).catch((error: unknown) => {
-        // The reconciliation sweep cancels what is left.
-        if (!this.stopping) this.options.logger.error({ err: error }, 'canceling a disabled endpoint’s backlog failed');
-      });
-    for (const [id, health] of result.health) {
-      const lane = this.lanes.get(id);
-      if (lane) {
-        lane.health = health;
-        lane.healthEpoch += 1;
-      }
+  /** An attempt ended (settled or not): its slot is free, and its lane is looked at again. */
+  private attemptEnded(attempt: ClaimedAttempt, startedAt: number): void {
+    this.running -= 1;
+    this.options.services.metrics.poolInUse.set(this.running);
+    const lane = this.lanes.get(attempt.endpointId);
+    this.teamStarted(lane?.teamKey ?? attempt.teamId, -1);
+    if (lane) {
+      lane.ended(startedAt);
+      this.ready.add(lane);
+      const idle = lane.inFlight === 0 && !lane.claiming;
+      if (idle && (lane.nextDueAt === Infinity || !this.partitions.has(partitionOf(lane.id))))
+        this.lanes.delete(lane.id);
     }
-    // Circuits another writer moved since this worker read them (a resume, retry_now, a handoff): nothing of them
-    // was written; the lane claims again soon, and the claim (which applies the stored circuit) reads them anew.
-    for (const id of result.stale) {
-      const lane = this.lanes.get(id);
-      if (!lane) continue;
-      lane.health = { ...lane.health, nextProbeAt: null, version: undefined };
-      lane.healthEpoch += 1;
-      this.lower(lane, this.now());
-    }
-    outcomes.forEach((outcome, i) => {
-      const decision = result.outcomes[i]!.decision;
-      const lane = this.lanes.get(outcome.attempt.endpointId);
-      if (lane && decision.status === 'retry_wait') this.lower(lane, decision.nextAttemptAt.getTime());
-    });
-    return result.outcomes;
+    this.notifyIdle();
+    this.schedule(attempt.sequence !== null);
   }
 
   private notifyIdle(): void {
