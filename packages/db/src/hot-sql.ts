@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import pg from 'pg';
 import { poolConfig, DEFAULT_SESSION_TIMEOUTS, KEEP_CONNECTIONS } from './data-source.js';
+import { transactionInOneRoundTrip, type RoundTripPart } from './one-round-trip.js';
 
 /** A statement of a hot path: its text and the name it is prepared under on each connection. */
 export interface HotStatement {
@@ -149,6 +150,14 @@ export class HotSql {
   async query<R>(statement: HotStatement, values: readonly unknown[]): Promise<R[]> {
     const result = await this.pool.query({ name: statement.name, text: statement.text, values: [...values] });
     return result.rows as R[];
+  }
+
+  /**
+   * The parts as one transaction in one round trip on a connection of this pool, whose planner settings apply
+   * (`transactionInOneRoundTrip`): each part's rows.
+   */
+  async transactionInOneRoundTrip(parts: readonly RoundTripPart[]): Promise<unknown[][]> {
+    return transactionInOneRoundTrip(await this.pool.connect(), parts);
   }
 
   close(): Promise<void> {

@@ -23,3 +23,4 @@ export {
   type HotSqlOptions,
   type HotStatement,
 } from './hot-sql.js';
+export { transactionInOneRoundTrip, sqlLiteral, type RoundTripPart, type RoundTripClient } from './one-round-trip.js';

@@ -1,4 +1,11 @@
-import { pgPoolOf, type HotStatement } from '@svc/db';
+import {
+  pgPoolOf,
+  sqlLiteral,
+  transactionInOneRoundTrip,
+  type HotStatement,
+  type RoundTripClient,
+  type RoundTripPart,
+} from '@svc/db';
 import type { DataSource } from 'typeorm';
 import type { Clock } from '../common/clock.js';
 import { sortClaimedRows } from '../deliveries/claimed-rows.js';
@@ -235,32 +242,24 @@ async function finishClaim(
   };
 }
 
-/** The part of a pooled pg client the claim uses. */
-interface RawClient {
-  query(text: string): Promise<{ rows: unknown[] }[] | { rows: unknown[] }>;
-  escapeLiteral(value: string): string;
-  release(destroy?: boolean | Error): void;
-}
-
-/** The claim, prepared once per connection (PREPARE in SQL: the claim's transaction is one simple-protocol message). */
-const CLAIM_PREPARED = 'svc_stream_claim_v2';
-/** Statements of each pooled connection prepared by this module (a connection that fails is destroyed). */
-const preparedOn = new WeakMap<RawClient, Set<string>>();
+/** The claim, prepared once per connection (the claim's transaction is one simple-protocol message). */
+const STREAM_CLAIM = { name: 'svc_stream_claim_v2', text: STREAM_CLAIM_SQL };
 
 /**
  * The hot pool's planner settings (packages/db hot-sql.ts), for this transaction only: the prepared statements are
  * planned once, generically, as the hot pool plans the engine's.
  */
-const HOT_PLANNING =
-  'SET LOCAL plan_cache_mode = force_generic_plan; SET LOCAL enable_seqscan = off; SET LOCAL enable_bitmapscan = off';
+const HOT_PLANNING = [
+  'SET LOCAL plan_cache_mode = force_generic_plan',
+  'SET LOCAL enable_seqscan = off',
+  'SET LOCAL enable_bitmapscan = off',
+];
 
 /**
  * The claim's transaction (the endpoint's advisory lock, then, with an acknowledgement, the settlement, then the
  * claim statement, which takes its snapshot after both so it counts every lease committed before it and frees what
- * the settlement settled) sent as one simple-protocol message: one round trip instead of four or more (BEGIN, lock,
- * settle, claim, COMMIT), which is most of what a stream's delivery cycle waits for. Both statements are prepared
- * once per connection (planning the claim took longer than running it); the values are literals escaped by the
- * driver.
+ * the settlement settled) in one round trip instead of four or more (BEGIN, lock, settle, claim, COMMIT), which is
+ * most of what a stream's delivery cycle waits for (`transactionInOneRoundTrip`, @svc/db).
  */
 async function claimInOneRoundTrip(
   db: DataSource,
@@ -268,71 +267,28 @@ async function claimInOneRoundTrip(
   settle?: SettleAlong,
   notify?: StreamWakeAlong,
 ): Promise<{ settleRows: unknown[]; claimRows: StreamClaimRow[] }> {
-  const client: RawClient = await pgPoolOf(db).connect();
-  try {
-    let prepared = preparedOn.get(client);
-    if (!prepared) preparedOn.set(client, (prepared = new Set()));
-    const toPrepare: string[] = [];
-    if (!prepared.has(CLAIM_PREPARED))
-      toPrepare.push(`PREPARE ${CLAIM_PREPARED} (text, int, text, timestamptz) AS ${STREAM_CLAIM_SQL}`);
-    const settleName = settle && `svc_stream_${settle.statement.name}`;
-    if (settle && !prepared.has(settleName!)) toPrepare.push(`PREPARE ${settleName} AS ${settle.statement.text}`);
-    // Once per connection, outside the transaction: a PREPARE stays whatever the transaction does.
-    for (const text of toPrepare) await client.query(text);
-    prepared.add(CLAIM_PREPARED);
-    if (settleName) prepared.add(settleName);
-    const literal = (value: unknown) => sqlLiteral(client, value);
-    const lock = `SELECT pg_advisory_xact_lock(hashtextextended('stream-claim:' || ${literal(claim.endpointId)}, 0))`;
-    const statements = [
-      'BEGIN',
-      HOT_PLANNING,
-      lock,
-      ...(settle?.check ? [settle.check(literal)] : []),
-      ...(settle ? [`EXECUTE ${settleName}(${settle.params.map(literal).join(', ')})`] : []),
-      `EXECUTE ${CLAIM_PREPARED}(${[claim.endpointId, claim.want, claim.connectionId, claim.now].map(literal).join(', ')})`,
-      ...(notify ? [wakeStatement(notify, claim.endpointId, literal)] : []),
-      'COMMIT',
-    ];
-    const results = await client.query(statements.join('; '));
-    client.release();
-    const rows = (Array.isArray(results) ? results : [results]).map((r) => r.rows);
-    // BEGIN, the three SETs, the lock, [the check], [the settlement], the claim.
-    const at = 5 + (settle?.check ? 1 : 0);
-    return {
-      settleRows: settle ? rows[at]! : [],
-      claimRows: rows[settle ? at + 1 : at]! as StreamClaimRow[],
-    };
-  } catch (error) {
-    // The transaction may be left aborted on this connection: it is closed rather than returned to the pool.
-    client.release(true);
-    throw error;
-  }
-}
-
-/**
- * A value as an SQL literal for EXECUTE (whose parameters have the prepared statement's types): text escaped by the
- * driver, arrays as array literals, bytes as hex, times as ISO 8601.
- */
-function sqlLiteral(client: RawClient, value: unknown): string {
-  if (value === null || value === undefined) return 'NULL';
-  if (typeof value === 'number' || typeof value === 'bigint') {
-    if (!Number.isFinite(Number(value))) throw new Error(`not a finite number: ${String(value)}`);
-    return String(value);
-  }
-  if (typeof value === 'boolean') return value ? 'true' : 'false';
-  return client.escapeLiteral(textOf(value, false));
-}
-
-/** The text form of a value; inside an array literal, elements are quoted and NULL is bare. */
-function textOf(value: unknown, element: boolean): string {
-  if (value === null || value === undefined) return 'NULL';
-  if (Array.isArray(value)) return `{${value.map((v) => textOf(v, true)).join(',')}}`;
-  let text: string;
-  if (value instanceof Date) text = value.toISOString();
-  else if (Buffer.isBuffer(value)) text = `\\x${value.toString('hex')}`;
-  else if (typeof value === 'object') text = JSON.stringify(value);
-  else text = String(value as string | number | boolean | bigint);
-  return element ? `"${text.replace(/[\\"]/g, (c) => `\\${c}`)}"` : text;
+  const client: RoundTripClient = await pgPoolOf(db).connect();
+  const literal = (value: unknown) => sqlLiteral(client, value);
+  const lock = `SELECT pg_advisory_xact_lock(hashtextextended('stream-claim:' || ${literal(claim.endpointId)}, 0))`;
+  const parts: RoundTripPart[] = [
+    ...HOT_PLANNING,
+    lock,
+    ...(settle?.check ? [settle.check(literal)] : []),
+    ...(settle ? [{ statement: settle.statement, values: settle.params }] : []),
+    {
+      statement: STREAM_CLAIM,
+      values: [claim.endpointId, claim.want, claim.connectionId, claim.now],
+      types: 'text, int, text, timestamptz',
+    },
+    ...(notify ? [wakeStatement(notify, claim.endpointId, literal)] : []),
+  ];
+  const rows = await transactionInOneRoundTrip(client, parts);
+  // The three SETs, the lock, [the check], [the settlement], the claim.
+  const at = HOT_PLANNING.length + 1 + (settle?.check ? 1 : 0);
+  return {
+    settleRows: settle ? rows[at]! : [],
+    claimRows: rows[settle ? at + 1 : at]! as StreamClaimRow[],
+  };
 }
 
 /** How long a delivery whose secrets this process cannot open waits before any connection is offered it again. */
