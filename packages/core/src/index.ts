@@ -76,6 +76,7 @@ export {
   DispatchService,
   LEASE_MARGIN_MS,
   type ClaimedAttempt,
+  type ClaimOptions,
   type ClaimResult,
   type LaneRequest,
   type SlotClaim,
@@ -86,6 +87,7 @@ export {
   SettlementService,
   type AttemptOutcome,
   type SettledOutcome,
+  type SettledRow,
   type SettlementResult,
 } from './engine/settlement.service.js';
 export { wakeEndpoints, flushWakes } from './engine/wake-endpoints.js';

@@ -1,4 +1,5 @@
 import { Webhook } from 'standardwebhooks';
+import { countRoundTrips } from '@svc/db';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { graphqlClient } from '../../../server/src/graphql/test-client.js';
 import { post } from '../../../server/src/testing/harness.js';
@@ -129,6 +130,26 @@ describe('ordered endpoints', () => {
     expect((await settled(last)).status).toBe('succeeded');
     // The receiver sees the gap in the numbers (2 expired unsent).
     expect(sequences('/gap')).toEqual([1, 1, 3]);
+  });
+
+  it('settle the head and claim the next in one round trip: a backlog costs about one engine statement per delivery', async () => {
+    const { tenantId, endpointId } = await stack.setup('/ordered-trips', { ordering: 'ordered' });
+    expect((await change(endpointId, { status: 'paused' })).status).toBe(200);
+    const ids: string[] = [];
+    for (let i = 0; i < 40; i += 1) ids.push(await stack.publish(tenantId, { i }));
+    // Only the engine's claims and settlements count: alone, in a batch, or the two in one transaction (BEGIN;
+    // EXECUTE ...). Preparing a statement on a new connection is not a round trip of a delivery.
+    const engine = countRoundTrips({ ignoring: /^(?!\s*(?:WITH owned AS|WITH x AS \(|BEGIN;\s*EXECUTE rt_engine_))/ });
+    try {
+      expect((await change(endpointId, { status: 'enabled' })).status).toBe(200);
+      for (const id of ids) await settled(id);
+      expect(sequences('/ordered-trips')).toEqual(Array.from({ length: 40 }, (_, i) => i + 1));
+      // A claim then a settlement per delivery would be 80; one of each to start and one combined per delivery
+      // after it, about 41. A few more are allowed for claims the tick makes on its own (a wake-up, the sweep).
+      expect(engine.count).toBeLessThanOrEqual(50);
+    } finally {
+      engine.close();
+    }
   });
 
   it('keep the order across retries: nothing behind a delivery goes while it waits for its retry', async () => {

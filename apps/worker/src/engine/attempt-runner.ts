@@ -5,10 +5,15 @@ import {
   errorReason,
   markFailed,
   LEASE_MARGIN_MS,
+  isSuccess,
   type AttemptOutcome,
   type ClaimedAttempt,
+  type ClaimOptions,
+  type ClaimResult,
+  type LaneRequest,
   type Services,
   type SettledOutcome,
+  type SettledRow,
   type SettlementResult,
 } from '@svc/core';
 import { KeyedBatcher } from './keyed-batcher.js';
@@ -36,6 +41,20 @@ export interface AttemptHost {
   /** An attempt ended, settled or not: the dispatcher frees its slot and looks at its lane again. */
   attemptEnded(attempt: ClaimedAttempt, startedAt: number): void;
   isStopping(): boolean;
+  /**
+   * For a success of an ordered endpoint's head: the claim of the endpoint's next delivery, made in the same round
+   * trip as the head's settlement, when the dispatcher would give it the slot now anyway; null: the settlement goes
+   * in a batch and the next claim comes on a tick.
+   */
+  claimAlong(attempt: ClaimedAttempt): ClaimAlong | null;
+}
+
+/** A claim made with a settlement (AttemptHost.claimAlong). */
+export interface ClaimAlong {
+  requests: LaneRequest[];
+  options: ClaimOptions;
+  /** Called once: with the claim, or with null when it was not made (the settlement failed or took its own way). */
+  done(claim: ClaimResult | null, error?: unknown): void;
 }
 
 export interface AttemptRunnerOptions {
@@ -84,7 +103,7 @@ export class AttemptRunner {
     try {
       outcome = await sendTraced(attempt, job.context, this.options.send);
       this.options.speeds.record(attempt.endpointId, outcome.durationMs);
-      const settled = await settleTraced(outcome, job.context, (pending) => this.settles.submit(pending));
+      const settled = await settleTraced(outcome, job.context, (pending) => this.settle(pending));
       this.options.onSettled?.(outcome, settled);
     } catch (error) {
       markFailed(job.span, errorReason(error));
@@ -96,6 +115,46 @@ export class AttemptRunner {
       endJobSpan(job.span, outcome);
       this.host.attemptEnded(attempt, startedAt);
     }
+  }
+
+  /** An outcome's settlement: in a batch, or with its ordered endpoint's next claim (AttemptHost.claimAlong). */
+  private settle(pending: PendingSettle): Promise<SettledOutcome> {
+    const { attempt, result } = pending.outcome;
+    const along = attempt.sequence !== null && isSuccess(result) ? this.host.claimAlong(attempt) : null;
+    return along ? this.settleWithClaim(pending, along) : this.settles.submit(pending);
+  }
+
+  /**
+   * An ordered endpoint's head settled and its next delivery claimed in one round trip (DispatchService.settleAndClaim):
+   * the head's settlement then the claim, in one transaction. A settlement that needs its own transaction (events)
+   * does not call the runner: then no claim is made here, and the next tick makes it.
+   */
+  private settleWithClaim(pending: PendingSettle, along: ClaimAlong): Promise<SettledOutcome> {
+    const { services, workerId } = this.options;
+    const healthOf = (id: string) => this.host.laneOf(id)?.health ?? CLOSED_CIRCUIT;
+    return settleBatchTraced([pending], async (span) => {
+      let claim: ClaimResult | null = null;
+      let result: SettlementResult;
+      try {
+        result = await services.settlement.settle(workerId, [pending.outcome], healthOf, async (statement, params) => {
+          const both = await services.dispatch.settleAndClaim(
+            workerId,
+            { statement, params },
+            along.requests,
+            along.options,
+          );
+          claim = both.claim;
+          return both.settleRows as SettledRow[];
+        });
+      } catch (error) {
+        markFailed(span, errorReason(error));
+        along.done(null, error);
+        throw error;
+      }
+      const [settled] = this.applySettlement([pending.outcome], result);
+      along.done(claim);
+      return settled!;
+    });
   }
 
   private settleBatch(pending: PendingSettle[]): Promise<SettledOutcome[]> {

@@ -1,3 +1,4 @@
+import type { Span } from '@opentelemetry/api';
 import type { Logger } from 'pino';
 import {
   errorReason,
@@ -9,10 +10,11 @@ import {
   type LaneRequest,
   type Services,
   type SettledOutcome,
+  type SlotClaim,
   type WakeTarget,
 } from '@svc/core';
 import FlatQueue from 'flatqueue';
-import { AttemptRunner, type AttemptHost } from './attempt-runner.js';
+import { AttemptRunner, type AttemptHost, type ClaimAlong } from './attempt-runner.js';
 import { endClaimSpan, startClaimSpan } from './delivery-tracing.js';
 import { planSlots, type SlotCandidate } from './fair-share.js';
 import { SharedSpeeds } from './endpoint-speeds.js';
@@ -95,6 +97,8 @@ export class Dispatcher {
   private gapTimer: NodeJS.Timeout | null = null;
   private timer: NodeJS.Timeout | null = null;
   private lastClaimAt = 0;
+  /** What the last tick planned with: the teams with work here, and whether any lane waited for a slot. */
+  private lastPlan: SlotReport = { teams: 0, starved: false };
   private idleWaiters: (() => void)[] = [];
   /** Sends and settles what the claims took (attempt-runner.ts). */
   private readonly runner: AttemptRunner;
@@ -307,6 +311,7 @@ export class Dispatcher {
     const teams = new Set([...teamRunning.keys(), ...candidates.map((c) => c.teamKey)]).size;
     const { free, slowCap, sharedOut } = this.slots.budget(teams, this.running, this.liveWorkers, realNow);
     const plan = planSlots({ candidates, teamRunning, free, slowCap, maxLanes: MAX_CLAIM_ENDPOINTS });
+    this.lastPlan = { teams, starved: plan.starved };
     const requests: LaneRequest[] = plan.requests.map((r) => ({ ...r, mine: this.lanes.get(r.endpointId)!.inFlight }));
     // Slots held here free themselves with a settle (which ticks again); slots other workers hold do not.
     if (plan.starved) sleepMs = Math.min(sleepMs, this.slots.starvedSleepMs(sharedOut, realNow));
@@ -411,6 +416,19 @@ export class Dispatcher {
       logger.error({ err: error, endpoint_id: requests[0]!.endpointId }, 'claiming deliveries failed');
       return;
     }
+    this.claimed(requests, result, { epochs, slots, report, span });
+  }
+
+  /**
+   * What memory learns from a claim's answer (the lanes as read, the attempts started, the slots as written), and the
+   * attempts it took, started.
+   */
+  private claimed(
+    requests: readonly LaneRequest[],
+    result: ClaimResult,
+    made: { epochs: Map<string, number>; slots: SlotClaim; report: SlotReport; span: Span },
+  ): void {
+    const { epochs, slots, report, span } = made;
     endClaimSpan(span, result);
     this.slots.wrote(result.capacity, slots.running + result.attempts.length + result.finished.length, report);
     const now = this.now();
@@ -472,6 +490,61 @@ export class Dispatcher {
       },
       attemptEnded: (attempt, startedAt) => this.attemptEnded(attempt, startedAt),
       isStopping: () => this.stopping,
+      claimAlong: (attempt) => this.claimAlong(attempt),
+    };
+  }
+
+  /**
+   * The next claim of an ordered endpoint whose head succeeded, to be made in the head's settlement round trip
+   * (docs/delivery.md, "Ordered endpoints"): only when the tick would give the lane a slot now anyway. No other claim
+   * runs (this worker's slot count is written by one claim at a time), no lane waited for a slot at the last tick
+   * (fairness: a freed slot goes to the planner then), the endpoint is this worker's, its circuit closed, nothing else
+   * of it in flight, a rate token there, and the deployment's slots have room once the head's is free.
+   */
+  private claimAlong(attempt: ClaimedAttempt): ClaimAlong | null {
+    if (this.stopping || this.claimRunning || this.lastPlan.starved || this.unavailableUntil > Date.now()) return null;
+    const lane = this.lanes.get(attempt.endpointId);
+    if (!lane || lane.claiming || lane.inFlight !== 1 || lane.foreignInFlight > 0) return null;
+    if (lane.health.circuit !== 'closed' || !this.partitions.has(partitionOf(lane.id))) return null;
+    const realNow = Date.now();
+    lane.refill(realNow);
+    if (lane.tokens < 1 || Math.max(lane.notBefore, lane.parkedUntil) > realNow) return null;
+    const running = this.running - 1;
+    const reserve = reservedSlots(this.options.limits.serviceConcurrency);
+    const speed = this.speeds.classOf(lane, realNow);
+    const headroom = speed === 'fast' ? 0 : speed === 'unknown' ? Math.min(1, reserve) : reserve;
+    const { free, slowCap } = this.slots.budget(this.lastPlan.teams, running, this.liveWorkers, realNow);
+    if (free - headroom < 1 || (speed === 'slow' && slowCap < 1)) return null;
+    const report = { ...this.lastPlan };
+    const slots = { limit: this.options.limits.serviceConcurrency, running, ...report };
+    const requests = [{ endpointId: lane.id, want: 1, mine: 0, headroom }];
+    const epochs = new Map([[lane.id, lane.healthEpoch]]);
+    const span = startClaimSpan(this.options.workerId, 1);
+    this.slots.claiming(realNow);
+    lane.claiming = true;
+    lane.lastServedAt = realNow;
+    this.claimRunning = true;
+    this.lastClaimAt = Date.now();
+    return {
+      requests,
+      options: { slots },
+      done: (claim, error) => {
+        this.claimRunning = false;
+        if (claim) this.claimed(requests, claim, { epochs, slots, report, span });
+        else {
+          if (error) {
+            markFailed(span, errorReason(error));
+            // What the slot row says is unknown now: the next tick writes it again.
+            this.slots.forget(report);
+            if (isConnectionError(error)) this.unavailableUntil = Date.now() + UNAVAILABLE_RECHECK_MS;
+          }
+          span.end();
+          lane.claiming = false;
+          this.ready.add(lane);
+        }
+        this.notifyIdle();
+        this.schedule(true);
+      },
     };
   }
 

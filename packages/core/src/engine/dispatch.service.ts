@@ -1,5 +1,5 @@
 import type { DataSource } from 'typeorm';
-import { hotStatement, type HotSql } from '@svc/db';
+import { hotStatement, type HotSql, type HotStatement } from '@svc/db';
 import { SECOND, type Clock } from '../common/clock.js';
 import { newId } from '../common/ids.js';
 import type { EndpointCredentialsService } from '../endpoints/endpoint-credentials.service.js';
@@ -376,11 +376,36 @@ export class DispatchService {
    * only writes this worker's slot count (a worker going idle gives its slots back).
    */
   async claim(workerId: string, requests: readonly LaneRequest[], options: ClaimOptions = {}): Promise<ClaimResult> {
-    const { onlyDeliveryIds = [], slots } = options;
-    if (requests.length === 0 && !slots)
+    if (requests.length === 0 && !options.slots)
       return { attempts: [], lanes: [], finished: [], capacity: { othersInUse: 0, othersStarvedTeams: 0 } };
     const now = this.deps.clock.now();
-    const rows = await this.deps.hot.query<ClaimRow>(CLAIM_SQL, [
+    const rows = await this.deps.hot.query<ClaimRow>(CLAIM_SQL, this.claimParams(workerId, requests, options, now));
+    return this.claimed(workerId, rows, now);
+  }
+
+  /**
+   * A settlement statement (SettlementService's, with its parameters) and then a claim, in one transaction and one
+   * round trip: the claim takes its snapshot after the settlement, so the head an ordered endpoint just settled is
+   * gone and the row behind it is its head (docs/delivery.md, "Ordered endpoints"), and the slot the settled attempt
+   * held is free for it. Answers the settlement's rows and the claim; nothing is written when it throws.
+   */
+  async settleAndClaim(
+    workerId: string,
+    settle: { statement: HotStatement; params: readonly unknown[] },
+    requests: readonly LaneRequest[],
+    options: ClaimOptions,
+  ): Promise<{ settleRows: unknown[]; claim: ClaimResult }> {
+    const now = this.deps.clock.now();
+    const [settleRows, claimRows] = await this.deps.hot.transactionInOneRoundTrip([
+      { statement: settle.statement, values: settle.params },
+      { statement: CLAIM_SQL, values: this.claimParams(workerId, requests, options, now) },
+    ]);
+    return { settleRows: settleRows!, claim: await this.claimed(workerId, claimRows as ClaimRow[], now) };
+  }
+
+  private claimParams(workerId: string, requests: readonly LaneRequest[], options: ClaimOptions, now: Date): unknown[] {
+    const { onlyDeliveryIds = [], slots } = options;
+    return [
       requests.map((r) => r.endpointId),
       requests.map((r) => Math.max(0, r.want)),
       requests.map((r) => r.mine),
@@ -396,7 +421,11 @@ export class DispatchService {
       slots?.teams ?? 0,
       slots?.starved ?? false,
       slots !== undefined,
-    ]);
+    ];
+  }
+
+  /** What a claim's rows say: the attempts to make, the lanes as read, and what was finished instead of attempted. */
+  private async claimed(workerId: string, rows: readonly ClaimRow[], now: Date): Promise<ClaimResult> {
     const lanes = new Map<string, LaneState>();
     const capacity = capacityOf(rows[0]);
     const leased = rows.filter((row) => row.endpoint_id !== null); // Not the capacity row of a claim without requests.
