@@ -152,6 +152,42 @@ describe('ordered endpoints', () => {
     }
   });
 
+  it('settle a delivered head on its own when the claim made with it fails: nothing is sent twice, the order holds', async () => {
+    const db = stack.h.services.db;
+    const { tenantId, endpointId } = await stack.setup('/ordered-claim-fails', { ordering: 'ordered' });
+    expect((await change(endpointId, { status: 'paused' })).status).toBe(200);
+    const ids: string[] = [];
+    for (let i = 0; i < 20; i += 1) ids.push(await stack.publish(tenantId, { i }));
+    // The third claim from now fails (a claim writes this worker's slot row; a sequence is not rolled back with the
+    // failed transaction): the first is the tick's, the next ones are made with each head's settlement.
+    await db.query(`CREATE SEQUENCE claim_failure_seq`);
+    await db.query(`CREATE FUNCTION claim_failure() RETURNS trigger LANGUAGE plpgsql AS $$
+      BEGIN
+        IF nextval('claim_failure_seq') = 3 THEN RAISE EXCEPTION 'a claim that fails (test)'; END IF;
+        RETURN NEW;
+      END $$`);
+    await db.query(`CREATE TRIGGER claim_failure BEFORE UPDATE ON dispatch_slots FOR EACH ROW
+                      EXECUTE FUNCTION claim_failure()`);
+    try {
+      expect((await change(endpointId, { status: 'enabled' })).status).toBe(200);
+      for (const id of ids) await settled(id);
+      const [{ last_value: claims }] = await db.query(`SELECT last_value FROM claim_failure_seq`);
+      expect(Number(claims)).toBeGreaterThan(3);
+      // Each number once, in order, one attempt each: the head delivered before the failure was settled, not left
+      // to its lease's end (15 s here) and sent again.
+      expect(sequences('/ordered-claim-fails')).toEqual(Array.from({ length: 20 }, (_, i) => i + 1));
+      const [{ n }] = await db.query(
+        `SELECT count(*)::int AS n FROM attempts a JOIN deliveries d ON d.id = a.delivery_id WHERE d.endpoint_id = $1`,
+        [endpointId],
+      );
+      expect(n).toBe(20);
+    } finally {
+      await db.query(`DROP TRIGGER claim_failure ON dispatch_slots`);
+      await db.query(`DROP FUNCTION claim_failure()`);
+      await db.query(`DROP SEQUENCE claim_failure_seq`);
+    }
+  });
+
   it('keep the order across retries: nothing behind a delivery goes while it waits for its retry', async () => {
     stack.script.set('/retried', [503, 503, 200]);
     const { tenantId } = await stack.setup('/retried', { ordering: 'ordered', retry_delays_seconds: [1, 1] });

@@ -127,12 +127,14 @@ export class AttemptRunner {
   /**
    * An ordered endpoint's head settled and its next delivery claimed in one round trip (DispatchService.settleAndClaim):
    * the head's settlement then the claim, in one transaction. A settlement that needs its own transaction (events)
-   * does not call the runner: then no claim is made here, and the next tick makes it.
+   * does not call the runner: then no claim is made here, and the next tick makes it. When the transaction fails
+   * (nothing of it is written), the outcome is settled on its own, in a batch: a claim that fails must never keep a
+   * head that was delivered from settling (it would be sent again once its lease ends).
    */
-  private settleWithClaim(pending: PendingSettle, along: ClaimAlong): Promise<SettledOutcome> {
+  private async settleWithClaim(pending: PendingSettle, along: ClaimAlong): Promise<SettledOutcome> {
     const { services, workerId } = this.options;
     const healthOf = (id: string) => this.host.laneOf(id)?.health ?? CLOSED_CIRCUIT;
-    return settleBatchTraced([pending], async (span) => {
+    const settled = await settleBatchTraced([pending], async (span) => {
       let claim: ClaimResult | null = null;
       let result: SettlementResult;
       try {
@@ -149,12 +151,13 @@ export class AttemptRunner {
       } catch (error) {
         markFailed(span, errorReason(error));
         along.done(null, error);
-        throw error;
+        return null;
       }
-      const [settled] = this.applySettlement([pending.outcome], result);
+      const [one] = this.applySettlement([pending.outcome], result);
       along.done(claim);
-      return settled!;
+      return one!;
     });
+    return settled ?? this.settles.submit(pending);
   }
 
   private settleBatch(pending: PendingSettle[]): Promise<SettledOutcome[]> {
