@@ -91,4 +91,23 @@ describe('a transaction in one round trip', () => {
     const stored = await pool.query(`SELECT count(*)::int AS n FROM rt_values WHERE id = 'two'`);
     expect(stored.rows[0].n).toBe(1);
   });
+
+  it('rejects when its backend is terminated mid-transaction, and the connection ending is never an unhandled error', async () => {
+    const client = await pool.connect();
+    const { pid } = (await client.query('SELECT pg_backend_pid() AS pid')).rows[0] as { pid: number };
+    const running = transactionInOneRoundTrip(client, [`SELECT pg_sleep(5)`]).then(
+      () => null,
+      (error: unknown) => error,
+    );
+    const admin = new pg.Client({ connectionString: database.url });
+    await admin.connect();
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    await admin.query('SELECT pg_terminate_backend($1)', [pid]);
+    await admin.end();
+    expect(String(await running)).toMatch(/terminat/);
+    // The socket's end comes after the error; an unhandled 'error' event then would fail this file.
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    const after = await pool.query('SELECT 1 AS one');
+    expect(after.rows).toEqual([{ one: 1 }]);
+  });
 });

@@ -11,7 +11,18 @@ export interface RoundTripClient {
   query(text: string): Promise<{ rows: unknown[] }[] | { rows: unknown[] }>;
   escapeLiteral(value: string): string;
   release(destroy?: boolean | Error): void;
+  on(event: 'error', listener: (error: Error) => void): unknown;
+  removeListener(event: 'error', listener: (error: Error) => void): unknown;
 }
+
+/**
+ * Errors a checked-out client emits itself (its connection ended: a Postgres restart, a terminated backend) are
+ * answered by the query that was running; this listener only keeps them from being unhandled. node-postgres emits
+ * "Connection terminated unexpectedly" on the client from the socket's end, which Node delivers (process.nextTick)
+ * before an awaited query's rejection reaches the code that releases the client: without a listener of its own, a
+ * worker process died of it when Postgres restarted (postgres-restart.test.ts).
+ */
+const ignoreClientError = (): void => undefined;
 
 /** The statements each pooled connection has prepared for this (a connection that fails is destroyed). */
 const preparedOn = new WeakMap<RoundTripClient, Set<string>>();
@@ -32,6 +43,7 @@ export async function transactionInOneRoundTrip(
   client: RoundTripClient,
   parts: readonly RoundTripPart[],
 ): Promise<unknown[][]> {
+  client.on('error', ignoreClientError);
   try {
     let prepared = preparedOn.get(client);
     if (!prepared) preparedOn.set(client, (prepared = new Set()));
@@ -60,6 +72,9 @@ export async function transactionInOneRoundTrip(
   } catch (error) {
     client.release(true);
     throw error;
+  } finally {
+    // After the release, which gives the client the pool's own listener again.
+    client.removeListener('error', ignoreClientError);
   }
 }
 
