@@ -93,10 +93,15 @@ describe('production processes (built JavaScript, plain node)', () => {
     };
     const server = run('server', env);
     const worker = run('worker', env);
-    await until(
-      async () => (await fetch(`http://127.0.0.1:${port}/readyz`).catch(() => null))?.status === 200,
-      'the server',
-    );
+    // A server that exits (a port taken meanwhile by another process, a failed start) is reported at once, with what
+    // it printed; so is one still not ready at the deadline.
+    await until(async () => {
+      if (server.child.exitCode !== null)
+        throw new Error(`the server exited with ${server.child.exitCode}: ${server.output()}`);
+      return (await fetch(`http://127.0.0.1:${port}/readyz`).catch(() => null))?.status === 200;
+    }, 'the server').catch((error: unknown) => {
+      throw new Error(`${(error as Error).message}\nserver output:\n${server.output()}`);
+    });
     await until(() => worker.output().includes('worker started'), 'the worker');
     expect((await fetch(`http://127.0.0.1:${port}/healthz`)).status).toBe(200);
     const unauthorized = await fetch(`http://127.0.0.1:${port}/v1/tenants`);
