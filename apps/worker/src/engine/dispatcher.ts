@@ -60,6 +60,11 @@ export function reservedSlots(serviceConcurrency: number): number {
   return serviceConcurrency <= 1 ? 0 : Math.max(1, Math.floor(serviceConcurrency / 3));
 }
 
+/** The slots a lane must leave free: none when known fast, one when of unknown speed, the reserve when slow. */
+function headroomFor(speed: 'fast' | 'slow' | 'unknown', reserve: number): number {
+  return speed === 'fast' ? 0 : speed === 'unknown' ? Math.min(1, reserve) : reserve;
+}
+
 /**
  * The delivery engine of one worker process (docs/delivery.md, "The engine"). It owns whole partitions of the
  * endpoints (membership.ts), keeps each owned endpoint with work as a lane in memory, and claims due rows for the
@@ -304,7 +309,7 @@ export class Dispatcher {
         want: Math.min(speed === 'unknown' ? 1 : free, free, Math.floor(lane.tokens)),
         inFlight: lane.inFlight,
         lastServedAt: lane.lastServedAt,
-        headroom: speed === 'fast' ? 0 : speed === 'unknown' ? Math.min(1, reserve) : reserve,
+        headroom: headroomFor(speed, reserve),
         slow: speed === 'slow',
       });
     }
@@ -512,7 +517,7 @@ export class Dispatcher {
     const running = this.running - 1;
     const reserve = reservedSlots(this.options.limits.serviceConcurrency);
     const speed = this.speeds.classOf(lane, realNow);
-    const headroom = speed === 'fast' ? 0 : speed === 'unknown' ? Math.min(1, reserve) : reserve;
+    const headroom = headroomFor(speed, reserve);
     const { free, slowCap } = this.slots.budget(this.lastPlan.teams, running, this.liveWorkers, realNow);
     if (free - headroom < 1 || (speed === 'slow' && slowCap < 1)) return null;
     const report = { ...this.lastPlan };
