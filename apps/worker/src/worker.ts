@@ -1,7 +1,7 @@
 import PgBoss from 'pg-boss';
 import type { Logger } from 'pino';
 import { randomBytes } from 'node:crypto';
-import { DELIVERY_WAKE_CHANNEL, ensureQueue, JOB_SCHEMA, parseWakePayload, type Services } from '@svc/core';
+import { DELIVERY_WAKE_CHANNEL, ensureQueues, JOB_SCHEMA, parseWakePayload, type Services } from '@svc/core';
 import { poolConfig } from '@svc/db';
 import { createDeliveryEngine, type DeliveryEngine, type DeliveryEngineOptions } from './engine/engine.js';
 import type { JobHandler } from './jobs/job.js';
@@ -167,9 +167,12 @@ export async function startWorker(options: WorkerOptions): Promise<RunningWorker
   await services.partitions
     .makeAhead()
     .catch((error: unknown) => logger.error({ err: error }, 'making partitions ahead failed'));
-  for (const handler of handlers) {
-    const { contract } = handler;
-    await ensureQueue(boss, contract);
+  await ensureQueues(
+    boss,
+    options.databaseUrl,
+    handlers.map((handler) => handler.contract),
+  );
+  for (const { contract } of handlers) {
     if (contract.cron && options.schedules !== false)
       await boss.schedule(contract.queue, contract.cron, { v: contract.version }, { tz: 'UTC' });
   }

@@ -47,7 +47,7 @@ export {
   PgBossJobQueue,
   JOB_SCHEMA,
   MAX_JOB_RETRIES,
-  ensureQueue,
+  ensureQueues,
   queueRetryPolicy,
   type JobQueue,
   type NewJob,

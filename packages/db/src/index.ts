@@ -11,6 +11,7 @@ export {
   type DataSource,
   type EntityManager,
 } from './data-source.js';
+export { withAdvisoryLock, ADVISORY_LOCKS } from './advisory-lock.js';
 export { createTestDatabase } from './test-database.js';
 export { countRoundTrips, type RoundTripCounter, type RoundTripOptions } from './round-trips.js';
 export {

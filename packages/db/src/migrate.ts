@@ -2,11 +2,9 @@ import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import pg from 'pg';
+import { ADVISORY_LOCKS, withAdvisoryLock } from './advisory-lock.js';
 
 export const SCHEMA_DIR = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../../prisma-free-schema');
-
-/** Any constant works as long as every process uses the same one. */
-const MIGRATION_LOCK_ID = 7_203_117_001;
 
 export interface Migration {
   readonly id: string;
@@ -43,12 +41,9 @@ export function pendingMigrations(migrations: readonly Migration[], applied: rea
  * that many processes starting at once apply each migration exactly once. A file numbered below the last applied
  * one is refused before anything runs (pendingMigrations).
  */
-export async function runMigrations(databaseUrl: string, migrations = loadMigrations()): Promise<string[]> {
-  const client = new pg.Client({ connectionString: databaseUrl });
-  await client.connect();
-  const applied: string[] = [];
-  try {
-    await client.query('SELECT pg_advisory_lock($1)', [MIGRATION_LOCK_ID]);
+export function runMigrations(databaseUrl: string, migrations = loadMigrations()): Promise<string[]> {
+  return withAdvisoryLock(databaseUrl, ADVISORY_LOCKS.migrations, async (client) => {
+    const applied: string[] = [];
     await client.query(
       'CREATE TABLE IF NOT EXISTS schema_migrations (id text PRIMARY KEY, applied_at timestamptz NOT NULL DEFAULT now())',
     );
@@ -65,11 +60,8 @@ export async function runMigrations(databaseUrl: string, migrations = loadMigrat
         throw new Error(`migration ${migration.id} failed: ${(error as Error).message}`);
       }
     }
-  } finally {
-    await client.query('SELECT pg_advisory_unlock($1)', [MIGRATION_LOCK_ID]).catch(() => undefined);
-    await client.end();
-  }
-  return applied;
+    return applied;
+  });
 }
 
 /**

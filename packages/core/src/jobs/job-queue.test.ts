@@ -29,6 +29,32 @@ describe('job retry policies', () => {
       await database.drop();
     });
 
+    it('is opened by processes starting at once on a new database: every queue made once, no deadlock', async () => {
+      // pg-boss 10 makes each queue a partition of its job table; made by several processes at once it deadlocked
+      // (every round of four failed here before queue creation took a lock).
+      const fresh = await createTestDatabase();
+      try {
+        const clock = new ManualClock('2026-11-25T00:00:00Z');
+        const opened = await Promise.allSettled(
+          Array.from({ length: 4 }, () => PgBossJobQueue.open(fresh.url, clock, JOB_CONTRACTS)),
+        );
+        for (const result of opened) if (result.status === 'fulfilled') await result.value.stop();
+        expect(opened.map((result) => (result.status === 'rejected' ? String(result.reason) : 'opened'))).toEqual(
+          Array(4).fill('opened'),
+        );
+        const client = new pg.Client({ connectionString: fresh.url });
+        await client.connect();
+        try {
+          const { rows } = await client.query<{ name: string }>(`SELECT name FROM ${JOB_SCHEMA}.queue ORDER BY name`);
+          expect(rows.map((row) => row.name)).toEqual(JOB_CONTRACTS.map((contract) => contract.queue).sort());
+        } finally {
+          await client.end();
+        }
+      } finally {
+        await fresh.drop();
+      }
+    }, 60_000);
+
     it('brings a queue created under an older policy (1,000 retries, no delay) to the contract', async () => {
       const clock = new ManualClock('2026-11-25T00:00:00Z');
       const first = await PgBossJobQueue.open(database.url, clock, [replayBatchJob]);

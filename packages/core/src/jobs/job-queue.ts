@@ -1,6 +1,6 @@
 import PgBoss from 'pg-boss';
 import type { EntityManager } from 'typeorm';
-import { poolConfig } from '@svc/db';
+import { ADVISORY_LOCKS, poolConfig, withAdvisoryLock } from '@svc/db';
 import type { Clock } from '../common/clock.js';
 import type { JobContract } from './job-contract.js';
 
@@ -53,7 +53,7 @@ export class PgBossJobQueue implements JobQueue {
     });
     boss.on('error', () => undefined);
     await boss.start();
-    for (const contract of contracts) await ensureQueue(boss, contract);
+    await ensureQueues(boss, databaseUrl, contracts);
     return new PgBossJobQueue(boss, clock);
   }
 
@@ -96,18 +96,34 @@ export function queueRetryPolicy(contract: JobContract<unknown>): {
 }
 
 /**
- * Creates a contract's queue, or brings an existing one to the contract's retry policy: pg-boss's createQueue leaves
- * a queue that exists as it was, so a changed retry bound would otherwise never reach installations made before it.
- * Only the retry policy is brought (pg-boss's updateQueue leaves what it is not given): a queue's expiry stays as
- * its installation set it (the fault tests shorten it so a killed worker's job comes back in seconds, and a process
- * starting meanwhile must not put it back).
+ * Creates the contracts' queues that do not exist yet, and brings every one to its contract's retry policy:
+ * pg-boss's createQueue leaves a queue that exists as it was, so a changed retry bound would otherwise never reach
+ * installations made before it. Only the retry policy is brought (pg-boss's updateQueue leaves what it is not
+ * given): a queue's expiry stays as its installation set it (the fault tests shorten it so a killed worker's job comes
+ * back in seconds, and a process starting meanwhile must not put it back).
+ *
+ * Creation runs under a session advisory lock on a connection of its own: pg-boss 10 creates a queue as a table that
+ * it attaches to its partitioned job table, with foreign keys to its queue table, and two processes doing that at
+ * once for different queues deadlock (a server and a worker starting together on a new database did). A process
+ * whose queues all exist takes no lock.
  */
-export async function ensureQueue(boss: PgBoss, contract: JobContract<unknown>): Promise<void> {
-  const retry = queueRetryPolicy(contract);
-  await boss.createQueue(contract.queue, {
-    name: contract.queue,
-    ...retry,
-    ...(contract.expireInSeconds ? { expireInSeconds: contract.expireInSeconds } : {}),
-  });
-  await boss.updateQueue(contract.queue, { name: contract.queue, ...retry });
+export async function ensureQueues(
+  boss: PgBoss,
+  databaseUrl: string,
+  contracts: readonly JobContract<unknown>[],
+): Promise<void> {
+  const existing = new Set((await boss.getQueues()).map((queue) => queue.name));
+  const missing = contracts.filter((contract) => !existing.has(contract.queue));
+  if (missing.length > 0)
+    await withAdvisoryLock(databaseUrl, ADVISORY_LOCKS.jobQueues, async () => {
+      // Idempotent: a queue another process made while this one waited for the lock is left as it is.
+      for (const contract of missing)
+        await boss.createQueue(contract.queue, {
+          name: contract.queue,
+          ...queueRetryPolicy(contract),
+          ...(contract.expireInSeconds ? { expireInSeconds: contract.expireInSeconds } : {}),
+        });
+    });
+  for (const contract of contracts)
+    await boss.updateQueue(contract.queue, { name: contract.queue, ...queueRetryPolicy(contract) });
 }
