@@ -25,16 +25,17 @@ describe('the heartbeat', () => {
       await runner.query(`SELECT partition FROM dispatch_partitions WHERE owner = $1 FOR KEY SHARE`, [worker]);
       const beat = await services.ownership.heartbeat(worker);
       expect(beat.partitions).toEqual(ALL);
-    } finally {
       await runner.rollbackTransaction();
+      const [row]: { owned: number }[] = await services.db.query(
+        `SELECT count(*)::int AS owned FROM dispatch_partitions WHERE owner = $1 AND lease_until > now()`,
+        [worker],
+      );
+      expect(row!.owned).toBe(DISPATCH_PARTITIONS);
+    } finally {
+      if (runner.isTransactionActive) await runner.rollbackTransaction();
       await runner.release();
+      await services.ownership.leave(worker);
     }
-    const [row]: { owned: number }[] = await services.db.query(
-      `SELECT count(*)::int AS owned FROM dispatch_partitions WHERE owner = $1 AND lease_until > now()`,
-      [worker],
-    );
-    expect(row!.owned).toBe(DISPATCH_PARTITIONS);
-    await services.ownership.leave(worker);
   });
 
   it('keeps every partition under a claim loop on another connection, beat after beat', async () => {
@@ -51,22 +52,27 @@ describe('the heartbeat', () => {
         claims += 1;
       }
     })();
+    // At least 20 beats, and on until 20 claims ran beside them (a loaded machine runs fewer claims a beat; a
+    // fixed number of beats once saw 19).
+    let beats = 0;
     try {
-      for (let beat = 0; beat < 20; beat++) {
+      while (beats < 20 || (claims < 20 && beats < 400)) {
         const membership = await services.ownership.heartbeat(worker);
         expect(membership.partitions).toEqual(ALL);
+        beats += 1;
         await new Promise((resolve) => setTimeout(resolve, 5));
       }
     } finally {
       claiming = false;
       await loop;
+      await services.ownership.leave(worker);
     }
-    expect(claims).toBeGreaterThan(20);
-    await services.ownership.leave(worker);
+    expect(claims).toBeGreaterThanOrEqual(20);
   });
 
   it('takes another worker’s partitions only once their lease has lapsed, and shares them with a second worker', async () => {
     const { services } = core;
+    // The workers of the tests before this one have left (each leaves in a finally).
     await services.ownership.heartbeat('wkr_own_a');
     const second = await services.ownership.heartbeat('wkr_own_b');
     // A's leases are live: B takes nothing of them at its first beat.
