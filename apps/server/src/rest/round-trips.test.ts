@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { countRoundTrips } from '@svc/db';
 import { Webhook } from 'standardwebhooks';
-import { post, startHarness, uniqueKey, type Harness } from '../testing/harness.js';
+import { PER_REQUEST_STATEMENTS, post, startHarness, uniqueKey, type Harness } from '../testing/harness.js';
 import { rawPost } from '../testing/raw-post.js';
 
 let h: Harness;
@@ -12,12 +12,19 @@ afterAll(async () => {
   await h.close();
 });
 
-/** Postgres round trips of one request, measured in this process (the server runs in it). */
-async function roundTrips(send: () => Promise<{ status: number }>, status: number): Promise<number> {
-  const counter = countRoundTrips();
-  const response = await send();
-  expect(response.status).toBe(status);
-  return counter.count;
+/**
+ * Postgres round trips of one request, measured in this process (the server runs in it); `ignoring`: statements not
+ * counted (countRoundTrips).
+ */
+async function roundTrips(send: () => Promise<{ status: number }>, status: number, ignoring?: RegExp): Promise<number> {
+  const counter = countRoundTrips(ignoring ? { ignoring } : {});
+  try {
+    const response = await send();
+    expect(response.status).toBe(status);
+    return counter.count;
+  } finally {
+    counter.close();
+  }
 }
 
 /**
@@ -143,7 +150,7 @@ describe('round trips per request on the hot configuration paths', () => {
     expect(ten).toBeLessThanOrEqual(10); // was 13 before the environment lock read the flag and the count
   });
 
-  it('a captured webhook costs at most 7 round trips whatever its fan-out, a duplicate 6', async () => {
+  it('a captured webhook costs at most 6 round trips whatever its fan-out, a duplicate 5 (key lookups and rate tokens apart)', async () => {
     const tenantId = await admissible('rt-capture', 'rt.captured');
     const source = await post(h, '/sources', {
       tenant_id: tenantId,
@@ -171,10 +178,12 @@ describe('round trips per request on the hot configuration paths', () => {
       post(h, '/endpoints', { tenant_id: tenantId, url: `https://example.com/captured/${i}` });
     await addEndpoint(0);
     await capture();
-    const one = await least(() => roundTrips(() => capture(), 200));
+    // Without the rate tokens' chunks and key lookups, which real time decides: a loaded run once measured one more
+    // statement in all five captures of one of the two.
+    const one = await least(() => roundTrips(() => capture(), 200, PER_REQUEST_STATEMENTS));
     for (let i = 1; i < 10; i += 1) await addEndpoint(i);
-    const ten = await least(() => roundTrips(() => capture(), 200));
-    const duplicate = await least(() => roundTrips(() => capture(true), 200));
+    const ten = await least(() => roundTrips(() => capture(), 200, PER_REQUEST_STATEMENTS));
+    const duplicate = await least(() => roundTrips(() => capture(true), 200, PER_REQUEST_STATEMENTS));
     const deliveries: { n: string }[] = await h.services.db.query(
       `SELECT count(*) AS n FROM deliveries d JOIN messages m ON m.id = d.message_id WHERE m.source_id = $1`,
       [source.json.id],
@@ -182,8 +191,9 @@ describe('round trips per request on the hot configuration paths', () => {
     // The warm-up, five captures to one endpoint and five to ten.
     expect(Number(deliveries[0]!.n)).toBe(1 + 5 * 1 + 5 * 10);
     expect(one).toBe(ten);
-    // Was 10 before the event-key claim named the message's ID at once, 9 before admission took 4 round trips.
-    expect(Math.max(one, ten)).toBeLessThanOrEqual(7);
-    expect(duplicate).toBeLessThanOrEqual(6);
+    // Was 10 before the event-key claim named the message's ID at once, 9 before admission took 4 round trips (7 and
+    // 6 with the key lookups and rate tokens counted).
+    expect(Math.max(one, ten)).toBeLessThanOrEqual(6);
+    expect(duplicate).toBeLessThanOrEqual(5);
   });
 });
