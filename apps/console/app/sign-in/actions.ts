@@ -1,12 +1,13 @@
 'use server';
 
-import { redirect } from 'next/navigation';
 import { graphql } from '@/gql';
 import { ApiFailure, sendGraphql } from '@/lib/graphql.server';
 import { storeSession } from '@/lib/session.server';
 
 export interface SignInState {
   error: string | null;
+  /** The session cookie was set: the form opens the dashboard with a page load of its own. */
+  signedIn?: boolean;
 }
 
 const CreateConsoleSessionMutation = graphql(`
@@ -24,7 +25,12 @@ const REFUSALS: Record<string, string> = {
   rate_limited: 'Too many sign-ins just now. Wait a moment and try again.',
 };
 
-/** Trades the pasted key for a console session; only the session token is kept, in an httpOnly cookie. */
+/**
+ * Trades the pasted key for a console session; only the session token is kept, in an httpOnly cookie. No
+ * `redirect()` here: Next.js would render the dashboard inside this action's answer with the cookie it just set, even
+ * when the browser refuses that cookie (a Secure cookie over plain http), so one signed-in page would show without a
+ * session. The form loads the dashboard itself, and the browser's own cookies decide what it gets.
+ */
 export async function signIn(_previous: SignInState, form: FormData): Promise<SignInState> {
   const raw = form.get('key');
   const key = typeof raw === 'string' ? raw.trim() : '';
@@ -38,5 +44,5 @@ export async function signIn(_previous: SignInState, form: FormData): Promise<Si
     throw error;
   }
   await storeSession(session.token, session.expiresAt);
-  redirect('/dashboard');
+  return { error: null, signedIn: true };
 }

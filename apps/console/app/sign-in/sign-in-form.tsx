@@ -1,6 +1,6 @@
 'use client';
 
-import { useActionState } from 'react';
+import { useActionState, useEffect } from 'react';
 import { Button, PasswordInput, Stack } from '@mantine/core';
 import { signIn, type SignInState } from './actions';
 
@@ -8,6 +8,10 @@ const initialState: SignInState = { error: null };
 
 export function SignInForm() {
   const [state, formAction, pending] = useActionState(signIn, initialState);
+  // A page load of its own, not a client-side navigation: the proxy then sees only the cookies the browser kept.
+  useEffect(() => {
+    if (state.signedIn) window.location.assign('/dashboard');
+  }, [state.signedIn]);
   return (
     <form action={formAction}>
       <Stack>
@@ -22,7 +26,7 @@ export function SignInForm() {
           aria-invalid={state.error !== null}
           data-autofocus
         />
-        <Button type="submit" loading={pending}>
+        <Button type="submit" loading={pending || state.signedIn === true}>
           Sign in
         </Button>
       </Stack>
