@@ -24,6 +24,8 @@ export async function withAdvisoryLock<T>(
 export const ADVISORY_LOCKS = {
   /** Applying migrations (runMigrations). */
   migrations: 7_203_117_001,
+  /** Making the test run's migrated template database (createTestDatabase). */
+  testTemplate: 7_203_117_002,
   /** Creating pg-boss queues (pg-boss 10 does not serialise it itself; ensureQueues in @svc/core). */
-  jobQueues: 7_203_117_002,
+  jobQueues: 7_203_117_003,
 } as const;

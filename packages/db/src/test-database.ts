@@ -1,9 +1,7 @@
 import { createHash, randomBytes } from 'node:crypto';
 import pg from 'pg';
+import { ADVISORY_LOCKS, withAdvisoryLock } from './advisory-lock.js';
 import { loadMigrations, runMigrations } from './migrate.js';
-
-/** Serialises the making of the template between the test run's processes (any constant, used only here). */
-const TEMPLATE_LOCK_ID = 7_203_117_002;
 
 /**
  * One database per test file on the cluster that the test run's global set-up started
@@ -45,33 +43,30 @@ async function migratedTemplate(client: pg.Client, admin: string): Promise<strin
   const hash = createHash('sha256');
   for (const migration of loadMigrations()) hash.update(migration.id).update('\0').update(migration.sql).update('\0');
   const template = `test_template_${hash.digest('hex').slice(0, 16)}`;
-  const ready = async () =>
-    (await client.query(`SELECT 1 FROM pg_database WHERE datname = $1 AND datistemplate`, [template])).rowCount === 1;
-  if (await ready()) return template;
-  await client.query('SELECT pg_advisory_lock($1)', [TEMPLATE_LOCK_ID]);
-  try {
-    if (await ready()) return template;
+  const ready = async (on: pg.Client) =>
+    (await on.query(`SELECT 1 FROM pg_database WHERE datname = $1 AND datistemplate`, [template])).rowCount === 1;
+  if (await ready(client)) return template;
+  return withAdvisoryLock(admin, ADVISORY_LOCKS.testTemplate, async (locked) => {
+    if (await ready(locked)) return template;
     // Migrated under another name, then renamed and marked: a process that died half way leaves no template that
     // looks ready, only a scratch database the next maker drops.
     const scratch = `${template}_making`;
-    await client.query(`DROP DATABASE IF EXISTS ${scratch} WITH (FORCE)`);
-    await client.query(`CREATE DATABASE ${scratch}`);
+    await locked.query(`DROP DATABASE IF EXISTS ${scratch} WITH (FORCE)`);
+    await locked.query(`CREATE DATABASE ${scratch}`);
     await runMigrations(urlOf(admin, scratch));
     // The migrations' connection has ended, but its backend may still be exiting: a rename waits for it.
     for (let attempt = 1; ; attempt += 1) {
       try {
-        await client.query(`ALTER DATABASE ${scratch} RENAME TO ${template}`);
+        await locked.query(`ALTER DATABASE ${scratch} RENAME TO ${template}`);
         break;
       } catch (error) {
         if ((error as { code?: string }).code !== '55006' || attempt >= 50) throw error;
         await new Promise((resolve) => setTimeout(resolve, 20));
       }
     }
-    await client.query(`ALTER DATABASE ${template} WITH IS_TEMPLATE true ALLOW_CONNECTIONS false`);
+    await locked.query(`ALTER DATABASE ${template} WITH IS_TEMPLATE true ALLOW_CONNECTIONS false`);
     return template;
-  } finally {
-    await client.query('SELECT pg_advisory_unlock($1)', [TEMPLATE_LOCK_ID]);
-  }
+  });
 }
 
 function urlOf(admin: string, database: string): string {
