@@ -284,7 +284,7 @@ describe('POST /replays/{id}/cancel', () => {
     expect(r.status).toBe(202);
     await stack.until('the batch to wait for the spend row', async () => {
       const rows = await stack.h.services.db.query(
-        `SELECT 1 FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND query LIKE '%key_monthly_spend%'`,
+        `SELECT 1 FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock' AND query LIKE '%key_monthly_spend%'`,
       );
       return rows.length > 0 ? true : undefined;
     });
@@ -293,7 +293,7 @@ describe('POST /replays/{id}/cancel', () => {
     // longer to get there, and the batch would commit before it).
     await stack.until('the cancel to wait for the replay row', async () => {
       const rows = await stack.h.services.db.query(
-        `SELECT 1 FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND query LIKE '%FROM replays WHERE id%FOR UPDATE%'`,
+        `SELECT 1 FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock' AND query LIKE '%FROM replays WHERE id%FOR UPDATE%'`,
       );
       return rows.length > 0 ? true : undefined;
     });

@@ -39,7 +39,7 @@ describe('a worker killed mid-replay (kill -9)', () => {
     const replayId: string = started.json.id;
     await until('the batch to wait in its charge', async () => {
       const rows = await db.query(
-        `SELECT 1 FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND query LIKE '%key_monthly_spend%'`,
+        `SELECT 1 FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock' AND query LIKE '%key_monthly_spend%'`,
       );
       return rows.length > 0 ? true : undefined;
     });
