@@ -1,6 +1,6 @@
 /**
  * `npm test`: the type check, the linter, the formatter check, unit and integration tests on real Postgres (under
- * this machine's Node, then the unit and integration suites again under the image's LTS), the console build and the
+ * this machine's Node, then the library and API suites again under the image's LTS), the console build and the
  * Playwright e2e tests in Debian's Chromium. Ends with one line `N passed, N failed` counting every test and every
  * check, and exits non-zero on any failure.
  */
@@ -14,8 +14,13 @@ import { ensureLtsNode, LTS_NODE_VERSION } from './lts-node.js';
 const CHROMIUM = '/usr/bin/chromium';
 const TMP = path.join(ROOT, '.tmp');
 const bin = (name: string) => path.join(ROOT, 'node_modules/.bin', name);
-/** The directories whose suites also run under the LTS: vitest keeps the files whose path contains one. */
-const LTS_SUITES = ['packages', 'apps/server', 'apps/worker'].map((dir) => `${path.join(ROOT, dir)}${path.sep}`);
+/**
+ * The directories whose suites also run under the LTS (vitest keeps the files whose path contains one): the
+ * libraries and the API. The worker's suites (the engine against Postgres: claims, fairness, ordering, replays) run
+ * under this machine's Node only; the Node they reach (HTTP to receivers, signing, pg, timers) is what the packages'
+ * suites (egress, signing, db, core) and the API's run under both.
+ */
+const LTS_SUITES = ['packages', 'apps/server'].map((dir) => `${path.join(ROOT, dir)}${path.sep}`);
 
 interface StepResult {
   name: string;
@@ -171,17 +176,14 @@ async function vitest(name: string, node: string, version: string, args: string[
 }
 
 /**
- * The unit and integration suites once more under the Node LTS the Docker image runs, fetched from the npm registry
- * (scripts/lts-node.ts). The fault suites (apps/worker/src/fault: processes killed and restarted) and the scripts'
- * own tests (npm start, the admin CLI, the build: the local path on this machine's Node) run only in the pass above:
- * a second pass of them would take the test run past its time budget.
+ * The library and API suites once more under the Node LTS the Docker image runs, fetched from the npm registry
+ * (scripts/lts-node.ts). The worker's suites (LTS_SUITES) and the scripts' own tests (npm start, the admin CLI, the
+ * build: the local path on this machine's Node) run only in the pass above: a second pass of them would take the test
+ * run past its time budget.
  */
 const LTS_EXCLUDED = [
-  'apps/worker/src/fault/**',
-  // Like the fault suites: a server process killed and restarted, and 400,000 rows migrated under load. What they
-  // test is the processes and Postgres, not the Node release.
+  // A server process killed and restarted: what it tests is the processes and Postgres, not the Node release.
   'apps/server/src/streams/stream-crash.test.ts',
-  'apps/worker/src/delivery/partition-upgrade.test.ts',
 ];
 
 async function vitestUnderLts(): Promise<StepResult> {
