@@ -1,3 +1,4 @@
+import { isDeepStrictEqual } from 'node:util';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ANALYTICS_COUNTERS, HOUR, MINUTE, SECOND, type AnalyticsCounter } from '@svc/core';
@@ -395,6 +396,25 @@ async function rollUpWhileStill(): Promise<{ queue: LiveQueue; counts: Map<strin
   }
 }
 
+/** Each endpoint's pending counter shards, queue rows, pending deliveries by status and latest gauge, as JSON. */
+async function queueDiagnosis(): Promise<string> {
+  const [row]: { rows: unknown }[] = await stack.h.services.db.query(
+    `SELECT json_agg(x ORDER BY x.tenant_id, x.id) AS rows FROM (
+       SELECT e.id, e.tenant_id,
+              (SELECT json_object_agg(c.shard, c.pending) FROM endpoint_queue_counts c WHERE c.endpoint_id = e.id)
+                AS counters,
+              (SELECT count(*) FROM delivery_queue q WHERE q.endpoint_id = e.id) AS queue_rows,
+              (SELECT json_object_agg(s.status, s.n) FROM (
+                 SELECT d.status, count(*) AS n FROM deliveries d
+                  WHERE d.endpoint_id = e.id AND d.status IN ('queued', 'in_flight', 'retry_wait')
+                  GROUP BY d.status) s) AS pending,
+              (SELECT g.queue_depth FROM analytics_gauges g WHERE g.scope = 'endpoint' AND g.scope_id = e.id) AS gauge
+         FROM endpoints e WHERE e.team_id = $1) x`,
+    [stack.h.team.teamId],
+  );
+  return JSON.stringify(row!.rows);
+}
+
 /** Every counter of every scope and hour (the table and GET /analytics), the day buckets and the gauges. */
 async function compareWithRecount(): Promise<void> {
   const { queue: pending, counts: expected } = await rollUpWhileStill();
@@ -444,14 +464,15 @@ async function compareWithRecount(): Promise<void> {
       queue_depth: live?.depth ?? 0,
       oldest_due_age_seconds: live?.oldest ? Math.floor((now.getTime() - new Date(live.oldest).getTime()) / SECOND) : 0,
     };
-    expect(
-      { queue_depth: hours.queue_depth, oldest_due_age_seconds: hours.oldest_due_age_seconds },
-      `${scope} ${id}`,
-    ).toEqual(gauges);
+    const sampled = { queue_depth: hours.queue_depth, oldest_due_age_seconds: hours.oldest_due_age_seconds };
+    // A mismatch here was seen once in a whole run and not again (its seed replayed passed): it says what the queue's
+    // counters, rows and deliveries held, endpoint by endpoint.
+    const why = isDeepStrictEqual(sampled, gauges) ? '' : `: ${await queueDiagnosis()}`;
+    expect(sampled, `${scope} ${id}${why}`).toEqual(gauges);
     const current = hours.data.find((row) => Date.parse(row.start) === hourOf(now))!;
-    expect({ queue_depth: current.queue_depth, oldest_due_age_seconds: current.oldest_due_age_seconds }).toEqual(
-      gauges,
-    );
+    const inHour = { queue_depth: current.queue_depth, oldest_due_age_seconds: current.oldest_due_age_seconds };
+    const whyHour = isDeepStrictEqual(inHour, gauges) ? '' : `: ${await queueDiagnosis()}`;
+    expect(inHour, `${scope} ${id} in the current hour${whyHour}`).toEqual(gauges);
   }
 }
 
