@@ -39,5 +39,7 @@ export default defineConfig({
     actionTimeout: 15_000,
     navigationTimeout: 30_000,
     viewport: { width: 1366, height: 900 },
+    // The console respects it (app/theme.ts): modals open and close at once, with no animation frames to wait for.
+    reducedMotion: 'reduce',
   },
 });
